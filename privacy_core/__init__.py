@@ -1,0 +1,58 @@
+"""privacy_core: the engine of the synthetic-data risk-utility review dashboard.
+
+A flat public API of pure functions (data first, keyword-only options, a seed, a result
+object back). Nothing here imports Streamlit.
+"""
+
+from .data import (
+    MISSING,
+    ColumnSpec,
+    Schema,
+    canonical_schema,
+    conform_table,
+    fingerprint,
+    infer_schema,
+    load_table,
+    prepare_table,
+)
+from .datasets import (
+    ADULT_CREDIT,
+    builtin_dataset,
+    load_adult,
+    simulate_health,
+)
+from .encoding import TableEncoder
+from .errors import (
+    ColumnNotFoundError,
+    DataLoadError,
+    DataLoadWarning,
+    InsufficientDataError,
+    MissingValueError,
+    ParameterError,
+    PrivacyCoreError,
+    PrivacyCoreWarning,
+    SchemaError,
+    SchemaMismatchError,
+    SchemaWarning,
+    ThreatModelError,
+    UntrustworthyResultWarning,
+)
+from .inputs import ReviewData, prepare_review
+from .results import MetricResult
+from .risk import (
+    ATTACKER_LABELS,
+    ATTACKERS,
+    RapidCalibration,
+    RapidResult,
+    rapid,
+    rapid_attribution,
+    rapid_from_scores,
+    rapid_permutation_threshold,
+    rapid_synthesizer_cv,
+)
+from .synth import GENERATORS, make_generator, synthesize
+from .threat import ThreatModel
+
+__version__ = "0.1.0"
+
+__all__ = [name for name in dir() if not name.startswith("_")]

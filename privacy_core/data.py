@@ -1,0 +1,547 @@
+"""Data layer: loading tables, inferring their schema, and conforming releases to it.
+
+Contract
+--------
+* :func:`load_table` reads CSV (delimiter and encoding sniffed) or Parquet with polars and
+  returns a pandas DataFrame; ``?``, empty and ``NA`` cells are missing. It never executes
+  code from the file (no pickle).
+* :func:`infer_schema` decides each column's kind: ``numeric`` (integer or float),
+  ``categorical``, ``boolean``, ``id`` (unique per row: excluded) or ``constant``
+  (one value or all missing: excluded). Users override with ``overrides``.
+* :func:`prepare_table` turns a real table into the engine's canonical form: included
+  columns only, numerics as float64 (missing stays NaN), categoricals as strings with
+  missing as its own level :data:`MISSING`.
+* :func:`conform_table` checks a synthetic or holdout table against the real schema,
+  raising :class:`~privacy_core.errors.SchemaMismatchError` with every problem at once,
+  and returns it in canonical form.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Literal
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+from .errors import (
+    ColumnNotFoundError,
+    DataLoadError,
+    DataLoadWarning,
+    SchemaError,
+    SchemaMismatchError,
+    SchemaWarning,
+)
+
+MISSING = "(missing)"
+"""The level that stands for a missing categorical value."""
+
+NULL_TOKENS = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None")
+_CANDIDATE_DELIMITERS = ",;\t|"
+_ID_MIN_ROWS = 20
+
+ColumnKind = Literal["numeric", "categorical", "boolean", "id", "constant"]
+INCLUDED_KINDS = ("numeric", "categorical", "boolean")
+OVERRIDE_KINDS = ("numeric", "categorical", "boolean", "exclude")
+
+
+# --------------------------------------------------------------------------- loading
+def load_table(
+    source: str | Path | bytes | IO[bytes],
+    *,
+    name: str | None = None,
+    delimiter: str | None = None,
+) -> pd.DataFrame:
+    """Read a CSV or Parquet table.
+
+    Parameters
+    ----------
+    source
+        A path, the file's bytes, or a binary file-like object (e.g. a Streamlit upload).
+    name
+        The file name, used for the format decision and in error messages.
+    delimiter
+        Force a CSV delimiter; by default it is sniffed from the first lines.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns in file order; numeric columns as int64/float64, text as strings, missing
+        cells as NaN/None.
+
+    Raises
+    ------
+    DataLoadError
+        Empty file, header only, binary non-Parquet content, a single column, duplicate
+        column names, or a Parquet file that cannot be read.
+    """
+    raw, label = _read_bytes(source, name)
+    if len(raw.strip()) == 0:
+        raise DataLoadError(f"{label} is empty: it has no header and no rows.")
+    if raw[:4] == b"PAR1" or label.lower().endswith(".parquet"):
+        frame = _read_parquet(raw, label)
+    else:
+        frame = _read_csv(raw, label, delimiter)
+    if frame.height == 0:
+        raise DataLoadError(
+            f"{label} has a header ({frame.width} columns) but no data rows; "
+            "a review needs at least one record."
+        )
+    if frame.width < 2:
+        raise DataLoadError(
+            f"{label} was read as a single column ({frame.columns[0]!r}); a review needs at "
+            "least a quasi-identifier and a sensitive column. If the file uses another "
+            "delimiter, choose it explicitly."
+        )
+    return _clean_text_columns(frame).to_pandas()
+
+
+def _read_bytes(source: str | Path | bytes | IO[bytes], name: str | None) -> tuple[bytes, str]:
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.exists():
+            raise DataLoadError(f"File not found: {str(path)!r}.")
+        if path.is_dir():
+            raise DataLoadError(f"{str(path)!r} is a folder, not a CSV or Parquet file.")
+        return path.read_bytes(), name or path.name
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return bytes(source), name or "the file"
+    if hasattr(source, "read"):
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        return bytes(data), name or getattr(source, "name", None) or "the file"
+    raise DataLoadError(
+        f"Cannot read a table from an object of type {type(source).__name__}; "
+        "pass a path, bytes or a binary file object."
+    )
+
+
+def _read_parquet(raw: bytes, label: str) -> pl.DataFrame:
+    try:
+        return pl.read_parquet(io.BytesIO(raw))
+    except Exception as exc:  # polars raises several internal types
+        raise DataLoadError(f"{label} could not be read as Parquet: {exc}") from None
+
+
+def _decode(raw: bytes, label: str) -> str:
+    if b"\x00" in raw[:4096]:
+        raise DataLoadError(
+            f"{label} looks like a binary file, not a CSV text or Parquet file."
+        )
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    for encoding in ("cp1252", "latin-1"):
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        warnings.warn(
+            f"{label} is not valid UTF-8; it was decoded as {encoding}. "
+            "Check accented characters, or save the file as UTF-8.",
+            DataLoadWarning,
+            stacklevel=3,
+        )
+        return text
+    raise DataLoadError(f"{label} is neither UTF-8 nor Windows-1252/Latin-1 text.")
+
+
+def _sniff_delimiter(text: str) -> str:
+    sample = "\n".join(text.splitlines()[:50])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=_CANDIDATE_DELIMITERS).delimiter
+    except csv.Error:
+        header = text.splitlines()[0] if text else ""
+        counts = {d: header.count(d) for d in _CANDIDATE_DELIMITERS}
+        best = max(counts, key=lambda d: counts[d])
+        return best if counts[best] > 0 else ","
+
+
+def _read_csv(raw: bytes, label: str, delimiter: str | None) -> pl.DataFrame:
+    text = _decode(raw, label)
+    sep = delimiter or _sniff_delimiter(text)
+    if len(sep) != 1:
+        raise DataLoadError(f"The delimiter must be one character; got {sep!r}.")
+    header = next(csv.reader(io.StringIO(text.splitlines()[0]), delimiter=sep), [])
+    names = [h.strip() for h in header]
+    if len(names) == 1 and delimiter is not None:
+        others = [d for d in _CANDIDATE_DELIMITERS if d != sep and d in text.splitlines()[0]]
+        if others:
+            raise DataLoadError(
+                f"{label} has only one column when split on {sep!r}, but its header contains "
+                f"{others[0]!r}: choose {others[0]!r} as the delimiter."
+            )
+    if any(n == "" for n in names) and len(names) > 1:
+        position = names.index("") + 1
+        raise DataLoadError(f"{label} has an empty column name at position {position}.")
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise DataLoadError(
+            f"{label} has duplicate column names: {', '.join(map(repr, duplicates))}. "
+            "Rename them so that every column name is unique."
+        )
+    try:
+        frame = pl.read_csv(
+            io.BytesIO(text.encode("utf-8")),
+            separator=sep,
+            null_values=list(NULL_TOKENS),
+            infer_schema_length=None,
+            truncate_ragged_lines=False,
+            quote_char='"',
+        )
+    except Exception as exc:
+        raise DataLoadError(
+            f"{label} could not be parsed as CSV with delimiter {sep!r}: "
+            f"{str(exc).splitlines()[0]}"
+        ) from None
+    return frame.rename({old: new for old, new in zip(frame.columns, names, strict=False)})
+
+
+def _clean_text_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """Strip text cells, map null tokens to null, and parse numbers written as text."""
+    exprs = []
+    for col, dtype in zip(frame.columns, frame.dtypes, strict=True):
+        if dtype == pl.String:
+            stripped = pl.col(col).str.strip_chars()
+            cleaned = pl.when(stripped.is_in(list(NULL_TOKENS))).then(None).otherwise(stripped)
+            exprs.append(cleaned.alias(col))
+    if exprs:
+        frame = frame.with_columns(exprs)
+    casts = []
+    for col, dtype in zip(frame.columns, frame.dtypes, strict=True):
+        if dtype != pl.String:
+            continue
+        as_num = frame[col].cast(pl.Float64, strict=False)
+        if frame[col].null_count() < frame.height and as_num.null_count() == frame[col].null_count():
+            integral = as_num.drop_nulls()
+            if (integral == integral.round(0)).all() and as_num.null_count() == 0:
+                casts.append(pl.col(col).cast(pl.Float64).cast(pl.Int64))
+            else:
+                casts.append(pl.col(col).cast(pl.Float64))
+    if casts:
+        frame = frame.with_columns(casts)
+    return frame
+
+
+# --------------------------------------------------------------------------- schema
+@dataclass(frozen=True)
+class ColumnSpec:
+    """What the engine knows about one column."""
+
+    name: str
+    kind: ColumnKind
+    integer: bool = False
+    n_unique: int = 0
+    n_missing: int = 0
+    categories: tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def included(self) -> bool:
+        return self.kind in INCLUDED_KINDS
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind == "numeric"
+
+    @property
+    def is_categorical(self) -> bool:
+        return self.kind in ("categorical", "boolean")
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "integer": self.integer,
+            "n_unique": self.n_unique,
+            "n_missing": self.n_missing,
+            "n_categories": len(self.categories),
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The ordered column specs of the real table."""
+
+    columns: tuple[ColumnSpec, ...]
+    n_rows: int = 0
+    overrides: Mapping[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> ColumnSpec:
+        for spec in self.columns:
+            if spec.name == name:
+                return spec
+        raise ColumnNotFoundError(
+            f"Column {name!r} is not in the table; available columns: "
+            f"{', '.join(self.names)}."
+        )
+
+    def __contains__(self, name: object) -> bool:
+        return any(spec.name == name for spec in self.columns)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def included(self) -> list[str]:
+        return [c.name for c in self.columns if c.included]
+
+    @property
+    def excluded(self) -> list[str]:
+        return [c.name for c in self.columns if not c.included]
+
+    @property
+    def numeric(self) -> list[str]:
+        return [c.name for c in self.columns if c.is_numeric]
+
+    @property
+    def categorical(self) -> list[str]:
+        return [c.name for c in self.columns if c.is_categorical]
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([c.to_dict() for c in self.columns])
+
+    def to_dict(self) -> dict:
+        return {"n_rows": self.n_rows, "columns": [c.to_dict() for c in self.columns]}
+
+
+def infer_schema(
+    real: pd.DataFrame, overrides: Mapping[str, str] | None = None
+) -> Schema:
+    """Infer each column's kind from the real table.
+
+    Parameters
+    ----------
+    real
+        The real (training) table as returned by :func:`load_table`.
+    overrides
+        ``{column: kind}`` with kind in ``numeric``, ``categorical``, ``boolean`` or
+        ``exclude``; applied after inference.
+
+    Notes
+    -----
+    ID-like columns (text or integers unique on every row, at least 20 rows) and constant
+    or all-missing columns are excluded with a :class:`SchemaWarning`: they carry no
+    statistical signal and would make every record unique.
+    """
+    _check_frame(real, "real")
+    overrides = dict(overrides or {})
+    unknown = [c for c in overrides if c not in real.columns]
+    if unknown:
+        raise ColumnNotFoundError(
+            f"Type override for unknown column(s) {', '.join(map(repr, unknown))}; "
+            f"available columns: {', '.join(map(str, real.columns))}."
+        )
+    specs = []
+    for col in real.columns:
+        spec = _infer_column(real[col], str(col))
+        if col in overrides:
+            spec = _apply_override(real[col], spec, overrides[col])
+        elif spec.kind in ("id", "constant"):
+            warnings.warn(
+                f"Column {col!r} was excluded: {spec.note}.", SchemaWarning, stacklevel=2
+            )
+        specs.append(spec)
+    return Schema(columns=tuple(specs), n_rows=len(real), overrides=overrides)
+
+
+def _check_frame(frame: pd.DataFrame, table: str) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise SchemaError(f"The {table} table must be a pandas DataFrame; got {type(frame).__name__}.")
+    if frame.shape[0] == 0:
+        raise SchemaError(f"The {table} table has no rows.")
+    cols = [str(c) for c in frame.columns]
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise SchemaError(f"The {table} table has duplicate column names: {', '.join(dup)}.")
+
+
+def _category_strings(series: pd.Series) -> pd.Series:
+    """Canonical string form of a categorical column; missing becomes :data:`MISSING`."""
+    s = series
+    if pd.api.types.is_bool_dtype(s.dtype):
+        out = s.map(lambda v: str(bool(v)) if pd.notna(v) else None)
+    elif pd.api.types.is_numeric_dtype(s.dtype):
+        def fmt(v: object) -> str | None:
+            if pd.isna(v):
+                return None
+            f = float(v)  # type: ignore[arg-type]
+            return str(int(f)) if f.is_integer() else repr(f)
+        out = s.map(fmt)
+    else:
+        out = s.map(lambda v: None if pd.isna(v) else str(v))
+    return out.fillna(MISSING).astype(object)
+
+
+def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
+    n = len(series)
+    n_missing = int(series.isna().sum())
+    non_null = series.dropna()
+    n_unique = int(non_null.nunique())
+    base = {"name": name, "n_unique": n_unique, "n_missing": n_missing}
+    if n_unique == 0:
+        return ColumnSpec(kind="constant", note="all values are missing", **base)
+    if n_unique == 1 and n_missing == 0:
+        return ColumnSpec(
+            kind="constant", note=f"it has the single value {non_null.iloc[0]!r}", **base
+        )
+    is_num = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype
+    )
+    integer = bool(is_num and (pd.api.types.is_integer_dtype(series.dtype) or (
+        np.all(np.mod(non_null.to_numpy(dtype=float), 1) == 0)
+    )))
+    if pd.api.types.is_bool_dtype(series.dtype) or (is_num and n_unique <= 2 and integer):
+        cats = tuple(sorted(_category_strings(series).unique()))
+        return ColumnSpec(kind="boolean", categories=cats, **base)
+    if n >= _ID_MIN_ROWS and n_missing == 0 and n_unique == n and (integer or not is_num):
+        return ColumnSpec(
+            kind="id", integer=integer,
+            note="its value is unique on every row (an identifier)", **base,
+        )
+    if is_num:
+        return ColumnSpec(kind="numeric", integer=integer, **base)
+    cats = tuple(sorted(_category_strings(series).unique()))
+    return ColumnSpec(kind="categorical", categories=cats, **base)
+
+
+def _apply_override(series: pd.Series, spec: ColumnSpec, kind: str) -> ColumnSpec:
+    if kind not in OVERRIDE_KINDS:
+        raise SchemaError(
+            f"Unknown type {kind!r} for column {spec.name!r}; choose one of "
+            f"{', '.join(OVERRIDE_KINDS)}."
+        )
+    if kind == "exclude":
+        return replace(spec, kind="id" if spec.kind == "id" else "constant",
+                       note="excluded by the user")
+    if kind == "numeric":
+        as_num = pd.to_numeric(series, errors="coerce")
+        bad = series[as_num.isna() & series.notna()]
+        if len(bad):
+            examples = ", ".join(map(repr, bad.astype(str).unique()[:3]))
+            raise SchemaError(
+                f"Column {spec.name!r} cannot be numeric: {len(bad)} value(s) are not numbers "
+                f"(e.g. {examples})."
+            )
+        integer = bool(np.all(np.mod(as_num.dropna().to_numpy(dtype=float), 1) == 0))
+        return replace(spec, kind="numeric", integer=integer, categories=(), note="set by the user")
+    cats = tuple(sorted(_category_strings(series).unique()))
+    if kind == "boolean" and len([c for c in cats if c != MISSING]) > 2:
+        raise SchemaError(
+            f"Column {spec.name!r} has {len(cats)} distinct values; a boolean column has two."
+        )
+    return replace(spec, kind=kind, categories=cats, note="set by the user")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- canonical form
+def prepare_table(real: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """Return the real table in canonical form (included columns only)."""
+    _check_frame(real, "real")
+    out = {}
+    for spec in schema.columns:
+        if not spec.included:
+            continue
+        if spec.name not in real.columns:
+            raise ColumnNotFoundError(f"Column {spec.name!r} of the schema is not in the table.")
+        out[spec.name] = _canonical_column(real[spec.name], spec)
+    return pd.DataFrame(out, index=real.index)
+
+
+def _canonical_column(series: pd.Series, spec: ColumnSpec) -> pd.Series:
+    if spec.is_numeric:
+        return pd.to_numeric(series, errors="coerce").astype("float64")
+    return _category_strings(series)
+
+
+def conform_table(
+    other: pd.DataFrame, schema: Schema, *, table: str = "synthetic"
+) -> pd.DataFrame:
+    """Check ``other`` against the real schema and return it in canonical form.
+
+    Every problem (missing or extra columns, non-numeric values in numeric columns,
+    categories never seen in the real data) is collected and raised together as a
+    :class:`SchemaMismatchError`.
+    """
+    _check_frame(other, table)
+    problems: list[str] = []
+    known = set(schema.names)
+    missing = [c for c in schema.included if c not in other.columns]
+    if missing:
+        problems.append(f"missing column(s): {', '.join(map(repr, missing))}")
+    extra = [str(c) for c in other.columns if c not in known]
+    if extra:
+        problems.append(
+            f"column(s) not in the real table: {', '.join(map(repr, extra))}"
+        )
+    out = {}
+    for spec in schema.columns:
+        if not spec.included or spec.name not in other.columns:
+            continue
+        col = other[spec.name]
+        if spec.is_numeric:
+            as_num = pd.to_numeric(col, errors="coerce")
+            bad = col[as_num.isna() & col.notna()]
+            if len(bad):
+                examples = ", ".join(map(repr, bad.astype(str).unique()[:3]))
+                problems.append(
+                    f"column {spec.name!r} is numeric in the real table but has "
+                    f"{len(bad)} non-numeric value(s) here (e.g. {examples})"
+                )
+                continue
+            out[spec.name] = as_num.astype("float64")
+        else:
+            values = _category_strings(col)
+            unseen = sorted(set(values.unique()) - set(spec.categories))
+            if unseen:
+                shown = ", ".join(map(repr, unseen[:5]))
+                more = f" and {len(unseen) - 5} more" if len(unseen) > 5 else ""
+                problems.append(
+                    f"column {spec.name!r} has categories never seen in the real data: "
+                    f"{shown}{more}"
+                )
+                continue
+            out[spec.name] = values
+    if problems:
+        raise SchemaMismatchError(problems, table=table)
+    return pd.DataFrame(out, index=other.index)[schema.included]
+
+
+def fingerprint(frame: pd.DataFrame) -> str:
+    """A short content hash of a table, used for cache keys and report provenance."""
+    h = hashlib.sha256()
+    h.update("|".join(map(str, frame.columns)).encode())
+    h.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+def canonical_schema(frame: pd.DataFrame) -> Schema:
+    """The schema of a table already in canonical form (float64 numerics, string levels).
+
+    Used by components that receive canonical data without the original schema, such as
+    generators fitted on a training split.
+    """
+    specs = []
+    for col in frame.columns:
+        s = frame[col]
+        non_null = s.dropna()
+        if pd.api.types.is_float_dtype(s.dtype) or pd.api.types.is_integer_dtype(s.dtype):
+            integer = bool(np.all(np.mod(non_null.to_numpy(dtype=float), 1) == 0))
+            specs.append(ColumnSpec(name=str(col), kind="numeric", integer=integer,
+                                    n_unique=int(non_null.nunique()),
+                                    n_missing=int(s.isna().sum())))
+        else:
+            cats = tuple(sorted(map(str, pd.unique(s))))
+            specs.append(ColumnSpec(name=str(col), kind="categorical", categories=cats,
+                                    n_unique=len(cats)))
+    return Schema(columns=tuple(specs), n_rows=len(frame))

@@ -1,0 +1,73 @@
+"""The result object shared by every measure.
+
+Every measure returns a frozen dataclass that is (or extends) :class:`MetricResult`: the
+headline ``value``, its interval ``ci``, the ``params`` needed to recompute it (seed
+included), the ``goal`` (which direction is better), the ``bounds``, an optional
+``baseline`` and a per-record table ``records`` carrying each record's index in the
+input. ``to_dict()`` gives the JSON form of the command-line contract, without
+per-record data unless asked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+
+def jsonable(value: Any) -> Any:
+    """Convert numpy / pandas scalars and containers to plain JSON types (NaN -> None)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        f = float(value)
+        return None if math.isnan(f) or math.isinf(f) else f
+    if isinstance(value, pd.DataFrame):
+        return jsonable(value.to_dict(orient="records"))
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class MetricResult:
+    """Headline value, interval, parameters and per-record values of one measure."""
+
+    name: str
+    value: float
+    ci: tuple[float, float] | None
+    params: dict[str, Any]
+    record_table: pd.DataFrame | None = None
+    baseline: float | None = None
+    goal: Literal["lower", "higher"] = "lower"
+    bounds: tuple[float, float] = (0.0, 1.0)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def records(self) -> pd.DataFrame | None:
+        """One row per evaluated record (with its index in the input), or None."""
+        return self.record_table
+
+    def to_dict(self, *, include_records: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "value": self.value,
+            "ci": list(self.ci) if self.ci is not None else None,
+            "params": self.params,
+            "goal": self.goal,
+            "bounds": list(self.bounds),
+        }
+        if self.baseline is not None:
+            out["baseline"] = self.baseline
+        out.update(self.extra)
+        if include_records and self.records is not None:
+            out["records"] = self.records
+        return jsonable(out)

@@ -1,0 +1,141 @@
+"""The attacker suite: models trained on a release to predict a secret from QIs.
+
+Each attacker is a scikit-learn style estimator fitted on the encoded quasi-identifiers
+of the synthetic data and applied to the real records. Categorical targets get class
+probabilities over the *real* class list (a class absent from the release gets
+probability 0); continuous targets get point predictions.
+
+Attackers (RAPID paper §4, §5.6): ``rf`` random forest (500 trees, probabilities, as
+ranger), ``xgb`` gradient boosting (xgboost, 100 rounds), ``logit`` L1-penalised logistic
+regression for categorical targets and the lasso for continuous ones.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LassoCV, LogisticRegression
+
+from ..errors import ParameterError, UntrustworthyResultWarning
+
+ATTACKERS = ("rf", "xgb", "logit")
+ATTACKER_LABELS = {"rf": "Random forest", "xgb": "Gradient boosting (xgboost)",
+                   "logit": "L1 logistic / lasso"}
+
+
+@dataclass(frozen=True)
+class AttackerOutput:
+    """What one fitted attacker says about the target records."""
+
+    proba: np.ndarray | None  # (n_targets, n_classes) for categorical targets
+    prediction: np.ndarray  # class codes (categorical) or values (continuous)
+    importance: np.ndarray  # per encoded feature, non-negative, sums to 1 (or all 0)
+
+
+def check_attackers(attackers: tuple[str, ...] | list[str] | str) -> tuple[str, ...]:
+    names = tuple(a.strip() for a in attackers.split(",")) if isinstance(attackers, str) \
+        else tuple(attackers)
+    bad = [a for a in names if a not in ATTACKERS]
+    if bad or not names:
+        raise ParameterError(
+            f"Unknown attacker(s) {bad or names!r}; choose from {', '.join(ATTACKERS)}."
+        )
+    return names
+
+
+def _normalise(imp: np.ndarray) -> np.ndarray:
+    imp = np.abs(np.asarray(imp, dtype=float))
+    total = imp.sum()
+    return imp / total if total > 0 else imp
+
+
+def fit_predict(
+    attacker: str,
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    X_target: np.ndarray,
+    *,
+    categorical: bool,
+    n_classes: int = 0,
+    n_trees: int = 500,
+    seed: int = 0,
+    n_jobs: int = -1,
+) -> AttackerOutput:
+    """Fit ``attacker`` on (X_train, y_train) and predict X_target.
+
+    For categorical targets ``y_train`` holds integer class codes in [0, n_classes).
+    """
+    if categorical:
+        return _fit_classifier(attacker, X_train, y_train.astype(np.int64), X_target,
+                               n_classes=n_classes, n_trees=n_trees, seed=seed, n_jobs=n_jobs)
+    return _fit_regressor(attacker, X_train, y_train.astype(float), X_target,
+                          n_trees=n_trees, seed=seed, n_jobs=n_jobs)
+
+
+def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray, *,
+                    n_classes: int, n_trees: int, seed: int, n_jobs: int) -> AttackerOutput:
+    present = np.unique(y)
+    proba = np.zeros((X_t.shape[0], n_classes), dtype=np.float64)
+    if present.size == 1:
+        warnings.warn(
+            "The release has a single class of the sensitive attribute; the attacker "
+            "predicts it with certainty.", UntrustworthyResultWarning, stacklevel=3)
+        proba[:, present[0]] = 1.0
+        return AttackerOutput(proba, np.full(X_t.shape[0], present[0]), np.zeros(X.shape[1]))
+    # Models see contiguous labels; map back to the real class list afterwards.
+    remap = np.searchsorted(present, y)
+    if attacker == "rf":
+        model = RandomForestClassifier(n_estimators=n_trees, max_features="sqrt",
+                                       min_samples_split=10, n_jobs=n_jobs, random_state=seed)
+        model.fit(X, remap)
+        importance = model.feature_importances_
+    elif attacker == "xgb":
+        from xgboost import XGBClassifier
+
+        model = XGBClassifier(n_estimators=100, max_depth=6, learning_rate=0.3,
+                              tree_method="hist", n_jobs=n_jobs if n_jobs > 0 else None,
+                              random_state=seed, verbosity=0)
+        model.fit(X, remap)
+        importance = model.feature_importances_
+    elif attacker == "logit":
+        model = LogisticRegression(l1_ratio=1.0, solver="saga", C=1.0, max_iter=300,
+                                   tol=1e-3, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, remap)
+        importance = np.abs(model.coef_).sum(axis=0)
+    else:
+        raise ParameterError(f"Unknown attacker {attacker!r}; choose from {', '.join(ATTACKERS)}.")
+    p = model.predict_proba(X_t)
+    proba[:, present] = p
+    return AttackerOutput(proba, proba.argmax(axis=1), _normalise(importance))
+
+
+def _fit_regressor(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray, *,
+                   n_trees: int, seed: int, n_jobs: int) -> AttackerOutput:
+    if attacker == "rf":
+        model = RandomForestRegressor(n_estimators=n_trees, max_features=1 / 3,
+                                      min_samples_split=5, n_jobs=n_jobs, random_state=seed)
+        model.fit(X, y)
+        importance = model.feature_importances_
+    elif attacker == "xgb":
+        from xgboost import XGBRegressor
+
+        model = XGBRegressor(n_estimators=100, max_depth=6, learning_rate=0.3,
+                             tree_method="hist", n_jobs=n_jobs if n_jobs > 0 else None,
+                             random_state=seed, verbosity=0)
+        model.fit(X, y)
+        importance = model.feature_importances_
+    elif attacker == "logit":
+        model = LassoCV(cv=3, random_state=seed, max_iter=2000)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, y)
+        importance = np.abs(model.coef_)
+    else:
+        raise ParameterError(f"Unknown attacker {attacker!r}; choose from {', '.join(ATTACKERS)}.")
+    return AttackerOutput(None, model.predict(X_t).astype(float), _normalise(importance))

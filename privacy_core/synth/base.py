@@ -1,0 +1,45 @@
+"""The generator contract shared by the built-in synthesizers."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import pandas as pd
+
+from ..data import Schema, canonical_schema
+from ..errors import InsufficientDataError
+from ..validation import check_positive_int, check_seed
+
+
+class Generator(ABC):
+    """fit(real, seed) once, then sample(n, seed) as often as needed."""
+
+    name: str = "generator"
+
+    def fit(self, real: pd.DataFrame, *, seed: int = 0) -> Generator:
+        if len(real) < 2:
+            raise InsufficientDataError(
+                f"A generator needs at least 2 real rows to fit; got {len(real)}."
+            )
+        self.seed_ = check_seed(seed)
+        self.columns_ = list(real.columns)
+        self.schema_: Schema = canonical_schema(real)
+        self._fit(real.reset_index(drop=True))
+        return self
+
+    def sample(self, n: int, *, seed: int = 0) -> pd.DataFrame:
+        if not hasattr(self, "columns_"):
+            raise RuntimeError(f"{type(self).__name__}.sample called before fit().")
+        n = check_positive_int("n", n)
+        out = self._sample(n, check_seed(seed))
+        return out[self.columns_].reset_index(drop=True)
+
+    def params(self) -> dict[str, Any]:
+        return {"method": self.name}
+
+    @abstractmethod
+    def _fit(self, real: pd.DataFrame) -> None: ...
+
+    @abstractmethod
+    def _sample(self, n: int, seed: int) -> pd.DataFrame: ...
