@@ -139,14 +139,16 @@ def load_adult() -> pd.DataFrame:
     return adult
 
 
-def builtin_dataset(name: str, *, n: int = 2000, kappa: float = 1.0, seed: int = 0
+def builtin_dataset(name: str, *, n: int | None = None, kappa: float = 1.0, seed: int = 0
                     ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """A built-in dataset split into (training, holdout) and its default threat model.
 
     ``health``: training and holdout are independent draws from the same simulated
-    population (n each). ``adult``: a seeded 80/20 split of the 48,842 rows.
+    population (n each, default 2000). ``adult``: a seeded 80/20 split of the 48,842
+    rows; with ``n`` the training part is a seeded subsample of n rows (holdout n/4).
     """
     if name == "health":
+        n = 2000 if n is None else n
         train = simulate_health(n, kappa=kappa, seed=seed)
         holdout = simulate_health(n, kappa=kappa, seed=seed + 1_000_003)
         return train, holdout, dict(HEALTH_DEFAULT_THREAT)
@@ -155,7 +157,11 @@ def builtin_dataset(name: str, *, n: int = 2000, kappa: float = 1.0, seed: int =
         rng = np.random.default_rng(seed)
         order = rng.permutation(len(adult))
         cut = int(0.8 * len(adult))
-        train = adult.iloc[np.sort(order[:cut])].reset_index(drop=True)
-        holdout = adult.iloc[np.sort(order[cut:])].reset_index(drop=True)
+        train_idx, hold_idx = order[:cut], order[cut:]
+        if n is not None and n < cut:
+            n = check_positive_int("n", n, minimum=10)
+            train_idx, hold_idx = train_idx[:n], hold_idx[: max(n // 4, 10)]
+        train = adult.iloc[np.sort(train_idx)].reset_index(drop=True)
+        holdout = adult.iloc[np.sort(hold_idx)].reset_index(drop=True)
         return train, holdout, dict(ADULT_DEFAULT_THREAT)
     raise DataLoadError(f"Unknown built-in dataset {name!r}; choose 'health' or 'adult'.")

@@ -215,21 +215,31 @@ class RapidResult(MetricResult):
             out[f"score_{a}"] = per_att[:, j]
         return out
 
-    def by_class(self) -> pd.DataFrame:
-        """RAPID stratified by the true class (categorical) with Wilson intervals."""
-        if self.kind != "categorical":
-            raise ParameterError("Stratification by class needs a categorical sensitive attribute.")
+    def by_class(self, *, bins: int = 4) -> pd.DataFrame:
+        """RAPID stratified by the true value, with Wilson intervals.
+
+        Categorical targets: one row per class, with its prevalence b_k as ``baseline``.
+        Continuous targets: quantile bands of the true value (``bins`` of them).
+        """
         share = self.flags().mean(axis=(1, 2))
+        if self.kind == "categorical":
+            groups = np.asarray(self.classes, dtype=object)[self.y_true]
+            order = list(self.classes)
+        else:
+            groups = pd.qcut(self.y_true, q=bins, duplicates="drop").astype(str)
+            order = list(pd.unique(groups[np.argsort(self.y_true, kind="stable")]))
         rows = []
-        for k, cls in enumerate(self.classes):
-            sel = self.y_true == k
+        for level in order:
+            sel = groups == level
             n_k = int(sel.sum())
             if n_k == 0:
                 continue
             rate = float(share[sel].mean())
             lo, hi = wilson_interval(rate * n_k, n_k)
-            rows.append({"class": cls, "n": n_k, "baseline": float(self.prevalence[k]),
-                         "rate": rate, "lower": lo, "upper": hi})
+            row = {"class": level, "n": n_k, "rate": rate, "lower": lo, "upper": hi}
+            if self.kind == "categorical":
+                row["baseline"] = float(self.prevalence[self.classes.index(level)])
+            rows.append(row)
         return pd.DataFrame(rows)
 
     def by_subgroup(self, column: str, *, bins: int = 4) -> pd.DataFrame:

@@ -1,0 +1,226 @@
+"""Data & threat model: choose or upload tables, generate releases, fix types, pick columns."""
+
+import warnings
+from dataclasses import replace
+
+import streamlit as st
+
+import privacy_core as pc
+from ui.cached import canonical_real, generate_release
+from ui.demo import builtin_workspace
+from ui.runner import guarded
+from ui.state import Table, Workspace, commit, require_workspace, set_error, set_notice
+from ui.widgets import error_slot
+
+st.title("🗂️ Data & threat model")
+ws = require_workspace()
+
+# ------------------------------------------------------------------ 1. tables
+st.header("1. Tables")
+source_builtin, source_upload = st.tabs(["Built-in datasets", "Upload your files"])
+
+with source_builtin:
+    with st.form("builtin_form"):
+        name = st.radio(
+            "Dataset", ["health", "adult"], horizontal=True,
+            index=0 if ws.dataset != "adult" else 1,
+            format_func=lambda n: {"health": "Simulated health microdata (RAPID paper)",
+                                   "adult": "UCI Adult census (48,842 rows)"}[n])
+        c1, c2, c3 = st.columns(3)
+        current = dict(ws.dataset_params)
+        kappa = c1.select_slider(
+            "Dependency strength κ (simulation only)",
+            options=[0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0],
+            value=float(current.get("kappa", 1.0)) if float(current.get("kappa", 1.0)) in
+            (0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0) else 1.0,
+            help="How strongly the quasi-identifiers determine disease in the simulation: "
+                 "0 = hardly, 100 = almost deterministic. Watch RAPID rise with it.")
+        n = c2.number_input("Rows (simulation size, or Adult subset; 0 = all of Adult)", 0,
+                            1_000_000, int(current.get("n", 2000) or 0), 500)
+        seed = c3.number_input("Seed", 0, 2**31 - 1, int(current.get("seed", 0)))
+        load = st.form_submit_button("Load dataset with a CART release", type="primary")
+    error_slot("builtin")
+    if load:
+        rows = int(n) if (name == "health" or int(n) > 0) else None
+        if name == "health" and not rows:
+            set_error("builtin", "The simulation needs at least 10 rows.")
+            st.rerun()
+        new = guarded(lambda: builtin_workspace(name, n=rows, kappa=float(kappa), seed=int(seed)))
+        if new is not None and commit(new, control="builtin"):
+            set_notice("builtin", f"Loaded {new.real.name}: {len(new.real.frame):,} rows.")
+        st.rerun()
+    if name == "adult":
+        st.caption(pc.ADULT_CREDIT)
+
+with source_upload:
+    st.caption("CSV (any delimiter, UTF-8 or Windows-1252) or Parquet. `?`, `NA` and empty "
+               "cells are read as missing. Files stay in this session's memory only.")
+    with st.form("upload_form", clear_on_submit=False):
+        real_file = st.file_uploader("Real (training) table", type=["csv", "parquet", "txt"])
+        syn_files = st.file_uploader("Synthetic release(s) — several files for replicates",
+                                     type=["csv", "parquet", "txt"], accept_multiple_files=True)
+        hold_file = st.file_uploader("Holdout: real rows the generator never saw (optional)",
+                                     type=["csv", "parquet", "txt"])
+        use = st.form_submit_button("Use these files", type="primary")
+    error_slot("upload")
+    if use:
+        def read(upload):
+            return pc.load_table(upload.getvalue(), name=upload.name)
+
+        def build() -> Workspace | None:
+            if real_file is None:
+                raise pc.DataLoadError("Choose the real table first.")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", pc.PrivacyCoreWarning)
+                real = read(real_file)
+                releases = tuple(Table.make(f.name, read(f), "upload") for f in syn_files)
+                holdout = Table.make(hold_file.name, read(hold_file), "upload") if hold_file else None
+                schema = pc.infer_schema(real)
+            notes = [str(w.message) for w in caught]
+            included = schema.included
+            if len(included) < 2:
+                raise pc.SchemaError(
+                    "The real table has fewer than two usable columns after excluding ID-like "
+                    f"and constant ones ({', '.join(schema.excluded)}).")
+            sensitive = _default_sensitive(real, schema)
+            qis = tuple(c for c in included if c != sensitive)[:6]
+            new = Workspace(real=Table.make(real_file.name, real, "upload"), releases=releases,
+                            holdout=holdout, quasi_identifiers=qis, sensitive=(sensitive,),
+                            dataset="upload")
+            if notes:
+                set_notice("upload", "Loaded. Notes: " + " ".join(notes))
+            return new
+
+        new = guarded(build)
+        if new is not None:
+            if commit(new, control="upload"):
+                if not new.releases:
+                    set_notice("upload", "Real table loaded. Generate or upload a synthetic release "
+                                         "below.")
+        st.rerun()
+
+
+def _default_sensitive(real, schema):
+    """Last categorical column with two or more classes, else the last numeric one."""
+    for col in reversed(schema.included):
+        spec = schema[col]
+        if spec.is_categorical and len([c for c in spec.categories if c != pc.MISSING]) >= 2:
+            return col
+    return schema.included[-1]
+
+
+# ------------------------------------------------------------------ 2. releases
+st.header("2. Synthetic releases")
+if ws.releases:
+    for i, t in enumerate(ws.releases):
+        c1, c2, c3 = st.columns([5, 2, 1])
+        c1.markdown(f"**{t.name}** — {len(t.frame):,} rows ({t.origin})")
+        if t.origin == "generated":
+            c2.download_button("Download", t.frame.to_csv(index=False), file_name=f"release_{i + 1}.csv",
+                               mime="text/csv", key=f"dl_rel_{i}")
+        if c3.button("Remove", key=f"rm_rel_{i}"):
+            commit(replace(ws, releases=ws.releases[:i] + ws.releases[i + 1:]), control="releases")
+            st.rerun()
+else:
+    st.info("No synthetic release yet: upload one above or generate one here.")
+
+with st.form("generate_form"):
+    st.markdown("**Generate releases with a built-in generator** (fitted on the real table)")
+    c1, c2, c3, c4 = st.columns(4)
+    method = c1.selectbox("Generator", list(pc.GENERATORS), format_func=lambda m: {
+        "cart": "CART (synthpop style)", "histogram": "HISTOGRAM (independent marginals)",
+        "half": "HALF (a real half: fidelity upper bound)",
+        "self": "SELF (a copy: worst privacy)"}[m])
+    leaf = c2.number_input("CART minimum leaf size", 1, 500, 5,
+                           help="Smaller leaves copy real values from fewer donors: more risk.")
+    reps = c3.number_input("Replicates", 1, 10, 1, help="Several releases from different seeds "
+                                                         "(reported as mean ± sd, consensus R10).")
+    gseed = c4.number_input("First seed", 0, 2**31 - 1, 1)
+    replace_existing = st.checkbox("Replace the current releases", value=False)
+    gen = st.form_submit_button("Generate")
+error_slot("releases")
+if gen:
+    def make() -> tuple[Table, ...]:
+        real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
+        params = (("min_leaf", int(leaf)),) if method == "cart" else ()
+        out = []
+        for r in range(int(reps)):
+            s = int(gseed) + r
+            frame = generate_release(ws.real.fingerprint + repr(ws.overrides), real_c, method,
+                                     params, len(real_c), s)
+            label = f"{method.upper()}{f' leaf {int(leaf)}' if method == 'cart' else ''} (seed {s})"
+            out.append(Table.make(label, frame, "generated"))
+        return tuple(out)
+
+    made = guarded(make)
+    if made is not None:
+        base = () if replace_existing else ws.releases
+        if commit(replace(ws, releases=base + made), control="releases"):
+            set_notice("releases", f"Generated {len(made)} release(s).")
+    st.rerun()
+
+# ------------------------------------------------------------------ 3. schema
+st.header("3. Column types")
+schema = ws.schema
+st.caption("Inferred from the real table. ID-like columns (unique on every row) and constant "
+           "columns are excluded. Change a type and press *Apply types*.")
+frame = schema.to_frame()
+frame["type"] = [k if k in ("numeric", "categorical", "boolean") else "exclude" for k in frame["kind"]]
+edited = st.data_editor(
+    frame[["name", "type", "n_unique", "n_missing", "note"]], hide_index=True,
+    disabled=["name", "n_unique", "n_missing", "note"], key="schema_editor",
+    column_config={"type": st.column_config.SelectboxColumn(
+        "type", options=["numeric", "categorical", "boolean", "exclude"], required=True)},
+    width="stretch")
+if st.button("Apply types"):
+    overrides = dict(ws.overrides)
+    for row, before in zip(edited.itertuples(), frame["type"], strict=True):
+        if row.type != before:
+            overrides[row.name] = row.type
+    candidate = replace(ws, overrides=tuple(sorted(overrides.items())))
+    try:
+        candidate.schema  # type overrides are validated here
+        kept_q = tuple(c for c in ws.quasi_identifiers if candidate.schema[c].included)
+        kept_s = tuple(c for c in ws.sensitive if candidate.schema[c].included)
+        if kept_s:
+            candidate = replace(candidate, quasi_identifiers=kept_q or ws.quasi_identifiers,
+                                sensitive=kept_s)
+    except pc.PrivacyCoreError as exc:
+        set_error("schema", str(exc))
+    else:
+        if commit(candidate, control="schema"):
+            set_notice("schema", "Types applied.")
+    st.rerun()
+error_slot("schema")
+
+# ------------------------------------------------------------------ 4. threat model
+st.header("4. Threat model")
+st.caption("Quasi-identifiers: what an attacker already knows about a person (e.g. from a "
+           "register or social media). Sensitive: what they want to learn.")
+included = schema.included
+with st.form("threat_form"):
+    qis = st.multiselect("Quasi-identifiers", included,
+                         default=[c for c in ws.quasi_identifiers if c in included])
+    sens = st.multiselect("Sensitive attribute(s) — the first is RAPID's target", included,
+                          default=[c for c in ws.sensitive if c in included], max_selections=5)
+    apply_threat = st.form_submit_button("Apply threat model", type="primary")
+error_slot("threat")
+if apply_threat:
+    try:
+        candidate = replace(ws, quasi_identifiers=tuple(qis), sensitive=tuple(sens))
+        candidate.threat  # validates the lists themselves
+    except pc.PrivacyCoreError as exc:
+        set_error("threat", str(exc))
+    else:
+        if commit(candidate, control="threat"):
+            set_notice("threat", "Threat model applied.")
+    st.rerun()
+
+# ------------------------------------------------------------------ 5. preview
+st.header("5. Preview")
+c1, c2 = st.columns(2)
+c1.markdown(f"**Real** ({len(ws.real.frame):,} rows)")
+c1.dataframe(ws.real.frame.head(20), width="stretch", hide_index=True)
+if ws.releases:
+    c2.markdown(f"**{ws.releases[0].name}**")
+    c2.dataframe(ws.releases[0].frame.head(20), width="stretch", hide_index=True)

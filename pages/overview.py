@@ -1,0 +1,52 @@
+"""Overview: what is loaded, the headline risk, and where to go next."""
+
+import streamlit as st
+
+import privacy_core.plots as plots
+from ui.evaluations import rapid_cached, rapid_fit_params, rapid_run, rapid_should_autorun
+from ui.state import require_workspace
+from ui.widgets import fmt_ci
+
+st.title("🛡️ Synthetic data privacy review")
+st.markdown(
+    "Load a real table and one or more synthetic versions of it, say which columns an "
+    "attacker would know (**quasi-identifiers**) and which are **sensitive**, and see — "
+    "record by record — how much the release leaks. Everything runs in this browser "
+    "session; nothing is uploaded anywhere else."
+)
+
+ws = require_workspace()
+if ws.dataset != "upload":
+    st.info(f"You are looking at the built-in demo: **{ws.real.name}** with "
+            f"**{ws.releases[0].name if ws.releases else 'no release'}**. Load your own data on "
+            "the *Data & threat model* page.", icon="ℹ️")
+
+c1, c2, c3 = st.columns(3)
+c1.metric("Real records", f"{len(ws.real.frame):,}")
+c2.metric("Synthetic releases", len(ws.releases))
+c3.metric("Quasi-identifiers → sensitive",
+          f"{len(ws.quasi_identifiers)} → {', '.join(ws.sensitive)}")
+
+if ws.releases:
+    params = rapid_fit_params(ws)
+    result = rapid_cached(ws, params)
+    if result is None and rapid_should_autorun(ws, params):
+        result = rapid_run(ws, params)
+    if result is not None:
+        st.subheader("Headline: attribute-inference risk (RAPID)")
+        m1, m2 = st.columns(2)
+        m1.metric("RAPID (mean of attackers)", f"{result.value:.3f}",
+                  help="Share of real records whose sensitive value an attacker trained on the "
+                       "release predicts confidently and correctly beyond the base rate.")
+        m1.caption(fmt_ci(result.ci))
+        m2.metric("RAPID max (strongest attacker)", f"{result.rate_max:.3f}")
+        m2.caption(fmt_ci(result.ci_max))
+        st.plotly_chart(plots.rapid_threshold_curve(result), width="stretch")
+        st.page_link("pages/rapid.py", label="Explore RAPID: thresholds, subgroups, records",
+                     icon="🎯")
+    else:
+        st.page_link("pages/rapid.py", label="Compute RAPID", icon="🎯")
+
+st.subheader("Next steps")
+st.page_link("pages/data.py", label="Load your data, generate releases, set the threat model",
+             icon="🗂️")

@@ -1,0 +1,227 @@
+"""Command line: ``python -m privacy_core COMMAND [options]``.
+
+Contract (DESIGN.md): exit 0 on success; exit 2 on bad input with one line on stderr that
+begins ``error:``; never a traceback for bad input. Evaluating commands print JSON of the
+shape ``{"command", "n_real", "n_synthetic", "seed", "metrics": {...}}`` to ``--json``
+(``-`` for stdout) and a short human summary otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .data import MISSING, infer_schema, load_table, prepare_table
+from .datasets import simulate_health
+from .errors import PrivacyCoreError
+from .results import MetricResult, jsonable
+from .threat import ThreatModel
+
+
+class CLIError(PrivacyCoreError):
+    """Bad command-line usage."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        sys.stderr.write(f"error: {message} (see `{self.prog} --help`)\n")
+        sys.exit(2)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _csv_list(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def _load(path: str, label: str) -> pd.DataFrame:
+    if not path:
+        raise CLIError(f"--{label} is required.")
+    return load_table(path)
+
+
+def _write_table(frame: pd.DataFrame, out: str) -> None:
+    path = Path(out)
+    export = frame.copy()
+    for col in export.columns:
+        if export[col].dtype == object:
+            export[col] = export[col].where(export[col] != MISSING, None)
+    try:
+        if path.suffix.lower() == ".parquet":
+            export.to_parquet(path, index=False)
+        else:
+            export.to_csv(path, index=False)
+    except OSError as exc:
+        raise CLIError(f"cannot write {out!r}: {exc.strerror or exc}") from None
+
+
+def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
+    qis = _csv_list(args.qi)
+    sensitive = _csv_list(args.sensitive)
+    if not sensitive:
+        raise CLIError("--sensitive is required: the column the attacker wants to learn.")
+    if not qis:
+        qis = [c for c in real.columns if c not in sensitive]
+    return ThreatModel(qis, sensitive)
+
+
+def _emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> None:
+    text = json.dumps(jsonable(payload), indent=2)
+    if args.json == "-":
+        sys.stdout.write(text + "\n")
+        return
+    if args.json:
+        try:
+            Path(args.json).write_text(text + "\n")
+        except OSError as exc:
+            raise CLIError(f"cannot write {args.json!r}: {exc.strerror or exc}") from None
+    sys.stdout.write(summary + "\n")
+
+
+def _payload(command: str, real: pd.DataFrame, synthetic: Sequence[pd.DataFrame], seed: int,
+             metrics: dict[str, MetricResult | dict]) -> dict[str, Any]:
+    return {
+        "command": command,
+        "n_real": len(real),
+        "n_synthetic": [len(s) for s in synthetic],
+        "seed": seed,
+        "metrics": {name: (m.to_dict() if hasattr(m, "to_dict") else m)
+                    for name, m in metrics.items()},
+    }
+
+
+def _summary(metrics: dict[str, MetricResult]) -> str:
+    lines = []
+    for name, m in metrics.items():
+        ci = f" [{m.ci[0]:.3f}, {m.ci[1]:.3f}]" if m.ci else ""
+        lines.append(f"{name}: {m.value:.4f}{ci} ({m.goal} is better)")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- commands
+def cmd_demo_data(args: argparse.Namespace) -> int:
+    frame = simulate_health(args.n, kappa=args.kappa, seed=args.seed)
+    _write_table(frame, args.out)
+    sys.stdout.write(f"wrote {len(frame)} simulated records (kappa={args.kappa}, "
+                     f"seed={args.seed}) to {args.out}\n")
+    return 0
+
+
+def cmd_synthesize(args: argparse.Namespace) -> int:
+    from .synth import make_generator
+
+    real = _load(args.real, "real")
+    params: dict[str, Any] = {}
+    if args.min_leaf is not None:
+        params["min_leaf"] = args.min_leaf
+    if args.epsilon is not None:
+        params["epsilon"] = args.epsilon
+    gen = make_generator(args.method, **params)
+    schema = infer_schema(real)
+    real_c = prepare_table(real, schema)
+    syn = gen.fit(real_c, seed=args.seed).sample(args.n or len(real_c), seed=args.seed)
+    _write_table(syn, args.out)
+    sys.stdout.write(f"wrote {len(syn)} synthetic records ({args.method}, seed={args.seed}) "
+                     f"to {args.out}\n")
+    return 0
+
+
+def cmd_rapid(args: argparse.Namespace) -> int:
+    from .risk.rapid import rapid
+
+    real = _load(args.real, "real")
+    if not args.synthetic:
+        raise CLIError("--synthetic is required (repeat it for several releases).")
+    synthetic = [load_table(p) for p in args.synthetic]
+    threat = _threat(args, real)
+    result = rapid(real, synthetic, threat=threat, attackers=args.attackers, tau=args.tau,
+                   epsilon=args.epsilon, method=args.method, error=args.error,
+                   bootstrap=args.bootstrap, n_trees=args.n_trees, seed=args.seed)
+    payload = _payload("rapid", real, synthetic, args.seed, {"rapid": result})
+    lo, hi = result.ci or (float("nan"), float("nan"))
+    summary = (f"RAPID ({result.kind}, threshold {result.threshold:g}): {result.value:.4f} "
+               f"[{lo:.4f}, {hi:.4f}]; max over attackers {result.rate_max:.4f}\n" + "\n".join(
+                   f"  {a}: {v['value']:.4f}" for a, v in result.by_attacker.items()))
+    _emit(args, payload, summary)
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+def _add_shared(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--real", help="original / training data (CSV or Parquet)")
+    p.add_argument("--synthetic", action="append", default=[],
+                   help="synthetic release (repeat for several releases or replicates)")
+    p.add_argument("--control", help="real holdout rows the generator never saw")
+    p.add_argument("--qi", help="quasi-identifiers, comma separated (default: all but sensitive)")
+    p.add_argument("--sensitive", help="sensitive attribute(s), comma separated")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", help="write the JSON result to PATH ('-' for stdout)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m privacy_core",
+                     description="Risk-utility review of synthetic tabular data.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("demo-data", help="write the RAPID paper's simulated health microdata")
+    p.add_argument("--n", type=int, default=1000)
+    p.add_argument("--kappa", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=cmd_demo_data)
+
+    p = sub.add_parser("synthesize", help="fit a built-in generator and write a release")
+    p.add_argument("--method", default="cart")
+    p.add_argument("--real", required=True)
+    p.add_argument("--n", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True)
+    p.add_argument("--epsilon", type=float, default=None, help="privacy budget (DP generators)")
+    p.add_argument("--min-leaf", type=int, default=None, help="CART minimum leaf size")
+    p.set_defaults(func=cmd_synthesize)
+
+    p = sub.add_parser("rapid", help="RAPID attribute-inference risk")
+    _add_shared(p)
+    p.add_argument("--tau", type=float, default=None, help="categorical threshold (default 0.3)")
+    p.add_argument("--epsilon", type=float, default=None, help="continuous tolerance (default 0.10)")
+    p.add_argument("--error", default="relative",
+                   choices=["relative", "absolute", "normalized", "symmetric"])
+    p.add_argument("--method", default="marginal", choices=["marginal", "conditional", "nce"])
+    p.add_argument("--attackers", default="rf,xgb,logit")
+    p.add_argument("--bootstrap", type=int, default=500)
+    p.add_argument("--n-trees", type=int, default=500)
+    p.set_defaults(func=cmd_rapid)
+
+    for name, register in _EXTRA_COMMANDS:
+        register(sub, name)
+    return parser
+
+
+# Commands contributed by other modules: (name, register(subparsers, name)).
+_EXTRA_COMMANDS: list[tuple[str, Callable[[Any, str], None]]] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            code = args.func(args)
+        except PrivacyCoreError as exc:
+            message = " ".join(str(exc).split())
+            sys.stderr.write(f"error: {message}\n")
+            return 2
+        except MemoryError:
+            sys.stderr.write("error: out of memory; subsample the inputs and try again.\n")
+            return 2
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            sys.stderr.write(f"warning: {w.message}\n")
+    return code

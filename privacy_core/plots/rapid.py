@@ -1,0 +1,166 @@
+"""Figures for RAPID results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..results import MetricResult
+from ..risk.attackers import ATTACKER_LABELS
+from ..risk.rapid import RapidCalibration, RapidResult
+
+PALETTE = {"rf": "#1f77b4", "xgb": "#2ca02c", "logit": "#9467bd",
+           "mean": "#222222", "max": "#d62728"}
+RISK_COLOR = "#d62728"
+SAFE_COLOR = "#7f7f7f"
+
+
+def _threshold_label(result: RapidResult) -> str:
+    return "τ (normalised gain threshold)" if result.kind == "categorical" \
+        else "ε (error tolerance)"
+
+
+def _band(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, color: str, name: str) -> go.Scatter:
+    rgba = _rgba(color, 0.15)
+    return go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]),
+                      fill="toself", fillcolor=rgba, line={"width": 0}, hoverinfo="skip",
+                      name=f"{name} 95% interval", showlegend=False)
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | None = None,
+                          *, suggested: float | None = None) -> go.Figure:
+    """RAPID against the threshold: one line per attacker, the mean and the max envelope,
+    interval bands for the mean and max, and a marker at the current threshold."""
+    curve = result.curve(thresholds)
+    fig = go.Figure()
+    for series in ("mean", "max"):
+        part = curve[curve["series"] == series]
+        fig.add_trace(_band(part["threshold"].to_numpy(), part["lower"].to_numpy(),
+                            part["upper"].to_numpy(), PALETTE[series], series))
+    for series in (*result.attackers, "mean", "max"):
+        part = curve[curve["series"] == series]
+        label = {"mean": "Mean of attackers", "max": "Max (conservative)"}.get(
+            series, ATTACKER_LABELS.get(series, series))
+        fig.add_trace(go.Scatter(
+            x=part["threshold"], y=part["rate"], mode="lines", name=label,
+            line={"color": PALETTE.get(series, "#444"),
+                  "width": 3 if series in ("mean", "max") else 1.5,
+                  "dash": "solid" if series in ("mean", "max") else "dot"},
+            hovertemplate="threshold %{x:.2f}<br>RAPID %{y:.3f}<extra>" + label + "</extra>"))
+    fig.add_vline(x=result.threshold, line_dash="dash", line_color="#555",
+                  annotation_text=f"current {result.threshold:.2f}", annotation_position="top")
+    if suggested is not None and np.isfinite(suggested):
+        fig.add_vline(x=suggested, line_dash="dot", line_color="#ff7f0e",
+                      annotation_text=f"suggested {suggested:.2f}",
+                      annotation_position="bottom right")
+    fig.update_layout(xaxis_title=_threshold_label(result), yaxis_title="RAPID (share of records at risk)",
+                      yaxis_range=[0, 1.02], legend={"orientation": "h", "y": -0.25},
+                      margin={"t": 30, "b": 10}, height=420)
+    return fig
+
+
+def rapid_score_histogram(result: RapidResult) -> go.Figure:
+    """Distribution of per-record scores (envelope over attackers), at-risk side coloured."""
+    rec = result.records
+    fig = go.Figure()
+    for flag, color, name in ((True, RISK_COLOR, "at risk"), (False, SAFE_COLOR, "not at risk")):
+        part = rec[rec["at_risk"] == flag]
+        fig.add_trace(go.Histogram(x=part["score"], name=name, marker_color=color,
+                                   opacity=0.8, nbinsx=50))
+    fig.add_vline(x=result.threshold, line_dash="dash", line_color="#333")
+    title = "normalised gain r_i" if result.kind == "categorical" else "prediction error e_i"
+    fig.update_layout(barmode="stack", xaxis_title=f"Per-record {title} (strongest attacker)",
+                      yaxis_title="records", height=320, margin={"t": 20, "b": 10},
+                      legend={"orientation": "h", "y": 1.1})
+    return fig
+
+
+def _rate_bars(frame: pd.DataFrame, x: str, title: str, baseline_col: str | None = None
+               ) -> go.Figure:
+    err_plus = frame["upper"] - frame["rate"]
+    err_minus = frame["rate"] - frame["lower"]
+    fig = go.Figure(go.Bar(
+        x=frame[x].astype(str), y=frame["rate"], marker_color="#1f77b4", name="RAPID",
+        error_y={"type": "data", "array": err_plus, "arrayminus": err_minus},
+        customdata=frame["n"], hovertemplate="%{x}: %{y:.3f} (n=%{customdata})<extra></extra>"))
+    if baseline_col is not None:
+        fig.add_trace(go.Scatter(x=frame[x].astype(str), y=frame[baseline_col], mode="markers",
+                                 marker={"symbol": "line-ew-open", "size": 30, "color": "#ff7f0e"},
+                                 name="class prevalence b_k"))
+    fig.update_layout(yaxis_title="RAPID", yaxis_range=[0, 1.02], xaxis_title=title, height=320,
+                      margin={"t": 20, "b": 10}, legend={"orientation": "h", "y": 1.12})
+    return fig
+
+
+def rapid_by_class_figure(result: RapidResult) -> go.Figure:
+    """RAPID stratified by true class (with its prevalence, the baseline, marked) or, for a
+    continuous target, by quantile band of the true value."""
+    if result.kind == "categorical":
+        return _rate_bars(result.by_class(), "class", "true class", baseline_col="baseline")
+    return _rate_bars(result.by_class(), "class", "true value (quantile band)")
+
+
+def rapid_subgroup_figure(result: RapidResult, column: str) -> go.Figure:
+    """RAPID within the levels of one quasi-identifier."""
+    return _rate_bars(result.by_subgroup(column), "level", column)
+
+
+def rapid_attribution_figure(coefficients: pd.DataFrame) -> go.Figure:
+    """Log-odds coefficients of the at-risk flag on the quasi-identifiers."""
+    frame = coefficients.sort_values("coefficient")
+    labels = frame["column"] + ": " + frame["level"]
+    colors = np.where(frame["coefficient"] > 0, RISK_COLOR, "#1f77b4")
+    fig = go.Figure(go.Bar(x=frame["coefficient"], y=labels, orientation="h", marker_color=colors,
+                           customdata=frame["odds_ratio"],
+                           hovertemplate="%{y}<br>log-odds %{x:.2f} (odds ×%{customdata:.2f})"
+                                         "<extra></extra>"))
+    fig.add_vline(x=0, line_color="#333")
+    fig.update_layout(xaxis_title="effect on the odds of being at risk (log-odds)",
+                      height=max(260, 28 * len(frame) + 80), margin={"t": 20, "b": 10})
+    return fig
+
+
+def rapid_importance_figure(result: RapidResult) -> go.Figure:
+    """Attackers' feature importances summed back to quasi-identifiers."""
+    imp = result.importances
+    fig = go.Figure()
+    for att in result.attackers:
+        part = imp[imp["attacker"] == att]
+        fig.add_trace(go.Bar(x=part["column"], y=part["importance"],
+                             name=ATTACKER_LABELS.get(att, att),
+                             marker_color=PALETTE.get(att)))
+    fig.update_layout(barmode="group", yaxis_title="share of importance", height=320,
+                      margin={"t": 20, "b": 10}, legend={"orientation": "h", "y": 1.12})
+    return fig
+
+
+def rapid_cv_figure(cv: MetricResult) -> go.Figure:
+    """Per-fold RAPID of a synthesizer cross-validation with the mean and its interval."""
+    folds = cv.records
+    fig = go.Figure(go.Bar(x=folds["fold"].astype(str), y=folds["rate"], marker_color="#1f77b4",
+                           name="fold RAPID"))
+    fig.add_hline(y=cv.value, line_color="#222", annotation_text=f"mean {cv.value:.3f}")
+    if cv.ci is not None:
+        fig.add_hrect(y0=cv.ci[0], y1=cv.ci[1], fillcolor="#222", opacity=0.1, line_width=0)
+    fig.update_layout(xaxis_title="fold", yaxis_title="RAPID", yaxis_range=[0, 1.02], height=300,
+                      margin={"t": 20, "b": 10})
+    return fig
+
+
+def rapid_null_figure(calibration: RapidCalibration) -> go.Figure:
+    """Distribution of per-record scores under the permutation null."""
+    fig = go.Figure(go.Histogram(x=calibration.null_scores, nbinsx=60, marker_color=SAFE_COLOR))
+    fig.add_vline(x=calibration.suggested_threshold, line_color="#ff7f0e", line_dash="dot",
+                  annotation_text="suggested threshold")
+    fig.update_layout(xaxis_title="per-record score with y permuted (no real signal)",
+                      yaxis_title="records", height=280, margin={"t": 20, "b": 10})
+    return fig

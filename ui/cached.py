@@ -1,0 +1,92 @@
+"""Cached wrappers of engine calls: the only module (with state.py) that knows st.cache_*.
+
+Cheap, pure data steps use ``st.cache_data``. Fitted evaluations (RAPID's per-record
+scores and bootstrap weights) live in a small LRU held by ``st.cache_resource``: the
+result objects are frozen and never mutated, so handing the same object to every rerun
+is safe, and moving a threshold slider only calls ``result.at(...)``. Keys of uploaded
+data carry the session's random salt, so one session never reaches another's results.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import privacy_core as pc
+
+from .state import Workspace, session_salt
+
+
+class _LRU:
+    def __init__(self, size: int):
+        self.size = size
+        self.data: OrderedDict[str, Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: str) -> Any:
+        with self.lock:
+            if key in self.data:
+                self.data.move_to_end(key)
+                return self.data[key]
+        return None
+
+    def put(self, key: str, value: Any) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _evaluations() -> _LRU:
+    return _LRU(size=24)
+
+
+def scoped_key(ws: Workspace, name: str, params: dict[str, Any]) -> str:
+    """Cache key of an evaluation: data + threat model + parameters (+ session salt
+    unless every table is built-in)."""
+    builtin = all(t.origin in ("built-in", "generated") for t in (ws.real, *ws.releases))
+    scope = "shared" if builtin and ws.dataset != "upload" else session_salt()
+    return f"{scope}|{name}|{ws.key}|{sorted(params.items())!r}"
+
+
+def cached_evaluation(key: str) -> Any:
+    return _evaluations().get(key)
+
+
+def evaluate(key: str, compute: Callable[[], Any]) -> Any:
+    """Return the stored evaluation for ``key`` or compute and store it."""
+    store = _evaluations()
+    hit = store.get(key)
+    if hit is not None:
+        return hit
+    value = compute()
+    store.put(key, value)
+    return value
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def builtin_tables(name: str, n: int, kappa: float, seed: int
+                   ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    return pc.builtin_dataset(name, n=n, kappa=kappa, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def canonical_real(fingerprint: str, overrides: tuple, _ws: Workspace) -> pd.DataFrame:
+    return pc.prepare_table(_ws.real.frame, _ws.schema)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def generate_release(real_key: str, _real_canonical: pd.DataFrame, method: str,
+                     params: tuple, n: int, seed: int) -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gen = pc.make_generator(method, **dict(params)).fit(_real_canonical, seed=seed)
+        return gen.sample(n, seed=seed)

@@ -1,0 +1,187 @@
+"""Session state: the one place that knows the keys of ``st.session_state``.
+
+The workspace (loaded tables, schema overrides, threat model) is an immutable value. A
+page builds a *new* workspace from the current one and a user action, validates it
+with the engine, and only then replaces the stored one: a bad upload or a wrong column
+choice shows an error next to its control and leaves the previous good state intact.
+"""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import privacy_core as pc
+
+WORKSPACE = "workspace"
+ERRORS = "control_errors"
+NOTICES = "control_notices"
+SESSION_SALT = "session_salt"
+RESULTS = "session_results"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A loaded table with its name, origin and content fingerprint."""
+
+    name: str
+    frame: pd.DataFrame
+    origin: str  # "built-in", "upload" or "generated"
+    fingerprint: str
+
+    @classmethod
+    def make(cls, name: str, frame: pd.DataFrame, origin: str) -> Table:
+        return cls(name=name, frame=frame, origin=origin, fingerprint=pc.fingerprint(frame))
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Everything the user has loaded and chosen; replaced whole on every change."""
+
+    real: Table
+    releases: tuple[Table, ...]
+    holdout: Table | None
+    quasi_identifiers: tuple[str, ...]
+    sensitive: tuple[str, ...]
+    overrides: tuple[tuple[str, str], ...] = ()
+    dataset: str = "health"  # "health", "adult" or "upload"
+    dataset_params: tuple[tuple[str, Any], ...] = ()
+    settings: tuple[tuple[str, Any], ...] = field(default=())
+
+    # ---------------------------------------------------------------- derived views
+    @property
+    def schema(self) -> pc.Schema:
+        return _schema(self.real.fingerprint, self.real.frame, self.overrides)
+
+    @property
+    def threat(self) -> pc.ThreatModel:
+        return pc.ThreatModel(self.quasi_identifiers, self.sensitive)
+
+    @property
+    def key(self) -> str:
+        """Identifies the data + schema + threat model (for cache keys)."""
+        parts = [self.real.fingerprint, *(t.fingerprint for t in self.releases),
+                 self.holdout.fingerprint if self.holdout else "-", repr(self.overrides),
+                 repr(self.quasi_identifiers), repr(self.sensitive)]
+        return "|".join(parts)
+
+    def setting(self, name: str, default: Any = None) -> Any:
+        return dict(self.settings).get(name, default)
+
+    def with_settings(self, **values: Any) -> Workspace:
+        merged = {**dict(self.settings), **values}
+        return replace(self, settings=tuple(sorted(merged.items())))
+
+    def validate(self) -> None:
+        """Raise the engine's error if the workspace is not usable as a whole."""
+        schema = self.schema
+        real_c = pc.prepare_table(self.real.frame, schema)
+        self.threat.validate(schema, real_c)
+        for t in self.releases:
+            pc.conform_table(t.frame, schema, table=f"synthetic table {t.name!r}")
+        if self.holdout is not None:
+            pc.conform_table(self.holdout.frame, schema, table=f"holdout table {self.holdout.name!r}")
+
+
+def _schema(fingerprint: str, frame: pd.DataFrame, overrides: tuple[tuple[str, str], ...]
+            ) -> pc.Schema:
+    return _schema_cached(fingerprint, frame, overrides)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _schema_cached(fingerprint: str, _frame: pd.DataFrame,
+                   overrides: tuple[tuple[str, str], ...]) -> pc.Schema:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pc.infer_schema(_frame, dict(overrides))
+
+
+# -------------------------------------------------------------------- accessors
+def session_salt() -> str:
+    """A random id of this browser session, mixed into cache keys of uploaded data."""
+    if SESSION_SALT not in st.session_state:
+        st.session_state[SESSION_SALT] = uuid.uuid4().hex
+    return st.session_state[SESSION_SALT]
+
+
+def get_workspace() -> Workspace | None:
+    return st.session_state.get(WORKSPACE)
+
+
+def require_workspace() -> Workspace:
+    ws = get_workspace()
+    if ws is None:
+        from .demo import load_default_workspace
+
+        ws = load_default_workspace()
+        st.session_state[WORKSPACE] = ws
+    return ws
+
+
+def commit(ws: Workspace, *, control: str | None = None) -> bool:
+    """Validate ``ws`` and store it; on failure keep the old one and show the error."""
+    try:
+        ws.validate()
+    except pc.PrivacyCoreError as exc:
+        set_error(control or "workspace", str(exc))
+        return False
+    st.session_state[WORKSPACE] = ws
+    clear_error(control or "workspace")
+    return True
+
+
+def set_error(control: str, message: str) -> None:
+    st.session_state.setdefault(ERRORS, {})[control] = message
+
+
+def clear_error(control: str) -> None:
+    st.session_state.setdefault(ERRORS, {}).pop(control, None)
+
+
+def get_error(control: str) -> str | None:
+    return st.session_state.get(ERRORS, {}).get(control)
+
+
+def set_notice(control: str, message: str) -> None:
+    st.session_state.setdefault(NOTICES, {})[control] = message
+
+
+def pop_notice(control: str) -> str | None:
+    return st.session_state.setdefault(NOTICES, {}).pop(control, None)
+
+
+def store_result(name: str, key: str, value: Any) -> None:
+    """Keep a result computed on demand (button) for this session and workspace key."""
+    st.session_state.setdefault(RESULTS, {})[name] = (key, value)
+
+
+def stored_result(name: str, key: str) -> Any:
+    entry = st.session_state.get(RESULTS, {}).get(name)
+    return entry[1] if entry and entry[0] == key else None
+
+
+def keep(key: str, default: Any) -> None:
+    """Give widget ``key`` its remembered value before it is drawn.
+
+    Streamlit forgets a widget's state on runs where the widget is not drawn (e.g. on
+    another page); this mirror keeps the user's choice across page switches.
+    """
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get(f"_keep_{key}", default)
+    st.session_state[f"_keep_{key}"] = st.session_state[key]
+
+
+def remember(key: str) -> None:
+    """on_change callback: mirror the widget's new value."""
+    st.session_state[f"_keep_{key}"] = st.session_state[key]
+
+
+def set_widget(key: str, value: Any) -> None:
+    """Set a widget's value from a callback (before the widget is drawn again)."""
+    st.session_state[key] = value
+    st.session_state[f"_keep_{key}"] = value

@@ -1,0 +1,64 @@
+"""Widgets shared by pages: sidebar summary, error slots, metric cards, explanations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from .state import Workspace, get_error, pop_notice
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+
+def explanation(topic: str, *, expanded: bool = False) -> None:
+    """The plain-language 'what this measures / what it cannot' note of a topic."""
+    path = ASSETS / "explanations" / f"{topic}.md"
+    with st.expander("What this measures — and what it cannot", expanded=expanded):
+        st.markdown(path.read_text(encoding="utf-8"))
+
+
+def error_slot(control: str) -> None:
+    """Show the error (and any notice) attached to one control, right where it is."""
+    message = get_error(control)
+    if message:
+        st.error(message, icon="⚠️")
+    notice = pop_notice(control)
+    if notice:
+        st.success(notice)
+
+
+def fmt_ci(ci: tuple[float, float] | None, digits: int = 3) -> str:
+    if ci is None:
+        return ""
+    return f"95% CI {ci[0]:.{digits}f} – {ci[1]:.{digits}f}"
+
+
+def metric_card(label: str, value: float, ci: tuple[float, float] | None = None, *,
+                help: str | None = None, digits: int = 3) -> None:
+    st.metric(label, f"{value:.{digits}f}", help=help, delta=None)
+    if ci is not None:
+        st.caption(fmt_ci(ci, digits))
+
+
+def sidebar_summary(ws: Workspace | None) -> None:
+    """What data and threat model are loaded, always visible in the sidebar."""
+    with st.sidebar:
+        st.markdown("### Loaded review")
+        if ws is None:
+            st.info("No data loaded yet.")
+            return
+        st.markdown(f"**Real:** {ws.real.name} — {len(ws.real.frame):,} rows × "
+                    f"{ws.real.frame.shape[1]} columns")
+        if ws.holdout is not None:
+            st.markdown(f"**Holdout:** {len(ws.holdout.frame):,} rows")
+        if ws.releases:
+            st.markdown(f"**Synthetic releases ({len(ws.releases)}):**")
+            for t in ws.releases:
+                st.markdown(f"- {t.name} ({len(t.frame):,} rows)")
+        else:
+            st.warning("No synthetic release loaded.")
+        st.markdown("**Quasi-identifiers:** " + ", ".join(f"`{c}`" for c in ws.quasi_identifiers))
+        st.markdown("**Sensitive:** " + ", ".join(f"`{c}`" for c in ws.sensitive))
+        st.caption("Your data stays in this browser session: nothing is written to disk "
+                   "unless you download it.")
