@@ -10,15 +10,15 @@ import streamlit as st
 from ui.state import require_workspace
 from ui.widgets import sidebar_summary
 
-st.set_page_config(page_title="Synthetic data privacy review", page_icon="🛡️", layout="wide")
+st.set_page_config(page_title="Synthetic data privacy review", page_icon=":material/shield:", layout="wide")
 
 PAGES = {
     "Review": [
-        st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
-        st.Page("pages/data.py", title="Data & threat model", icon="🗂️", url_path="data"),
+        st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
+        st.Page("pages/data.py", title="Data & threat model", icon=":material/table_view:", url_path="data"),
     ],
     "Risk": [
-        st.Page("pages/rapid.py", title="RAPID", icon="🎯", url_path="rapid"),
+        st.Page("pages/rapid.py", title="RAPID", icon=":material/target:", url_path="rapid"),
     ],
 }
 

@@ -9,10 +9,10 @@ import privacy_core as pc
 from ui.cached import canonical_real, generate_release
 from ui.demo import builtin_workspace
 from ui.runner import guarded
-from ui.state import Table, Workspace, commit, require_workspace, set_error, set_notice
+from ui.state import Table, Workspace, commit, default_threat, require_workspace, set_error, set_notice
 from ui.widgets import error_slot
 
-st.title("🗂️ Data & threat model")
+st.title("Data & threat model")
 ws = require_workspace()
 
 # ------------------------------------------------------------------ 1. tables
@@ -45,7 +45,8 @@ with source_builtin:
         if name == "health" and not rows:
             set_error("builtin", "The simulation needs at least 10 rows.")
             st.rerun()
-        new = guarded(lambda: builtin_workspace(name, n=rows, kappa=float(kappa), seed=int(seed)))
+        new = guarded(lambda: builtin_workspace(name, n=rows, kappa=float(kappa), seed=int(seed)),
+                      control="builtin")
         if new is not None and commit(new, control="builtin"):
             set_notice("builtin", f"Loaded {new.real.name}: {len(new.real.frame):,} rows.")
         st.rerun()
@@ -82,31 +83,21 @@ with source_upload:
                 raise pc.SchemaError(
                     "The real table has fewer than two usable columns after excluding ID-like "
                     f"and constant ones ({', '.join(schema.excluded)}).")
-            sensitive = _default_sensitive(real, schema)
-            qis = tuple(c for c in included if c != sensitive)[:6]
+            qis, sensitive = default_threat(schema)
             new = Workspace(real=Table.make(real_file.name, real, "upload"), releases=releases,
-                            holdout=holdout, quasi_identifiers=qis, sensitive=(sensitive,),
+                            holdout=holdout, quasi_identifiers=qis, sensitive=sensitive,
                             dataset="upload")
             if notes:
                 set_notice("upload", "Loaded. Notes: " + " ".join(notes))
             return new
 
-        new = guarded(build)
+        new = guarded(build, control="upload")
         if new is not None:
             if commit(new, control="upload"):
                 if not new.releases:
                     set_notice("upload", "Real table loaded. Generate or upload a synthetic release "
                                          "below.")
         st.rerun()
-
-
-def _default_sensitive(real, schema):
-    """Last categorical column with two or more classes, else the last numeric one."""
-    for col in reversed(schema.included):
-        spec = schema[col]
-        if spec.is_categorical and len([c for c in spec.categories if c != pc.MISSING]) >= 2:
-            return col
-    return schema.included[-1]
 
 
 # ------------------------------------------------------------------ 2. releases
@@ -152,7 +143,7 @@ if gen:
             out.append(Table.make(label, frame, "generated"))
         return tuple(out)
 
-    made = guarded(make)
+    made = guarded(make, control="releases")
     if made is not None:
         base = () if replace_existing else ws.releases
         if commit(replace(ws, releases=base + made), control="releases"):

@@ -7,7 +7,7 @@ from ui.evaluations import rapid_cached, rapid_fit_params, rapid_run, rapid_shou
 from ui.state import require_workspace
 from ui.widgets import fmt_ci
 
-st.title("🛡️ Synthetic data privacy review")
+st.title("Synthetic data privacy review")
 st.markdown(
     "Load a real table and one or more synthetic versions of it, say which columns an "
     "attacker would know (**quasi-identifiers**) and which are **sensitive**, and see — "
@@ -19,7 +19,7 @@ ws = require_workspace()
 if ws.dataset != "upload":
     st.info(f"You are looking at the built-in demo: **{ws.real.name}** with "
             f"**{ws.releases[0].name if ws.releases else 'no release'}**. Load your own data on "
-            "the *Data & threat model* page.", icon="ℹ️")
+            "the *Data & threat model* page.")
 
 c1, c2, c3 = st.columns(3)
 c1.metric("Real records", f"{len(ws.real.frame):,}")
@@ -43,10 +43,10 @@ if ws.releases:
         m2.caption(fmt_ci(result.ci_max))
         st.plotly_chart(plots.rapid_threshold_curve(result), width="stretch")
         st.page_link("pages/rapid.py", label="Explore RAPID: thresholds, subgroups, records",
-                     icon="🎯")
+                     icon=":material/target:")
     else:
-        st.page_link("pages/rapid.py", label="Compute RAPID", icon="🎯")
+        st.page_link("pages/rapid.py", label="Compute RAPID", icon=":material/target:")
 
 st.subheader("Next steps")
 st.page_link("pages/data.py", label="Load your data, generate releases, set the threat model",
-             icon="🗂️")
+             icon=":material/table_view:")

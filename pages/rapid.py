@@ -17,7 +17,7 @@ from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_widget
 from ui.widgets import error_slot, explanation, fmt_ci
 
-st.title("🎯 RAPID — attribute inference risk")
+st.title("RAPID — attribute inference risk")
 st.caption(
     "Could an attacker who knows a person's quasi-identifiers learn their sensitive "
     "attribute from the synthetic data? RAPID trains attackers on the release and scores "
@@ -27,7 +27,7 @@ st.caption(
 ws = require_workspace()
 if not ws.releases:
     st.warning("Load or generate a synthetic release first.")
-    st.page_link("pages/data.py", label="Go to Data & threat model", icon="🗂️")
+    st.page_link("pages/data.py", label="Go to Data & threat model", icon=":material/table_view:")
     st.stop()
 
 params = rapid_fit_params(ws)

@@ -16,6 +16,7 @@ import streamlit as st
 import privacy_core as pc
 
 from .cached import evaluate
+from .state import set_error
 
 T = TypeVar("T")
 
@@ -36,12 +37,12 @@ def run_cached(key: str, label: str, compute: Callable[[Callable[[float, str], N
                 result = evaluate(key, lambda: compute(progress))
             status.update(label=f"{label} — done", state="complete", expanded=False)
     except pc.PrivacyCoreError as exc:
-        st.error(str(exc), icon="⚠️")
+        st.error(str(exc), icon=":material/warning:")
         return None
     except Exception as exc:  # the app must not crash to a traceback
         st.error(f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
                  "Your data and settings are kept; try other settings or a smaller subset.",
-                 icon="🛑")
+                 icon=":material/error:")
         return None
     show_warnings(caught)
     return result
@@ -56,12 +57,20 @@ def show_warnings(caught: list[Any]) -> None:
 
 
 def guarded(fn: Callable[[], T], *, control: str | None = None) -> T | None:
-    """Call ``fn``; show an engine error next to the current control instead of raising."""
+    """Call ``fn``; on failure show the error instead of raising.
+
+    With ``control`` the message is attached to that control (shown by its error slot,
+    surviving the rerun that follows an action); without, it is shown in place.
+    """
     try:
         return fn()
     except pc.PrivacyCoreError as exc:
-        st.error(str(exc), icon="⚠️")
+        message = str(exc)
     except Exception as exc:
-        st.error(f"Unexpected error ({type(exc).__name__}: {exc}). Your data and settings are kept.",
-                 icon="🛑")
+        message = (f"Unexpected error ({type(exc).__name__}: {exc}). "
+                   "Your data and settings are kept.")
+    if control is not None:
+        set_error(control, message)
+    else:
+        st.error(message, icon=":material/warning:")
     return None

@@ -185,3 +185,17 @@ def set_widget(key: str, value: Any) -> None:
     """Set a widget's value from a callback (before the widget is drawn again)."""
     st.session_state[key] = value
     st.session_state[f"_keep_{key}"] = value
+
+
+def default_threat(schema: pc.Schema, max_qis: int = 6) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A starting threat model for an uploaded table, for the user to adjust: the last
+    categorical column with two or more classes as sensitive (else the last column), the
+    first other columns as quasi-identifiers."""
+    sensitive = schema.included[-1]
+    for col in reversed(schema.included):
+        spec = schema[col]
+        if spec.is_categorical and len([c for c in spec.categories if c != pc.MISSING]) >= 2:
+            sensitive = col
+            break
+    qis = tuple(c for c in schema.included if c != sensitive)[:max_qis]
+    return qis, (sensitive,)

@@ -22,7 +22,7 @@ def error_slot(control: str) -> None:
     """Show the error (and any notice) attached to one control, right where it is."""
     message = get_error(control)
     if message:
-        st.error(message, icon="⚠️")
+        st.error(message, icon=":material/warning:")
     notice = pop_notice(control)
     if notice:
         st.success(notice)

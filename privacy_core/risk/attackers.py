@@ -110,7 +110,8 @@ def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray
         importance = np.abs(model.coef_).sum(axis=0)
     else:
         raise ParameterError(f"Unknown attacker {attacker!r}; choose from {', '.join(ATTACKERS)}.")
-    p = model.predict_proba(X_t)
+    # Parallel tree averaging sums in thread order; rounding makes reruns bit-identical.
+    p = np.round(model.predict_proba(X_t), 12)
     proba[:, present] = p
     return AttackerOutput(proba, proba.argmax(axis=1), _normalise(importance))
 
@@ -138,4 +139,5 @@ def _fit_regressor(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray,
         importance = np.abs(model.coef_)
     else:
         raise ParameterError(f"Unknown attacker {attacker!r}; choose from {', '.join(ATTACKERS)}.")
-    return AttackerOutput(None, model.predict(X_t).astype(float), _normalise(importance))
+    prediction = np.round(model.predict(X_t).astype(float), 10)
+    return AttackerOutput(None, prediction, _normalise(importance))

@@ -1,0 +1,164 @@
+"""Page tests with Streamlit's AppTest: first start, RAPID page, data page flows."""
+
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import privacy_core as pc
+
+TIMEOUT = 240
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def start(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> float:
+    for m in at.metric:
+        if m.label.startswith(label):
+            return float(m.value.replace(",", ""))
+    raise AssertionError(f"no metric {label!r} in {[m.label for m in at.metric]}")
+
+
+def sidebar_text(at: AppTest) -> str:
+    return " ".join(m.value for m in at.sidebar.markdown)
+
+
+def workspace(at: AppTest):
+    return at.session_state["workspace"]
+
+
+def csv_bytes(frame: pd.DataFrame) -> bytes:
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    return buf.getvalue().encode()
+
+
+def test_first_start_shows_demo_results_without_clicks():
+    at = start()
+    assert 0 < metric(at, "RAPID (mean") < 1
+    assert metric(at, "RAPID max") >= metric(at, "RAPID (mean")
+    assert "Simulated health microdata" in sidebar_text(at)
+    assert not at.error
+
+
+def test_rapid_slider_reaggregates_without_refitting(monkeypatch):
+    calls = []
+    original = pc.rapid
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pc, "rapid", counting)
+    at = start("pages/rapid.py")
+    before = metric(at, "RAPID (mean")
+    fits = len(calls)
+    at.slider(key="rapid_tau_marginal").set_value(0.7).run()
+    assert not at.exception
+    after = metric(at, "RAPID (mean")
+    assert after < before
+    assert len(calls) == fits, "moving tau must not refit the attackers"
+    # the threshold survives a trip to another page and back
+    at.switch_page("pages/data.py").run()
+    at.switch_page("pages/rapid.py").run()
+    assert at.slider(key="rapid_tau_marginal").value == 0.7
+    assert metric(at, "RAPID (mean") == after
+
+
+def test_rapid_page_variants_and_tabs():
+    at = start("pages/rapid.py")
+    at.selectbox(key="rapid_method").set_value("nce").run()
+    assert not at.exception
+    at.selectbox(key="rapid_interval").set_value("clopper-pearson").run()
+    assert not at.exception
+    assert any("95% CI" in c.value for c in at.caption)
+    at.selectbox(key="rapid_subgroup").set_value("education").run()
+    assert not at.exception and not at.error
+
+
+def test_builtin_dependency_knob_raises_risk():
+    at = start("pages/rapid.py")
+    low = metric(at, "RAPID (mean")
+    at.switch_page("pages/data.py").run()
+    at.select_slider[0].set_value(10.0)
+    at.button(key="FormSubmitter:builtin_form-Load dataset with a CART release").click().run()
+    assert not at.exception and not at.error
+    at.switch_page("pages/rapid.py").run()
+    high = metric(at, "RAPID (mean")
+    assert high > low + 0.2
+
+
+def _upload_form(at: AppTest, real: bytes | None, synthetic: list[tuple[str, bytes]]) -> AppTest:
+    uploaders = at.file_uploader
+    if real is not None:
+        uploaders[0].set_value(("real.csv", real, "text/csv"))
+    if synthetic:
+        uploaders[1].set_value([(n, b, "text/csv") for n, b in synthetic])
+    at.button(key="FormSubmitter:upload_form-Use these files").click().run()
+    return at
+
+
+def test_upload_valid_files_sets_workspace():
+    real = pc.simulate_health(300, kappa=2, seed=4)
+    syn = pc.simulate_health(300, kappa=2, seed=5)
+    at = start("pages/data.py")
+    _upload_form(at, csv_bytes(real), [("syn.csv", csv_bytes(syn))])
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    ws = workspace(at)
+    assert ws.real.name == "real.csv" and len(ws.real.frame) == 300
+    assert [t.name for t in ws.releases] == ["syn.csv"]
+    assert ws.sensitive == ("disease",)
+
+
+@pytest.mark.parametrize("payload, fragment", [
+    (b"", "is empty"),
+    (b"a,b,c\n", "no data rows"),
+    (b"a,a,b\n1,2,3\n4,5,6\n", "duplicate column names"),
+])
+def test_bad_upload_shows_error_and_keeps_previous_data(payload, fragment):
+    at = start("pages/data.py")
+    _upload_form(at, payload, [])
+    assert not at.exception
+    assert any(fragment in e.value for e in at.error), [e.value for e in at.error]
+    assert workspace(at).real.name.startswith("Simulated health microdata")
+
+
+def test_mismatched_synthetic_upload_lists_all_problems():
+    real = pc.simulate_health(200, seed=1)
+    syn = pc.simulate_health(200, seed=2).drop(columns=["age"]).assign(extra=1)
+    at = start("pages/data.py")
+    _upload_form(at, csv_bytes(real), [("bad.csv", csv_bytes(syn))])
+    assert not at.exception
+    messages = " ".join(e.value for e in at.error)
+    assert "missing column(s): 'age'" in messages and "'extra'" in messages
+    assert workspace(at).real.name.startswith("Simulated health microdata")
+
+
+def test_invalid_threat_model_keeps_previous_one():
+    at = start("pages/data.py")
+    at.multiselect[1].set_value(["age"])  # sensitive = a quasi-identifier
+    at.button(key="FormSubmitter:threat_form-Apply threat model").click().run()
+    assert not at.exception
+    assert any("cannot be both" in e.value for e in at.error)
+    assert workspace(at).sensitive == ("disease",)
+    assert "age" in workspace(at).quasi_identifiers
+
+
+def test_generate_histogram_release_and_change_a_type():
+    at = start("pages/data.py")
+    at.selectbox[0].set_value("histogram")
+    at.button(key="FormSubmitter:generate_form-Generate").click().run()
+    assert not at.exception and not at.error
+    assert [t.name for t in workspace(at).releases][-1] == "HISTOGRAM (seed 1)"
+    assert len(workspace(at).releases) == 2

@@ -1,0 +1,63 @@
+"""End to end in headless Chromium: first start, the tau slider, no crash."""
+
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+
+def metric_value(page, label: str) -> float:
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    text = metric.locator('[data-testid="stMetricValue"]').inner_text()
+    return float(text.replace(",", ""))
+
+
+def no_exception(page) -> None:
+    """Must not happen: a Python traceback or an exception box on screen."""
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    assert "Traceback" not in page.content()
+
+
+def test_first_start_then_move_tau(page, app_url, artifacts):
+    page.goto(app_url)
+    expect(page.get_by_text("RAPID (mean of attackers)").first).to_be_visible()
+    expect(page.get_by_text("Simulated health microdata (training)").first).to_be_visible()
+    no_exception(page)
+    page.screenshot(path=str(artifacts / "overview.png"), full_page=True)
+
+    page.goto(f"{app_url}/rapid")
+    expect(page.get_by_text("RAPID max (conservative)").first).to_be_visible()
+    before = metric_value(page, "RAPID (mean of attackers)")
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    for _ in range(30):  # tau 0.30 -> 0.60 in 0.01 steps
+        page.keyboard.press("ArrowRight")
+    expect(page.get_by_text("current 0.60")).to_be_visible()
+    page.wait_for_function(
+        """(before) => {
+            const m = [...document.querySelectorAll('[data-testid="stMetric"]')]
+              .find(e => e.innerText.includes('RAPID (mean of attackers)'));
+            if (!m) return false;
+            const v = parseFloat(m.querySelector('[data-testid="stMetricValue"]').innerText);
+            return v !== before;
+        }""", arg=before)
+    after = metric_value(page, "RAPID (mean of attackers)")
+    assert after < before
+    no_exception(page)
+    page.screenshot(path=str(artifacts / "rapid.png"), full_page=True)
+
+
+def test_data_page_bad_threat_model_shows_error(page, app_url, artifacts):
+    page.goto(f"{app_url}/data")
+    expect(page.get_by_text("4. Threat model")).to_be_visible()
+    form = page.locator('[data-testid="stForm"]').filter(has_text="Apply threat model")
+    sensitive = form.locator('[data-testid="stMultiSelect"]').nth(1)
+    sensitive.locator("input").click()
+    sensitive.locator("input").fill("age")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    form.get_by_role("button", name="Apply threat model").click()
+    expect(page.get_by_text("cannot be both a quasi-identifier and sensitive")).to_be_visible()
+    no_exception(page)
+    page.screenshot(path=str(artifacts / "data_error.png"), full_page=True)

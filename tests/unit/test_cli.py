@@ -1,0 +1,111 @@
+"""The command-line contract of DESIGN.md: JSON shape, exit codes, no tracebacks."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "privacy_core", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    real, syn1, syn2 = d / "real.csv", d / "syn1.csv", d / "syn2.parquet"
+    assert run("demo-data", "--n", "400", "--kappa", "5", "--seed", "2", "--out", str(real)).returncode == 0
+    for seed, out in ((1, syn1), (2, syn2)):
+        proc = run("synthesize", "--method", "cart", "--real", str(real), "--seed", str(seed),
+                   "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+    return {"real": real, "syn1": syn1, "syn2": syn2, "dir": d}
+
+
+def test_demo_data_matches_engine(files):
+    import privacy_core as pc
+
+    written = pd.read_csv(files["real"])
+    expected = pc.simulate_health(400, kappa=5, seed=2)
+    pd.testing.assert_frame_equal(written, expected, check_dtype=False)
+
+
+def test_synthesize_writes_parquet_with_real_columns(files):
+    syn = pd.read_parquet(files["syn2"])
+    assert list(syn.columns) == ["gender", "age", "education", "income", "health", "disease"]
+    assert len(syn) == 400
+
+
+def test_rapid_json_contract(files):
+    proc = run("rapid", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--synthetic", str(files["syn2"]), "--qi", "age,education,gender",
+               "--sensitive", "disease", "--tau", "0.4", "--attackers", "rf,xgb",
+               "--bootstrap", "100", "--n-trees", "50", "--seed", "3", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["command"] == "rapid" and out["n_real"] == 400 and out["n_synthetic"] == [400, 400]
+    assert out["seed"] == 3
+    m = out["metrics"]["rapid"]
+    assert 0 <= m["value"] <= 1 and m["ci"][0] <= m["value"] <= m["ci"][1]
+    assert m["kind"] == "categorical" and m["threshold"] == 0.4 and m["params"]["tau"] == 0.4
+    assert set(m["by_attacker"]) == {"rf", "xgb"}
+    assert m["rate_max"] == max(v["value"] for v in m["by_attacker"].values())
+    assert len(m["curve"]["thresholds"]) == len(m["curve"]["rate"]) > 10
+
+
+def test_rapid_continuous_epsilon_and_error(files):
+    proc = run("rapid", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--qi", "age,education", "--sensitive", "income", "--epsilon", "0.2",
+               "--error", "symmetric", "--attackers", "xgb", "--bootstrap", "0", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(proc.stdout)["metrics"]["rapid"]
+    assert m["kind"] == "continuous" and m["params"]["epsilon"] == 0.2
+    assert m["params"]["error"] == "symmetric"
+
+
+def test_rapid_writes_json_file_and_summary(files):
+    target = files["dir"] / "out.json"
+    proc = run("rapid", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--sensitive", "disease", "--attackers", "logit", "--bootstrap", "0",
+               "--json", str(target))
+    assert proc.returncode == 0
+    assert "RAPID (categorical" in proc.stdout
+    assert json.loads(target.read_text())["metrics"]["rapid"]["params"]["quasi_identifiers"] == [
+        "gender", "age", "education", "income", "health"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["rapid", "--real", "missing.csv", "--sensitive", "x"], "File not found"),
+    (["rapid", "--real", "{real}", "--synthetic", "{syn1}", "--qi", "age,nope",
+      "--sensitive", "disease"], "'nope' is not in the real table"),
+    (["rapid", "--real", "{real}", "--synthetic", "{syn1}", "--qi", "age",
+      "--sensitive", "age"], "cannot be both"),
+    (["rapid", "--real", "{real}", "--sensitive", "disease"], "--synthetic is required"),
+    (["rapid", "--real", "{real}", "--synthetic", "{syn1}", "--sensitive", "disease",
+      "--attackers", "svm"], "Unknown attacker"),
+    (["synthesize", "--method", "gan", "--real", "{real}", "--out", "x.csv"], "Unknown generator"),
+    (["rapid", "--bogus"], "unrecognized arguments"),
+])
+def test_bad_input_exits_2_with_one_error_line(files, args, fragment):
+    args = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    first = proc.stderr.strip().splitlines()[0]
+    assert first.startswith("error:") and fragment in first, proc.stderr
+
+
+def test_mismatched_synthetic_file(files):
+    bad = files["dir"] / "bad.csv"
+    pd.read_csv(files["syn1"]).drop(columns=["age"]).to_csv(bad, index=False)
+    proc = run("rapid", "--real", str(files["real"]), "--synthetic", str(bad),
+               "--sensitive", "disease")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: The synthetic table does not match") and "'age'" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
