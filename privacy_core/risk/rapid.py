@@ -106,6 +106,61 @@ def rapid_from_scores(scores: Sequence[float], *, threshold: float, kind: str) -
     return float(flags.mean())
 
 
+# ============================================================================ bootstrap index
+@dataclass(frozen=True, eq=False)
+class ThresholdBootstrap:
+    """Exact bootstrap rates of ``score > t`` (or ``< t``) for any threshold t, fast.
+
+    Records are sorted by score once per model column, and the bootstrap weight rows
+    (records x replicates) are summed at block boundaries of the sorted order. The rate
+    at a threshold is then one prefix lookup plus the sum of at most one block of weight
+    rows: a slider move touches kilobytes instead of the whole B x n weight matrix.
+    """
+
+    weights_t: np.ndarray  # (n, B) float32, resampling counts of each record
+    order: np.ndarray  # (k, n) records sorted by score (ascending, NaN last)
+    sorted_scores: np.ndarray  # (k, n)
+    n_valid: np.ndarray  # (k,) non-NaN scores per column
+    prefix: np.ndarray  # (k, n_blocks + 1, B) weight sums of the first j * block records
+    block: int
+
+    @classmethod
+    def build(cls, weights_t: np.ndarray, scores2d: np.ndarray, *, block: int = 256
+              ) -> ThresholdBootstrap:
+        n, n_boot = weights_t.shape
+        k = scores2d.shape[1]
+        order = np.argsort(scores2d, axis=0, kind="stable").T.copy()
+        sorted_scores = np.take_along_axis(scores2d.T, order, axis=1)
+        n_blocks = n // block
+        prefix = np.zeros((k, n_blocks + 1, n_boot), dtype=np.float64)
+        for j in range(k):
+            head = weights_t[order[j, : n_blocks * block]]
+            sums = head.reshape(n_blocks, block, n_boot).sum(axis=1, dtype=np.float64)
+            prefix[j, 1:] = np.cumsum(sums, axis=0)
+        return cls(weights_t=weights_t, order=order, sorted_scores=sorted_scores,
+                   n_valid=np.isfinite(sorted_scores).sum(axis=1), prefix=prefix, block=block)
+
+    def _prefix_sum(self, j: int, p: int) -> np.ndarray:
+        b = p // self.block
+        rest = self.order[j, b * self.block: p]
+        return self.prefix[j, b] + self.weights_t[rest].sum(axis=0, dtype=np.float64)
+
+    def rates(self, threshold: float, *, above: bool) -> np.ndarray:
+        """Bootstrap rates, shape (B, k), of score > threshold (above) or < threshold."""
+        n = self.weights_t.shape[0]
+        out = np.empty((self.weights_t.shape[1], self.order.shape[0]))
+        for j in range(self.order.shape[0]):
+            valid = self.sorted_scores[j, : self.n_valid[j]]
+            if above:
+                start = int(np.searchsorted(valid, threshold, side="right"))
+                total = self._prefix_sum(j, int(self.n_valid[j]))
+                out[:, j] = (total - self._prefix_sum(j, start)) / n
+            else:
+                end = int(np.searchsorted(valid, threshold, side="left"))
+                out[:, j] = self._prefix_sum(j, end) / n
+        return out
+
+
 # ============================================================================ result
 @dataclass(frozen=True, eq=False)
 class RapidResult(MetricResult):
@@ -136,7 +191,8 @@ class RapidResult(MetricResult):
     y_hat: np.ndarray | None = None  # (n, A, M) continuous predictions
     y_scale: float = 1.0
     importances: pd.DataFrame = field(default_factory=pd.DataFrame)
-    boot: np.ndarray | None = None  # (B, n) resampling counts, or None if redrawn
+    boot_weights: np.ndarray | None = None  # (n, B) resampling counts, None if redrawn
+    boot_index: ThresholdBootstrap | None = None
     scores: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 0)))
 
     # ------------------------------------------------------------------ re-aggregation
@@ -305,21 +361,23 @@ def _scores_from_primitives(res: RapidResult, params: dict[str, Any]) -> np.ndar
                              delta=params["delta"], scale=res.y_scale)
 
 
-def _bootstrap_rates(res: RapidResult, flags2d: np.ndarray) -> np.ndarray:
-    """Bootstrap means of each column of ``flags2d`` (n, k): shape (B, k)."""
-    n = flags2d.shape[0]
-    f = flags2d.astype(np.float32)
-    if res.boot is not None:
-        return (res.boot @ f) / n
+def _bootstrap_rates(res: RapidResult, scores: np.ndarray, threshold: float,
+                     index: ThresholdBootstrap | None) -> np.ndarray:
+    """Bootstrap rates of the at-risk flag for every model column: shape (B, A*M)."""
+    n = scores.shape[0]
+    above = res.kind == "categorical"
+    if index is not None:
+        return index.rates(threshold, above=above)
     n_boot = int(res.params["bootstrap"])
     if n_boot == 0:
-        return np.zeros((0, f.shape[1]), dtype=np.float32)
-    chunk = max(1, _MAX_STORED_WEIGHTS // max(n, 1) // 4)
+        return np.zeros((0, scores.shape[1] * scores.shape[2]))
+    flags = (scores > threshold if above else scores < threshold).reshape(n, -1)
+    f = flags.astype(np.float32)
+    chunk = max(1, _MAX_STORED_WEIGHTS // max(n, 1))
     out = []
-    seed_seq = np.random.SeedSequence(res.params["seed"]).spawn(1)[0]
     for start in range(0, n_boot, chunk):
         size = min(chunk, n_boot - start)
-        w = bootstrap_weights(n, size, seed=int(seed_seq.generate_state(1)[0]) + start)
+        w = bootstrap_weights(n, size, seed=int(res.params["bootstrap_seed"]) + start)
         out.append((w @ f) / n)
     return np.vstack(out)
 
@@ -329,12 +387,15 @@ def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
     kind = res.kind
     flags = scores > threshold if kind == "categorical" else scores < threshold
     n, n_att, n_rep = flags.shape
+    index = res.boot_index
+    if res.boot_weights is not None and (index is None or scores is not res.scores):
+        index = ThresholdBootstrap.build(res.boot_weights, scores.reshape(n, -1))
     rep_rates = flags.mean(axis=0)  # (A, M)
     att_rates = rep_rates.mean(axis=1)  # (A,)
     value = float(att_rates.mean())
     rate_max = float(att_rates.max())
     conf = params["confidence"]
-    boot = _bootstrap_rates(res, flags.reshape(n, n_att * n_rep))
+    boot = _bootstrap_rates(res, scores, threshold, index)
     k_mean = value * n
     intervals = {
         "wilson": wilson_interval(k_mean, n, confidence=conf),
@@ -364,7 +425,7 @@ def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
     return replace(res, value=value, ci=tuple(intervals[chosen]), params=params,  # type: ignore[arg-type]
                    threshold=threshold, rate_max=rate_max, ci_max=ci_max,
                    by_attacker=by_attacker, replicate_rates=rep_rates,
-                   intervals=intervals, scores=scores)
+                   intervals=intervals, scores=scores, boot_index=index)
 
 
 # ============================================================================ fitting
@@ -521,7 +582,7 @@ def rapid(
         progress(1.0, "Scoring records")
 
     boot_seed = int(child_seeds[-1].generate_state(1)[0])
-    boot = bootstrap_weights(n, bootstrap, seed=boot_seed) if (
+    boot = np.ascontiguousarray(bootstrap_weights(n, bootstrap, seed=boot_seed).T) if (
         bootstrap and bootstrap * n <= _MAX_STORED_WEIGHTS) else None
     params = {
         "attackers": list(attackers), "quasi_identifiers": qis, "sensitive": target,
@@ -543,7 +604,8 @@ def rapid(
         bounds=(0.0, 1.0), kind=kind, threshold=threshold, attackers=attackers,
         record_index=targets.index.to_numpy(), quasi=targets[qis].reset_index(drop=True),
         y_true=y_true, classes=classes, prevalence=prevalence, g=g, pred_code=pred_code,
-        pred_conf=pred_conf, y_hat=y_hat, y_scale=y_scale, importances=importances, boot=boot,
+        pred_conf=pred_conf, y_hat=y_hat, y_scale=y_scale, importances=importances,
+        boot_weights=boot, scores=np.zeros((0, 0, 0)),
     )
     result = _aggregate(shell, _scores_from_primitives(shell, params), threshold, params)
     if kind == "categorical" and float(prevalence.max()) > 0.95:

@@ -321,3 +321,21 @@ def test_json_shape(fitted):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(fitted.to_dict(include_records=True)["records"]) == 600
+
+
+def test_threshold_bootstrap_index_equals_full_weight_product():
+    from privacy_core.risk.rapid import ThresholdBootstrap
+    from privacy_core.stats import bootstrap_weights
+
+    rng = np.random.default_rng(0)
+    n = 1500
+    weights = bootstrap_weights(n, 120, seed=1)
+    scores = rng.random((n, 3))
+    scores[7, 1] = np.nan  # a conditional score can be undefined
+    scores[:50, 2] = 0.5  # ties at a threshold
+    index = ThresholdBootstrap.build(np.ascontiguousarray(weights.T), scores, block=64)
+    for t in (0.0, 0.1, 0.5, 0.77, 1.0):
+        np.testing.assert_allclose(index.rates(t, above=True),
+                                   weights @ (scores > t).astype(np.float32) / n, rtol=1e-6)
+        np.testing.assert_allclose(index.rates(t, above=False),
+                                   weights @ (scores < t).astype(np.float32) / n, rtol=1e-6)
