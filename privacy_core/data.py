@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,8 @@ MISSING = "(missing)"
 NULL_TOKENS = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL", "None")
 _CANDIDATE_DELIMITERS = ",;\t|"
 _ID_MIN_ROWS = 20
+# Whitespace-only lines before the header (csv exports with a blank first line).
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\r?\n)+")
 
 ColumnKind = Literal["numeric", "categorical", "boolean", "id", "constant"]
 INCLUDED_KINDS = ("numeric", "categorical", "boolean")
@@ -100,7 +103,30 @@ def load_table(
             "least a quasi-identifier and a sensitive column. If the file uses another "
             "delimiter, choose it explicitly."
         )
-    return _clean_text_columns(frame).to_pandas()
+    frame = _check_column_types(_clean_text_columns(frame), label)
+    try:
+        return frame.to_pandas()
+    except Exception as exc:  # pyarrow / polars conversion errors of exotic types
+        raise DataLoadError(
+            f"{label} has column types that cannot be converted to a table: "
+            f"{str(exc).splitlines()[0]}"
+        ) from None
+
+
+def _check_column_types(frame: pl.DataFrame, label: str) -> pl.DataFrame:
+    """Reject nested columns and narrow 128-bit integers that pandas cannot hold."""
+    nested = [c for c, t in zip(frame.columns, frame.dtypes, strict=True)
+              if t.is_nested() or t == pl.Object]
+    if nested:
+        raise DataLoadError(
+            f"{label} has nested (list or struct) column(s) {', '.join(map(repr, nested))}; "
+            "a review needs one value per cell. Flatten or drop them."
+        )
+    wide = [c for c, t in zip(frame.columns, frame.dtypes, strict=True)
+            if t in (pl.Int128, pl.UInt128)]
+    if wide:
+        frame = frame.with_columns([pl.col(c).cast(pl.Float64) for c in wide])
+    return frame
 
 
 def _read_bytes(source: str | Path | bytes | IO[bytes], name: str | None) -> tuple[bytes, str]:
@@ -132,6 +158,11 @@ def _read_parquet(raw: bytes, label: str) -> pl.DataFrame:
 
 
 def _decode(raw: bytes, label: str) -> str:
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # Excel's "Unicode text" is UTF-16 with a BOM
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise DataLoadError(f"{label} starts like UTF-16 text but cannot be decoded.") from None
     if b"\x00" in raw[:4096]:
         raise DataLoadError(
             f"{label} looks like a binary file, not a CSV text or Parquet file."
@@ -167,7 +198,9 @@ def _sniff_delimiter(text: str) -> str:
 
 
 def _read_csv(raw: bytes, label: str, delimiter: str | None) -> pl.DataFrame:
-    text = _decode(raw, label)
+    text = _LEADING_BLANK_LINES.sub("", _decode(raw, label))
+    if not text.strip():
+        raise DataLoadError(f"{label} is empty: it has no header and no rows.")
     sep = delimiter or _sniff_delimiter(text)
     if len(sep) != 1:
         raise DataLoadError(f"The delimiter must be one character; got {sep!r}.")
@@ -203,7 +236,17 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> pl.DataFrame:
             f"{label} could not be parsed as CSV with delimiter {sep!r}: "
             f"{str(exc).splitlines()[0]}"
         ) from None
-    return frame.rename({old: new for old, new in zip(frame.columns, names, strict=False)})
+    frame = frame.rename({old: new for old, new in zip(frame.columns, names, strict=False)})
+    # polars reads a blank line as a row of nulls; such rows carry no record.
+    empty = frame.select(pl.all_horizontal(pl.all().is_null())).to_series()
+    n_empty = int(empty.sum())
+    if n_empty and n_empty < frame.height:
+        warnings.warn(
+            f"{label}: skipped {n_empty} empty row(s) (blank lines or every cell missing).",
+            DataLoadWarning,
+            stacklevel=3,
+        )
+    return frame.filter(~empty) if n_empty else frame
 
 
 def _clean_text_columns(frame: pl.DataFrame) -> pl.DataFrame:
@@ -336,7 +379,8 @@ def infer_schema(
     statistical signal and would make every record unique.
     """
     _check_frame(real, "real")
-    overrides = dict(overrides or {})
+    real = _with_string_names(real)
+    overrides = {str(k): v for k, v in (overrides or {}).items()}
     unknown = [c for c in overrides if c not in real.columns]
     if unknown:
         raise ColumnNotFoundError(
@@ -367,6 +411,13 @@ def _check_frame(frame: pd.DataFrame, table: str) -> None:
         raise SchemaError(f"The {table} table has duplicate column names: {', '.join(dup)}.")
 
 
+def _with_string_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """Column names as strings, as the schema stores them (e.g. ``read_csv(header=None)``)."""
+    if all(isinstance(c, str) for c in frame.columns):
+        return frame
+    return frame.rename(columns=str)
+
+
 def _category_strings(series: pd.Series) -> pd.Series:
     """Canonical string form of a categorical column; missing becomes :data:`MISSING`."""
     s = series
@@ -382,6 +433,12 @@ def _category_strings(series: pd.Series) -> pd.Series:
     else:
         out = s.map(lambda v: None if pd.isna(v) else str(v))
     return out.fillna(MISSING).astype(object)
+
+
+def _is_integral(values: pd.Series) -> bool:
+    """Whether every non-missing value is a whole number (infinities are not)."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.mod(values.to_numpy(dtype=float), 1) == 0))
 
 
 def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
@@ -400,7 +457,7 @@ def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
         series.dtype
     )
     integer = bool(is_num and (pd.api.types.is_integer_dtype(series.dtype) or (
-        np.all(np.mod(non_null.to_numpy(dtype=float), 1) == 0)
+        _is_integral(non_null)
     )))
     if pd.api.types.is_bool_dtype(series.dtype) or (is_num and n_unique <= 2 and integer):
         cats = tuple(sorted(_category_strings(series).unique()))
@@ -434,7 +491,7 @@ def _apply_override(series: pd.Series, spec: ColumnSpec, kind: str) -> ColumnSpe
                 f"Column {spec.name!r} cannot be numeric: {len(bad)} value(s) are not numbers "
                 f"(e.g. {examples})."
             )
-        integer = bool(np.all(np.mod(as_num.dropna().to_numpy(dtype=float), 1) == 0))
+        integer = _is_integral(as_num.dropna())
         return replace(spec, kind="numeric", integer=integer, categories=(), note="set by the user")
     cats = tuple(sorted(_category_strings(series).unique()))
     if kind == "boolean" and len([c for c in cats if c != MISSING]) > 2:
@@ -448,6 +505,7 @@ def _apply_override(series: pd.Series, spec: ColumnSpec, kind: str) -> ColumnSpe
 def prepare_table(real: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     """Return the real table in canonical form (included columns only)."""
     _check_frame(real, "real")
+    real = _with_string_names(real)
     out = {}
     for spec in schema.columns:
         if not spec.included:
@@ -460,8 +518,14 @@ def prepare_table(real: pd.DataFrame, schema: Schema) -> pd.DataFrame:
 
 def _canonical_column(series: pd.Series, spec: ColumnSpec) -> pd.Series:
     if spec.is_numeric:
-        return pd.to_numeric(series, errors="coerce").astype("float64")
+        return _as_float(pd.to_numeric(series, errors="coerce"))
     return _category_strings(series)
+
+
+def _as_float(series: pd.Series) -> pd.Series:
+    """float64 with NaN for missing; infinities count as missing, as in the encoder."""
+    out = series.astype("float64")
+    return out.where(np.isfinite(out.to_numpy()), np.nan)
 
 
 def conform_table(
@@ -474,6 +538,7 @@ def conform_table(
     :class:`SchemaMismatchError`.
     """
     _check_frame(other, table)
+    other = _with_string_names(other)
     problems: list[str] = []
     known = set(schema.names)
     missing = [c for c in schema.included if c not in other.columns]
@@ -499,7 +564,7 @@ def conform_table(
                     f"{len(bad)} non-numeric value(s) here (e.g. {examples})"
                 )
                 continue
-            out[spec.name] = as_num.astype("float64")
+            out[spec.name] = _as_float(as_num)
         else:
             values = _category_strings(col)
             unseen = sorted(set(values.unique()) - set(spec.categories))
@@ -536,7 +601,7 @@ def canonical_schema(frame: pd.DataFrame) -> Schema:
         s = frame[col]
         non_null = s.dropna()
         if pd.api.types.is_float_dtype(s.dtype) or pd.api.types.is_integer_dtype(s.dtype):
-            integer = bool(np.all(np.mod(non_null.to_numpy(dtype=float), 1) == 0))
+            integer = _is_integral(non_null)
             specs.append(ColumnSpec(name=str(col), kind="numeric", integer=integer,
                                     n_unique=int(non_null.nunique()),
                                     n_missing=int(s.isna().sum())))

@@ -107,7 +107,8 @@ class TableEncoder:
                 pos += 1
             else:
                 cats = self.categories_[c]
-                codes = pd.Categorical(frame[c].astype(str), categories=cats).codes
+                # -1 for a category never seen in the real data (encoded as all zeros).
+                codes = pd.Index(cats).get_indexer(frame[c].astype(str))
                 rows = np.nonzero(codes >= 0)[0]
                 out[rows, pos + codes[rows]] = 1.0
                 pos += len(cats)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .data import Schema, conform_table, infer_schema, prepare_table
-from .errors import InsufficientDataError, SchemaError
+from .errors import InsufficientDataError, SchemaError, ThreatModelError
 from .threat import ThreatModel
 
 
@@ -58,6 +58,11 @@ def prepare_review(
     InsufficientDataError
         A table has fewer than ``min_rows`` rows.
     """
+    if not isinstance(threat, ThreatModel):
+        raise ThreatModelError(
+            f"`threat` must be a ThreatModel; got {type(threat).__name__}. Build one with "
+            "ThreatModel(quasi_identifiers=[...], sensitive=[...])."
+        )
     if schema is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -65,13 +70,15 @@ def prepare_review(
     real_c = prepare_table(real, schema)
     threat.validate(schema, real_c)
     releases = as_release_list(synthetic)
-    conformed = []
-    for i, frame in enumerate(releases):
-        label = "synthetic" if len(releases) == 1 else f"synthetic #{i + 1}"
-        conformed.append(conform_table(frame, schema, table=label))
+    labels = ["synthetic" if len(releases) == 1 else f"synthetic #{i + 1}"
+              for i in range(len(releases))]
+    conformed = [conform_table(frame, schema, table=label)
+                 for frame, label in zip(releases, labels, strict=True)]
     hold = conform_table(holdout, schema, table="holdout") if holdout is not None else None
-    for label, frame in [("real", real_c), *[(f"synthetic #{i + 1}", f)
-                                              for i, f in enumerate(conformed)]]:
+    tables = [("real", real_c), *zip(labels, conformed, strict=True)]
+    if hold is not None:
+        tables.append(("holdout", hold))
+    for label, frame in tables:
         if len(frame) < min_rows:
             raise InsufficientDataError(
                 f"The {label} table has {len(frame)} row(s); this measure needs at least "

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .data import MISSING, Schema
+from .data import Schema
 from .errors import ThreatModelError
 
 
@@ -37,10 +37,13 @@ class ThreatModel:
 
     def __init__(
         self,
-        quasi_identifiers: Sequence[str],
+        quasi_identifiers: Sequence[str] | str,
         sensitive: Sequence[str] | str,
         sampling_fraction: float | None = None,
     ):
+        # A bare string is one column, not a sequence of one-letter columns.
+        if isinstance(quasi_identifiers, str):
+            quasi_identifiers = (quasi_identifiers,)
         if isinstance(sensitive, str):
             sensitive = (sensitive,)
         object.__setattr__(self, "quasi_identifiers", tuple(quasi_identifiers))
@@ -65,7 +68,7 @@ class ThreatModel:
             dup = sorted({c for c in cols if cols.count(c) > 1})
             if dup:
                 raise ThreatModelError(f"{group} list repeats {', '.join(map(repr, dup))}.")
-        if sampling_fraction is not None and not (0 < float(sampling_fraction) <= 1):
+        if sampling_fraction is not None and not (0 < _as_fraction(sampling_fraction) <= 1):
             raise ThreatModelError(
                 f"The sampling fraction must be in (0, 1]; got {sampling_fraction!r}."
             )
@@ -103,7 +106,9 @@ class ThreatModel:
         for col in self.sensitive:
             spec = schema[col]
             if spec.is_categorical:
-                classes = [c for c in spec.categories if c != MISSING] or list(spec.categories)
+                # "(missing)" counts as a class, as in the canonical data: a column that is
+                # either "yes" or missing still discloses something.
+                classes = list(spec.categories)
                 if real is not None and col in real.columns:
                     classes = sorted(set(real[col].unique()))
                 if len(classes) < 2:
@@ -119,3 +124,12 @@ class ThreatModel:
             "sensitive": list(self.sensitive),
             "sampling_fraction": self.sampling_fraction,
         }
+
+
+def _as_fraction(value: object) -> float:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ThreatModelError(
+            f"The sampling fraction must be a number in (0, 1]; got {value!r}."
+        ) from None

@@ -32,8 +32,11 @@ class Generator(ABC):
         if not hasattr(self, "columns_"):
             raise RuntimeError(f"{type(self).__name__}.sample called before fit().")
         n = check_positive_int("n", n)
-        out = self._sample(n, check_seed(seed))
-        return out[self.columns_].reset_index(drop=True)
+        out = self._sample(n, check_seed(seed))[self.columns_].reset_index(drop=True)
+        # Canonical dtypes whatever the generator built (pandas may infer "str" for objects).
+        for spec in self.schema_.columns:
+            out[spec.name] = out[spec.name].astype("float64" if spec.is_numeric else object)
+        return out
 
     def params(self) -> dict[str, Any]:
         return {"method": self.name}

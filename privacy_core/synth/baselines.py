@@ -33,8 +33,12 @@ class HistogramGenerator(Generator):
                 x = s.to_numpy(dtype=float)
                 finite = x[np.isfinite(x)]
                 n_bins = max(1, min(len(np.unique(finite)), _MAX_BINS))
-                edges = np.unique(np.quantile(finite, np.linspace(0, 1, n_bins + 1)))
-                if len(edges) < 2:
+                edges = (np.unique(np.quantile(finite, np.linspace(0, 1, n_bins + 1)))
+                         if finite.size else finite)
+                if finite.size == 0:  # all missing in this table: draw missing only
+                    centres = np.array([np.nan])
+                    probs = np.ones(1)
+                elif len(edges) < 2:
                     centres = edges.copy()
                     probs = np.ones(1)
                 else:

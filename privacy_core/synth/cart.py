@@ -44,7 +44,10 @@ class CartGenerator(Generator):
             y = real[col]
             if self.schema_[col].is_numeric:
                 target = y.to_numpy(dtype=float)
-                target = np.where(np.isnan(target), np.nanmedian(target), target)
+                finite = np.isfinite(target)
+                # The tree needs a value everywhere; donors keep the real (missing) values.
+                fill = float(np.median(target[finite])) if finite.any() else 0.0
+                target = np.where(finite, target, fill)
                 tree = DecisionTreeRegressor(min_samples_leaf=self.min_leaf,
                                              max_depth=self.max_depth,
                                              random_state=int(rng.integers(2**31 - 1)))

@@ -1,0 +1,141 @@
+"""The registry of every measure: one place that knows their names, needs and cost.
+
+The command line (``privacy``, ``fidelity``, ``sweep``), the app's pages and the risk lab
+all look measures up here, so a measure added to the engine is added here once.
+Functions are referenced by import path and imported on first use, which keeps
+``import privacy_core`` light.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pandas as pd
+
+from .data import Schema
+from .errors import ParameterError
+from .results import MetricResult
+from .threat import ThreatModel
+
+ProgressFn = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """How to call one measure."""
+
+    name: str
+    label: str
+    family: Literal["privacy", "fidelity"]
+    target: str  # "module:function"
+    needs_holdout: bool
+    fast: bool
+    needs_threat: bool = True
+    description: str = ""
+
+    @property
+    def function(self) -> Callable[..., MetricResult]:
+        module, func = self.target.split(":")
+        return getattr(importlib.import_module(f"privacy_core.{module}"), func)
+
+
+def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: bool,
+       threat: bool = True, description: str = "") -> MeasureSpec:
+    return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
+                       description)
+
+
+MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
+    _m("rapid", "RAPID attribute inference", "privacy", "risk.rapid:rapid", holdout=False,
+       fast=False, description="Share of real records whose secret an attacker trained on the "
+                               "release predicts confidently beyond the base rate."),
+    _m("ims", "Identical match share", "privacy", "risk.distance:identical_match_share",
+       holdout=False, fast=True, description="Share of synthetic rows that copy a real row."),
+    _m("dcr", "DCR (SRD vs RRD)", "privacy", "risk.distance:dcr", holdout=False, fast=True,
+       description="Are synthetic rows closer to training rows than real rows are to each other?"),
+    _m("knn", "DCR k-NN variants", "privacy", "risk.distance:dcr_knn", holdout=False, fast=True),
+    _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=True,
+       fast=True, description="Predicates from the release that isolate exactly one real person."),
+    _m("linkability", "Linkability", "privacy", "risk.attacks:linkability", holdout=True,
+       fast=True, description="Can two halves of a person's record be linked through the release?"),
+    _m("inference", "Distance-based inference", "privacy", "risk.attacks:distance_inference",
+       holdout=True, fast=True, description="The closest synthetic row's secret as a guess."),
+    _m("ml_inference", "ML inference", "privacy", "risk.attacks:ml_inference", holdout=True,
+       fast=True, description="xgboost trained on the release: members vs non-members."),
+    _m("gtcap", "GTCAP", "privacy", "risk.cap:gtcap", holdout=True, fast=True,
+       description="Correct attribution from target-homogeneous synthetic key groups."),
+    _m("domias", "DOMIAS", "privacy", "risk.membership:domias", holdout=True, fast=False,
+       description="Density-ratio membership inference (AUC, normalised)."),
+    _m("membership", "Membership disclosure (F_rel)", "privacy",
+       "risk.membership:membership_disclosure", holdout=True, fast=True,
+       description="Partition attack by matching, F1 relative to a naive guesser."),
+    _m("wasserstein", "Wasserstein fidelity", "fidelity", "fidelity:wasserstein_fidelity",
+       holdout=False, fast=False, threat=False),
+    _m("mla", "ML affinity", "fidelity", "utility:ml_affinity", holdout=True, fast=False),
+    _m("query_error", "Query error", "fidelity", "utility:query_error", holdout=False,
+       fast=True, threat=False),
+    _m("discriminator", "Real-vs-synthetic discriminator", "fidelity", "utility:discriminator",
+       holdout=False, fast=True, threat=False),
+]}
+
+
+def get_measure(name: str) -> MeasureSpec:
+    try:
+        return MEASURES[name]
+    except KeyError:
+        raise ParameterError(
+            f"Unknown measure {name!r}; choose from {', '.join(MEASURES)}."
+        ) from None
+
+
+def measure_names(family: str | None = None, *, fast_only: bool = False) -> list[str]:
+    return [m.name for m in MEASURES.values()
+            if (family is None or m.family == family) and (m.fast or not fast_only)]
+
+
+def evaluate_measures(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    names: Sequence[str],
+    threat: ThreatModel | None = None,
+    holdout: pd.DataFrame | None = None,
+    schema: Schema | None = None,
+    seed: int = 0,
+    options: dict[str, dict[str, Any]] | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, MetricResult]:
+    """Run several registered measures on the same inputs.
+
+    ``options`` maps a measure name to extra keyword arguments for it. Measures that need
+    a holdout are run only when one is given (a clear error otherwise).
+    """
+    specs = [get_measure(n) for n in names]
+    out: dict[str, MetricResult] = {}
+    for i, spec in enumerate(specs):
+        if progress:
+            progress(i / max(len(specs), 1), f"{spec.label}")
+        if spec.needs_holdout and holdout is None:
+            raise ParameterError(
+                f"{spec.label} needs a holdout (real rows the generator never saw); "
+                "give one or leave this measure out."
+            )
+        kwargs: dict[str, Any] = {"seed": seed, "schema": schema}
+        if spec.needs_threat or threat is not None:
+            if threat is None:
+                raise ParameterError(f"{spec.label} needs a threat model (QIs and sensitive).")
+            kwargs["threat"] = threat
+        if spec.needs_holdout or (holdout is not None and spec.family == "privacy"
+                                  and spec.name not in ("rapid",)):
+            kwargs["holdout"] = holdout
+        kwargs.update((options or {}).get(spec.name, {}))
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            out[spec.name] = spec.function(real, synthetic, **kwargs)
+    if progress:
+        progress(1.0, "done")
+    return out

@@ -1,0 +1,171 @@
+"""Shared statistics, checked against formulas written out here and against scipy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from privacy_core import ParameterError
+from privacy_core.stats import (
+    bootstrap_weights,
+    clopper_pearson_interval,
+    control_baseline_risk,
+    mean_interval,
+    percentile_interval,
+    wilson_centre,
+    wilson_interval,
+)
+
+Z95 = 1.959963984540054  # Phi^-1(0.975)
+
+
+def test_wilson_interval_by_hand():
+    # k = 5 of n = 20 at 95%: centre (p + z^2/2n)/(1 + z^2/n), half-width
+    # z sqrt(p(1-p)/n + z^2/4n^2)/(1 + z^2/n), p = 0.25.
+    k, n, z = 5, 20, Z95
+    p = k / n
+    denom = 1 + z**2 / n
+    centre = (p + z**2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
+    lo, hi = wilson_interval(k, n)
+    assert lo == pytest.approx(centre - half, abs=1e-12)
+    assert hi == pytest.approx(centre + half, abs=1e-12)
+    # The published value of this textbook case, to four decimals.
+    assert (round(lo, 4), round(hi, 4)) == (0.1119, 0.4687)
+
+
+def test_wilson_interval_other_confidence():
+    z = 2.5758293035489  # Phi^-1(0.995)
+    k, n = 30, 50
+    p = k / n
+    centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+    lo, hi = wilson_interval(k, n, confidence=0.99)
+    assert (lo + hi) / 2 == pytest.approx(centre, abs=1e-12)
+    assert hi - lo > np.subtract(*wilson_interval(k, n)[::-1])  # 99% is wider than 95%
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (10, 10), (0, 1)])
+def test_wilson_interval_stays_in_unit_interval(k, n):
+    lo, hi = wilson_interval(k, n)
+    assert 0.0 <= lo < hi <= 1.0
+    assert (lo == 0.0) == (k == 0)  # the bound touches 0 only with no successes
+
+
+def test_wilson_interval_without_trials():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("confidence", [0, 1, 1.5, "high"])
+def test_wilson_interval_rejects_bad_confidence(confidence):
+    with pytest.raises(ParameterError, match="confidence"):
+        wilson_interval(5, 20, confidence=confidence)
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 500), (37, 500), (5, 20), (20, 20)])
+def test_wilson_centre_is_anonymeter_form(k, n):
+    z = Z95
+    rate, err = wilson_centre(k, n)
+    assert rate == pytest.approx((k + z**2 / 2) / (n + z**2), abs=1e-12)
+    assert err == pytest.approx(z / (n + z**2) * math.sqrt(k * (n - k) / n + z**2 / 4),
+                                abs=1e-12)
+
+
+def test_wilson_centre_matches_interval_when_unclipped():
+    rate, err = wilson_centre(5, 20)
+    lo, hi = wilson_interval(5, 20)
+    assert rate - err == pytest.approx(lo, abs=1e-12)
+    assert rate + err == pytest.approx(hi, abs=1e-12)
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (10, 10), (3, 17), (50, 200), (1, 1000)])
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_clopper_pearson_matches_scipy(k, n, confidence):
+    expected = binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
+    lo, hi = clopper_pearson_interval(k, n, confidence=confidence)
+    assert lo == pytest.approx(expected.low, abs=1e-10)
+    assert hi == pytest.approx(expected.high, abs=1e-10)
+
+
+def test_clopper_pearson_is_wider_than_wilson():
+    cp_lo, cp_hi = clopper_pearson_interval(5, 20)
+    w_lo, w_hi = wilson_interval(5, 20)
+    assert cp_lo < w_lo and cp_hi > w_hi
+
+
+def test_bootstrap_weights_are_resampling_counts():
+    w = bootstrap_weights(50, 2000, seed=7)
+    assert w.shape == (2000, 50) and w.dtype == np.float32
+    np.testing.assert_array_equal(w.sum(axis=1), 50)
+    assert (w >= 0).all() and np.array_equal(w, np.round(w))
+    # Each record appears once per sample on average.
+    assert w.mean() == pytest.approx(1.0)
+    assert 0.9 < w.mean(axis=0).min() and w.mean(axis=0).max() < 1.1
+
+
+def test_bootstrap_weights_are_seeded():
+    np.testing.assert_array_equal(bootstrap_weights(30, 10, seed=1),
+                                  bootstrap_weights(30, 10, seed=1))
+    assert not np.array_equal(bootstrap_weights(30, 10, seed=1),
+                              bootstrap_weights(30, 10, seed=2))
+
+
+def test_bootstrap_mean_is_one_matrix_product():
+    rng = np.random.default_rng(0)
+    indicator = (rng.random(40) < 0.3).astype(np.float32)
+    w = bootstrap_weights(40, 5, seed=3)
+    by_product = w @ indicator / 40
+    by_loop = [np.repeat(indicator, w[b].astype(int)).mean() for b in range(5)]
+    np.testing.assert_allclose(by_product, by_loop, rtol=1e-6)
+
+
+def test_bootstrap_weights_with_no_samples():
+    assert bootstrap_weights(10, 0, seed=0).shape == (0, 10)
+
+
+def test_percentile_interval_uses_percent_not_fraction():
+    samples = np.arange(1001, dtype=float)  # the p-th percentile of 0..1000 is 10 p
+    lo, hi = percentile_interval(samples)
+    assert (float(lo), float(hi)) == pytest.approx((25.0, 975.0), abs=1e-9)
+    lo90, hi90 = percentile_interval(samples, confidence=0.9)
+    assert (float(lo90), float(hi90)) == pytest.approx((50.0, 950.0), abs=1e-9)
+
+
+def test_percentile_interval_along_an_axis_ignores_nan():
+    samples = np.column_stack([np.arange(1001.0), 2 * np.arange(1001.0)])
+    samples[0, 0] = np.nan
+    lo, hi = percentile_interval(samples, axis=0)
+    # Column 0 without its NaN is 1..1000: percentiles 1 + 999 q.
+    np.testing.assert_allclose(lo, [1 + 999 * 0.025, 50.0])
+    np.testing.assert_allclose(hi, [1 + 999 * 0.975, 1950.0])
+
+
+@pytest.mark.parametrize(
+    ("attack", "control", "expected"),
+    [(0.6, 0.2, 0.5), (0.2, 0.2, 0.0), (1.0, 0.5, 1.0), (0.35, 0.0, 0.35)],
+)
+def test_control_baseline_risk(attack, control, expected):
+    # R = (r_a - r_c) / (1 - r_c)
+    assert control_baseline_risk(attack, control) == pytest.approx(expected)
+
+
+def test_control_baseline_risk_undefined_when_control_always_wins():
+    assert math.isnan(control_baseline_risk(1.0, 1.0))
+    assert math.isnan(control_baseline_risk(0.4, 1.0))
+
+
+def test_mean_interval_by_hand():
+    values = np.array([1.0, 2.0, 3.0, 4.0])
+    half = Z95 * np.std(values, ddof=1) / 2  # z sd / sqrt(4)
+    lo, hi = mean_interval(values)
+    assert lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
+    assert half == pytest.approx(1.2651, abs=1e-4)
+
+
+def test_mean_interval_edge_cases():
+    assert mean_interval(np.array([0.7])) == (0.7, 0.7)
+    assert all(math.isnan(v) for v in mean_interval(np.array([])))
+    with_nan = mean_interval(np.array([1.0, np.nan, 2.0, 3.0, 4.0, np.inf]))
+    assert with_nan == pytest.approx(mean_interval(np.array([1.0, 2.0, 3.0, 4.0])))
