@@ -5,10 +5,15 @@ On first start the built-in demo (simulated health microdata, a CART release and
 RAPID evaluation) is loaded so that results are on screen without a click.
 """
 
-import streamlit as st
+import os
 
-from ui.state import require_workspace
-from ui.widgets import sidebar_summary
+# POT would otherwise import torch (~2 s) just to offer it as a backend; we use numpy.
+os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
+
+import streamlit as st  # noqa: E402
+
+from ui.state import require_workspace  # noqa: E402
+from ui.widgets import sidebar_summary  # noqa: E402
 
 st.set_page_config(page_title="Synthetic data privacy review", page_icon=":material/shield:", layout="wide")
 

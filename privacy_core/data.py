@@ -431,7 +431,11 @@ def _category_strings(series: pd.Series) -> pd.Series:
             return str(int(f)) if f.is_integer() else repr(f)
         out = s.map(fmt)
     else:
-        out = s.map(lambda v: None if pd.isna(v) else str(v))
+        # text: one vectorised conversion (a per-value lambda costs ~0.1 s per 50k rows)
+        missing = s.isna().to_numpy()
+        values = s.astype(str).to_numpy(dtype=object)
+        values[missing] = MISSING
+        return pd.Series(values, index=s.index, dtype=object)
     return out.fillna(MISSING).astype(object)
 
 

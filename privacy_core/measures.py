@@ -9,7 +9,6 @@ Functions are referenced by import path and imported on first use, which keeps
 from __future__ import annotations
 
 import importlib
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -125,7 +124,7 @@ def evaluate_measures(
                 "give one or leave this measure out."
             )
         kwargs: dict[str, Any] = {"seed": seed, "schema": schema}
-        if spec.needs_threat or threat is not None:
+        if spec.needs_threat:
             if threat is None:
                 raise ParameterError(f"{spec.label} needs a threat model (QIs and sensitive).")
             kwargs["threat"] = threat
@@ -133,9 +132,7 @@ def evaluate_measures(
                                   and spec.name not in ("rapid",)):
             kwargs["holdout"] = holdout
         kwargs.update((options or {}).get(spec.name, {}))
-        with warnings.catch_warnings():
-            warnings.simplefilter("default")
-            out[spec.name] = spec.function(real, synthetic, **kwargs)
+        out[spec.name] = spec.function(real, synthetic, **kwargs)
     if progress:
         progress(1.0, "done")
     return out

@@ -1,0 +1,178 @@
+"""The review report: an auditable, JSON-serialisable record of a review and its HTML export.
+
+A report holds provenance (file names, row counts, content fingerprints, seeds), the
+schema and threat model, every measure's headline value with interval, baseline,
+direction and parameters, the reviewer's decision and notes, and, only when asked,
+per-record tables. The HTML export is one self-contained file (plotly's JavaScript is
+embedded once) that opens offline.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .data import Schema, fingerprint
+from .results import MetricResult, jsonable
+from .threat import ThreatModel
+
+DECISIONS = ("undecided", "release", "release with changes", "do not release")
+
+
+@dataclass(frozen=True)
+class ReviewReport:
+    """Everything a reviewer signs off, in a form that serialises to JSON."""
+
+    created: str
+    provenance: dict[str, Any]
+    schema: dict[str, Any]
+    threat: dict[str, Any]
+    metrics: dict[str, dict[str, Any]]
+    decision: str = "undecided"
+    notes: str = ""
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable({
+            "created": self.created, "provenance": self.provenance, "schema": self.schema,
+            "threat": self.threat, "metrics": self.metrics, "decision": self.decision,
+            "notes": self.notes, **({"records": self.records} if self.records else {}),
+        })
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+
+def build_report(
+    *,
+    real: pd.DataFrame,
+    synthetic: Sequence[pd.DataFrame],
+    results: Mapping[str, MetricResult],
+    threat: ThreatModel,
+    schema: Schema,
+    holdout: pd.DataFrame | None = None,
+    names: Mapping[str, Any] | None = None,
+    decision: str = "undecided",
+    notes: str = "",
+    include_records: bool = False,
+) -> ReviewReport:
+    """Assemble a report from computed results.
+
+    Parameters
+    ----------
+    names
+        Display names of the inputs: ``{"real": str, "synthetic": [str, ...],
+        "holdout": str}``.
+    include_records
+        Add each measure's per-record table. Off by default: a report then holds
+        aggregates only and no real record.
+    """
+    names = dict(names or {})
+    provenance = {
+        "real": {"name": names.get("real", "real"), "rows": len(real),
+                 "fingerprint": fingerprint(real)},
+        "synthetic": [{"name": n, "rows": len(s), "fingerprint": fingerprint(s)}
+                      for n, s in zip(names.get("synthetic", [f"release {i + 1}"
+                                                              for i in range(len(synthetic))]),
+                                      synthetic, strict=False)],
+        "holdout": None if holdout is None else {
+            "name": names.get("holdout", "holdout"), "rows": len(holdout),
+            "fingerprint": fingerprint(holdout)},
+        "software": "privacy_core " + _version(),
+    }
+    metrics = {name: {**res.to_dict(), "name": res.name} for name, res in results.items()}
+    records = {}
+    if include_records:
+        for name, res in results.items():
+            table = res.records
+            if table is not None:
+                records[name] = jsonable(table)
+    return ReviewReport(
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        provenance=provenance, schema=schema.to_dict(), threat=threat.to_dict(),
+        metrics=metrics, decision=decision if decision in DECISIONS else "undecided",
+        notes=notes, records=records,
+    )
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return html.escape(str(value))
+
+
+def render_html(report: ReviewReport, figures: Mapping[str, Any] | None = None) -> str:
+    """A self-contained HTML page of the report (figures are plotly figures)."""
+    d = report.to_dict()
+    rows = []
+    for name, m in d["metrics"].items():
+        ci = m.get("ci")
+        ci_text = f"{ci[0]:.4f} – {ci[1]:.4f}" if ci and None not in ci else "—"
+        rows.append(
+            f"<tr><td>{html.escape(name)}</td><td>{_fmt(m.get('value'))}</td><td>{ci_text}</td>"
+            f"<td>{_fmt(m.get('baseline'))}</td><td>{html.escape(str(m.get('goal', '')))} is better"
+            f"</td></tr>")
+    prov = d["provenance"]
+    syn_rows = "".join(
+        f"<li>{html.escape(s['name'])}: {s['rows']:,} rows, fingerprint <code>{s['fingerprint']}</code></li>"
+        for s in prov["synthetic"])
+    hold = prov.get("holdout")
+    hold_text = (f"{html.escape(hold['name'])}: {hold['rows']:,} rows, fingerprint "
+                 f"<code>{hold['fingerprint']}</code>") if hold else "none"
+    figs_html = ""
+    first = True
+    for title, fig in (figures or {}).items():
+        figs_html += f"<h3>{html.escape(title)}</h3>" + fig.to_html(
+            full_html=False, include_plotlyjs=True if first else False)
+        first = False
+    params_html = "".join(
+        f"<details><summary>{html.escape(name)} parameters</summary><pre>"
+        f"{html.escape(json.dumps(m.get('params', {}), indent=2))}</pre></details>"
+        for name, m in d["metrics"].items())
+    records_html = ""
+    for name, recs in d.get("records", {}).items():
+        frame = pd.DataFrame(recs)
+        records_html += f"<h3>{html.escape(name)}: per-record table</h3>" + frame.to_html(
+            index=False, max_rows=5000)
+    threat = d["threat"]
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Synthetic data privacy review</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 1100px; margin: 2rem auto; color: #222; }}
+table {{ border-collapse: collapse; margin: 1rem 0; }}
+td, th {{ border: 1px solid #ccc; padding: .3rem .6rem; text-align: left; }}
+th {{ background: #f3f3f3; }} code {{ font-size: .85em; }}
+.decision {{ font-size: 1.2rem; padding: .6rem 1rem; background: #eef4fb; border-left: 4px solid #1f5fa8; }}
+</style></head><body>
+<h1>Synthetic data privacy review</h1>
+<p>Created {html.escape(d['created'])} with {html.escape(prov['software'])}.</p>
+<p class="decision">Decision: <b>{html.escape(d['decision'])}</b></p>
+<p>{html.escape(d['notes']).replace(chr(10), '<br>')}</p>
+<h2>Inputs</h2>
+<ul><li>Real: {html.escape(prov['real']['name'])}: {prov['real']['rows']:,} rows, fingerprint
+<code>{prov['real']['fingerprint']}</code></li>
+<li>Synthetic releases:<ul>{syn_rows}</ul></li><li>Holdout: {hold_text}</li></ul>
+<h2>Threat model</h2>
+<p>Quasi-identifiers: {html.escape(', '.join(threat['quasi_identifiers']))}<br>
+Sensitive: {html.escape(', '.join(threat['sensitive']))}</p>
+<h2>Results</h2>
+<table><tr><th>measure</th><th>value</th><th>95% interval</th><th>baseline</th><th>direction</th></tr>
+{''.join(rows)}</table>
+{figs_html}
+<h2>Parameters</h2>{params_html}
+{records_html}
+</body></html>"""
