@@ -105,3 +105,175 @@ def mean_interval(values: np.ndarray, *, confidence: float = 0.95) -> tuple[floa
         return (float(v[0]), float(v[0]))
     half = _z(confidence) * float(np.std(v, ddof=1)) / math.sqrt(v.size)
     return (float(v.mean() - half), float(v.mean() + half))
+
+
+def bootstrap_percentile(values: np.ndarray, q: float, *, n_boot: int, seed: int,
+                         assume_sorted: bool = False) -> np.ndarray:
+    """Bootstrap distribution of ``np.percentile(resample, q)``, drawn in O(n_boot).
+
+    The q-th percentile (linear interpolation) of a resample of n values is fixed by two
+    consecutive order statistics of the resample, at 0-based ranks lo and lo + 1. A draw
+    of the resample is the sorted sample at position floor(n U) with U uniform, so the
+    ranks' positions are floor(n U_(lo+1)) and floor(n U_(lo+2)) with U_(k) the k-th
+    smallest of n uniforms: U_(k) ~ Beta(k, n - k + 1), and given U_(k) = u the next one
+    is u + (1 - u) Beta(1, n - k). Drawing these two numbers per replicate gives exactly
+    the distribution of the full bootstrap, with no resample materialised.
+
+    Parameters
+    ----------
+    values
+        The sample (finite values).
+    q
+        Percentile in [0, 100].
+    n_boot
+        Bootstrap replicates.
+    seed
+        Seed of the draws.
+    assume_sorted
+        ``values`` are already sorted ascending (skips a sort).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_boot,)``.
+
+    Notes
+    -----
+    Used by the DCR score (``contrastive-embeddings.md`` §3.3; ``metric-reference.md``
+    §3a, whose bootstrap of the RRD percentile this reproduces without its 0.025 bug).
+    """
+    check_in_range("q", q, 0, 100)
+    x = np.asarray(values, dtype=float)
+    x = x if assume_sorted else np.sort(x)
+    n = x.size
+    if n == 0 or n_boot <= 0:
+        return np.full(max(n_boot, 0), np.nan)
+    h = (n - 1) * q / 100.0
+    lo = min(math.floor(h), n - 1)
+    frac = h - lo
+    rng = np.random.default_rng(seed)
+    k = lo + 1  # 1-based rank of the lower order statistic
+    u_lo = rng.beta(k, n - k + 1, size=n_boot)
+    pos_lo = np.minimum((n * u_lo).astype(np.int64), n - 1)
+    if k < n:
+        u_hi = u_lo + (1.0 - u_lo) * rng.beta(1, n - k, size=n_boot)
+        pos_hi = np.minimum((n * u_hi).astype(np.int64), n - 1)
+    else:
+        pos_hi = pos_lo
+    return x[pos_lo] + frac * (x[pos_hi] - x[pos_lo])
+
+
+def bootstrap_share_below(values: np.ndarray, thresholds: np.ndarray, *, seed: int,
+                          assume_sorted: bool = False) -> np.ndarray:
+    """Bootstrap shares of a sample strictly below given thresholds, one per replicate.
+
+    For replicate b with threshold ``thresholds[b]``, the count of a resample (of size n)
+    below the threshold is Binomial(n, F(threshold)) with F the share of the original
+    sample below it, which is drawn directly: exact, and O(n_boot log n).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``thresholds.shape``: the resampled shares.
+    """
+    x = np.asarray(values, dtype=float)
+    x = x if assume_sorted else np.sort(x)
+    t = np.asarray(thresholds, dtype=float)
+    n = x.size
+    if n == 0:
+        return np.full(t.shape, np.nan)
+    share = np.searchsorted(x, t, side="left") / n
+    rng = np.random.default_rng(seed)
+    return rng.binomial(n, share) / n
+
+
+def bootstrap_auc(scores: np.ndarray, labels: np.ndarray, *, n_boot: int, seed: int
+                  ) -> np.ndarray:
+    """Stratified bootstrap of the ROC AUC (positives and negatives resampled apart).
+
+    The AUC of a resample is the Mann-Whitney statistic with resampling counts as
+    weights, computed from per-score-group counts (ties count one half), so no resample
+    is materialised or re-sorted.
+
+    Parameters
+    ----------
+    scores
+        Higher means "more likely positive".
+    labels
+        1 for positives, 0 for negatives (both present).
+    n_boot, seed
+        Replicates and seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_boot,)``.
+    """
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels).astype(bool)
+    n1, n0 = int(y.sum()), int((~y).sum())
+    if n1 == 0 or n0 == 0 or n_boot <= 0:
+        return np.full(max(n_boot, 0), np.nan)
+    order = np.argsort(s, kind="stable")
+    s_sorted = s[order]
+    group = np.concatenate([[0], np.cumsum(s_sorted[1:] != s_sorted[:-1])])
+    n_groups = int(group[-1]) + 1
+    g_pos = group[y[order]]
+    g_neg = group[~y[order]]
+    rng = np.random.default_rng(seed)
+    out = np.empty(n_boot)
+    chunk = max(1, min(n_boot, 20_000_000 // max(n_groups + n1 + n0, 1)))
+    for start in range(0, n_boot, chunk):
+        size = min(chunk, n_boot - start)
+        rep1 = np.repeat(np.arange(size), n1)
+        rep0 = np.repeat(np.arange(size), n0)
+        pos = np.bincount(rep1 * n_groups + g_pos[rng.integers(0, n1, size=size * n1)],
+                          minlength=size * n_groups).reshape(size, n_groups)
+        neg = np.bincount(rep0 * n_groups + g_neg[rng.integers(0, n0, size=size * n0)],
+                          minlength=size * n_groups).reshape(size, n_groups)
+        out[start:start + size] = weighted_auc(pos, neg)
+    return out
+
+
+def weighted_auc(pos_counts: np.ndarray, neg_counts: np.ndarray) -> np.ndarray:
+    """ROC AUC from positive / negative counts per ascending score group (last axis).
+
+    AUC = sum_g P_g (N_<g + N_g / 2) / (P N): the Mann-Whitney form with ties at one half.
+    """
+    p = np.asarray(pos_counts, dtype=float)
+    m = np.asarray(neg_counts, dtype=float)
+    below = np.cumsum(m, axis=-1) - m
+    num = (p * (below + 0.5 * m)).sum(axis=-1)
+    return num / (p.sum(axis=-1) * m.sum(axis=-1))
+
+
+def control_baseline_error(attack_rate: float, attack_error: float, control_rate: float,
+                           control_error: float) -> float:
+    """Propagated half-width of R = (r_a - r_c) / (1 - r_c).
+
+    e_R = sqrt((e_a / |1 - r_c|)^2 + (e_c (r_a - 1) / (1 - r_c)^2)^2), first-order error
+    propagation of the two (independent) Wilson half-widths; NaN when r_c = 1.
+
+    Notes
+    -----
+    Giomi et al. (PoPETs 2023), Anonymeter ``stats/confidence.py::residual_success``;
+    ``metric-reference.md`` §2.
+    """
+    if control_rate >= 1:
+        return float("nan")
+    d_attack = 1.0 / abs(1.0 - control_rate)
+    d_control = (attack_rate - 1.0) / (1.0 - control_rate) ** 2
+    return math.sqrt((attack_error * d_attack) ** 2 + (control_error * d_control) ** 2)
+
+
+def bounded_estimate(value: float, error: float, *, low: float = 0.0, high: float = 1.0
+                     ) -> tuple[float, tuple[float, float]]:
+    """Point estimate and interval value ± error, each clipped to [low, high].
+
+    Clipping happens after the interval is formed, so a negative residual risk reads as
+    0 with an interval that may still reach above 0 (Anonymeter's ``bind_value``).
+    """
+    def clip(x: float) -> float:
+        return float(min(max(x, low), high))
+
+    return clip(value), (clip(value - error), clip(value + error))
