@@ -35,6 +35,7 @@ class MeasureSpec:
     fast: bool
     needs_threat: bool = True
     description: str = ""
+    uses_holdout: bool = True  # takes an optional holdout (as its control / reference)
 
     @property
     def function(self) -> Callable[..., MetricResult]:
@@ -43,13 +44,14 @@ class MeasureSpec:
 
 
 def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: bool,
-       threat: bool = True, description: str = "") -> MeasureSpec:
+       threat: bool = True, description: str = "", uses_holdout: bool = True) -> MeasureSpec:
     return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
-                       description)
+                       description, uses_holdout)
 
 
 MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
     _m("rapid", "RAPID attribute inference", "privacy", "risk.rapid:rapid", holdout=False,
+       uses_holdout=False,
        fast=False, description="Share of real records whose secret an attacker trained on the "
                                "release predicts confidently beyond the base rate."),
     _m("ims", "Identical match share", "privacy", "risk.distance:identical_match_share",
@@ -57,12 +59,12 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
     _m("dcr", "DCR (SRD vs RRD)", "privacy", "risk.distance:dcr", holdout=False, fast=True,
        description="Are synthetic rows closer to training rows than real rows are to each other?"),
     _m("knn", "DCR k-NN variants", "privacy", "risk.distance:dcr_knn", holdout=False, fast=True),
-    _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=True,
+    _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=False,
        fast=True, description="Predicates from the release that isolate exactly one real person."),
-    _m("linkability", "Linkability", "privacy", "risk.attacks:linkability", holdout=True,
+    _m("linkability", "Linkability", "privacy", "risk.attacks:linkability", holdout=False,
        fast=True, description="Can two halves of a person's record be linked through the release?"),
     _m("inference", "Distance-based inference", "privacy", "risk.attacks:distance_inference",
-       holdout=True, fast=True, description="The closest synthetic row's secret as a guess."),
+       holdout=False, fast=True, description="The closest synthetic row's secret as a guess."),
     _m("ml_inference", "ML inference", "privacy", "risk.attacks:ml_inference", holdout=True,
        fast=True, description="xgboost trained on the release: members vs non-members."),
     _m("gtcap", "GTCAP", "privacy", "risk.cap:gtcap", holdout=True, fast=True,
@@ -73,12 +75,12 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
        "risk.membership:membership_disclosure", holdout=True, fast=True,
        description="Partition attack by matching, F1 relative to a naive guesser."),
     _m("wasserstein", "Wasserstein fidelity", "fidelity", "fidelity:wasserstein_fidelity",
-       holdout=False, fast=False, threat=False),
+       holdout=False, fast=False, threat=False, uses_holdout=False),
     _m("mla", "ML affinity", "fidelity", "utility:ml_affinity", holdout=True, fast=False),
     _m("query_error", "Query error", "fidelity", "utility:query_error", holdout=False,
-       fast=True, threat=False),
+       fast=True, threat=False, uses_holdout=False),
     _m("discriminator", "Real-vs-synthetic discriminator", "fidelity", "utility:discriminator",
-       holdout=False, fast=True, threat=False),
+       holdout=False, fast=True, threat=False, uses_holdout=False),
 ]}
 
 
@@ -128,8 +130,7 @@ def evaluate_measures(
             if threat is None:
                 raise ParameterError(f"{spec.label} needs a threat model (QIs and sensitive).")
             kwargs["threat"] = threat
-        if spec.needs_holdout or (holdout is not None and spec.family == "privacy"
-                                  and spec.name not in ("rapid",)):
+        if holdout is not None and (spec.needs_holdout or spec.uses_holdout):
             kwargs["holdout"] = holdout
         kwargs.update((options or {}).get(spec.name, {}))
         out[spec.name] = spec.function(real, synthetic, **kwargs)
