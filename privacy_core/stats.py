@@ -32,6 +32,9 @@ def wilson_interval(k: float, n: float, *, confidence: float = 0.95) -> tuple[fl
         return (0.0, 1.0)
     z = _z(confidence)
     p = k / n
+    if k <= 0 or k >= n:  # closed form at the edges, avoiding 1e-19 round-off
+        edge = z * z / (n + z * z)
+        return (0.0, edge) if k <= 0 else (1 - edge, 1.0)
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom

@@ -79,7 +79,7 @@ def dcr_histogram(result: DcrResult, *, bins: int = 60, which: str = "measure",
     show_line = which == "measure" or (result.variant == "distance" and result.k == 1)
     if show_line and np.isfinite(result.threshold):
         fig.add_vline(x=result.threshold, line_dash="dash", line_color="black",
-                      annotation_text=f"RRD {result.alpha:g}th percentile "
+                      annotation_text=f"{result.alpha:g}% percentile of RRD "
                                       f"(score {result.value:.3f})",
                       annotation_position="top right")
     fig.update_layout(barmode="overlay", bargap=0,
@@ -98,8 +98,8 @@ def knn_curve(result: KnnResult) -> go.Figure:
         "arrayminus": (by_k["value"] - by_k["lower"]).to_numpy(),
     }
     fig = go.Figure()
-    fig.add_scatter(x=by_k["k"], y=by_k["value"], mode="lines+markers", name="score",
-                    error_y=err, marker_color=SRD_COLOUR,
+    fig.add_scatter(x=by_k["k"].astype(int).tolist(), y=by_k["value"],
+                    mode="lines+markers", name="score", error_y=err, marker_color=SRD_COLOUR,
                     hovertemplate="k = %{x}: %{y:.3f}<extra></extra>")
     fig.add_hline(y=0.0, line_dash="dot", line_color="grey")
     fig.update_layout(xaxis_title="k (neighbours averaged)",

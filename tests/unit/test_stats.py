@@ -169,3 +169,13 @@ def test_mean_interval_edge_cases():
     assert all(math.isnan(v) for v in mean_interval(np.array([])))
     with_nan = mean_interval(np.array([1.0, np.nan, 2.0, 3.0, 4.0, np.inf]))
     assert with_nan == pytest.approx(mean_interval(np.array([1.0, 2.0, 3.0, 4.0])))
+
+
+def test_wilson_interval_edges_are_exact():
+    from privacy_core.stats import wilson_interval
+
+    z2 = 1.959963984540054 ** 2
+    assert wilson_interval(0, 20) == (0.0, pytest.approx(z2 / (20 + z2)))
+    assert wilson_interval(20, 20) == (pytest.approx(20 / (20 + z2)), 1.0)
+    lo, hi = wilson_interval(1e-12, 20)  # continuity with the general formula
+    assert lo == pytest.approx(0.0, abs=1e-9) and hi == pytest.approx(z2 / (20 + z2), rel=1e-6)

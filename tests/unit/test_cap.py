@@ -1,0 +1,161 @@
+"""GTCAP: hand-computed sphere and triangular cases, leaky extremes, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privacy_core as pc
+from privacy_core.errors import ParameterError, UntrustworthyResultWarning
+from privacy_core.risk.cap import GtcapResult, gtcap
+
+KEYS_THREAT = pc.ThreatModel(["g", "a"], ["y"])
+ALL_BUT_DISEASE = pc.ThreatModel(["gender", "age", "education", "income", "health"],
+                                 ["disease"])
+
+# a spans 0..100 in the training data, so the radius 0.1 is 10 units of a
+TRAIN = pd.DataFrame({
+    "g": ["m", "m", "m", "f", "f", "m", "m"],
+    "a": [10.0, 15.0, 50.0, 12.0, 100.0, 0.0, 13.0],
+    "y": ["yes", "yes", "no", "no", "yes", "no", "no"],
+})
+SYN = pd.DataFrame({
+    "g": ["m", "m", "m", "m", "f"],
+    "a": [12.0, 14.0, 55.0, 57.0, 95.0],
+    "y": ["yes", "yes", "no", "yes", "yes"],
+})
+HOLD = pd.DataFrame({
+    "g": ["m", "m", "f", "m"],
+    "a": [11.0, 16.0, 97.0, 56.0],
+    "y": ["no", "yes", "yes", "no"],
+})
+
+
+def test_sphere_by_hand():
+    res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, bootstrap=0)
+    recs = res.records
+    # WEAP: s0 and s1 match each other (both yes), s2 / s3 disagree, s4 is alone
+    assert recs["kept"].tolist() == [True, True, False, False, True]
+    assert recs["weap"].tolist() == [1.0, 1.0, 0.5, 0.5, 1.0]
+    # s0 (m, 12) and s1 (m, 14) match t0, t1 (yes) and t6 (no); s4 (f, 95) matches t4
+    assert recs["matches_train"].tolist()[:2] == [3, 3]
+    assert recs["correct_train"].tolist()[:2] == [2, 2]
+    assert (recs.loc[4, "matches_train"], recs.loc[4, "correct_train"]) == (1, 1)
+    assert res.g_train == pytest.approx(5 / 7)
+    # holdout: s0, s1 match h0 (no) and h1 (yes); s4 matches h2 (yes)
+    assert res.g_holdout == pytest.approx(3 / 5)
+    assert res.value == pytest.approx((5 / 7 - 3 / 5) / (1 - 3 / 5))
+    assert res.n_kept == 3 and res.extra["n_kept"] == 3
+    assert res.name == "gtcap" and res.goal == "lower" and res.bounds == (0.0, 1.0)
+
+
+def test_triangular_reference_weights_by_hand():
+    res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="triangular",
+                bootstrap=0)
+    # step 1 compares categorical keys only: the m class mixes yes / no, f holds s4 only
+    assert res.records["kept"].tolist() == [False, False, False, False, True]
+    # s4 on T: t3 (f, 12) weight 0, t4 (f, 100) weight 1 - 0.05/0.1 = 0.5 with the same
+    # target: score = 0.5 * 0.5 / 0.5; on H: h2 (f, 97) weight 0.8 -> 0.8 * 0.8 / 0.8
+    assert res.g_train == pytest.approx(0.5, abs=1e-5)
+    assert res.g_holdout == pytest.approx(0.8, abs=1e-5)
+    assert res.raw_risk == pytest.approx((0.5 - 0.8) / 0.2, abs=1e-4)
+    assert res.value == 0.0  # clipped: the control does better than the training side
+
+
+def test_without_categorical_keys_records_are_still_kept():
+    # the reference code keeps nothing (and reports 0) when no key is categorical
+    threat = pc.ThreatModel(["a"], ["y"])
+    res = gtcap(TRAIN, SYN, threat=threat, holdout=HOLD, bootstrap=0)
+    assert res.n_kept == 3
+    # s0, s1 now also match t3 (f, 12, no): 2 correct of 4 each, s4: 1 of 1
+    assert res.g_train == pytest.approx(5 / 9)
+    assert res.g_holdout == pytest.approx(3 / 5)
+    numeric_target = pc.ThreatModel(["a"], ["z"])
+    syn = SYN.assign(z=[1.0, 1.0, 1.0, 1.0, 1.0])
+    train = TRAIN.assign(z=np.linspace(0, 10, 7))
+    hold = HOLD.assign(z=[1.0, 2.0, 3.0, 4.0])
+    tri = gtcap(train, syn, threat=numeric_target, holdout=hold, weighting="triangular",
+                bootstrap=0)
+    assert tri.n_kept > 0 and np.isfinite(tri.g_train)
+
+
+def test_leaky_extremes_on_simulated_data():
+    train = pc.simulate_health(600, seed=21)
+    holdout = pc.simulate_health(600, seed=22)
+    fresh = pc.simulate_health(600, seed=23)
+    leak = gtcap(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=200)
+    assert leak.value == pytest.approx(1.0) and leak.g_train == pytest.approx(1.0)
+    assert leak.ci[0] > 0.9
+    unseen = gtcap(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=200)
+    assert unseen.value <= 0.2
+    assert unseen.ci[0] <= 0.05
+    assert isinstance(unseen, GtcapResult)
+
+
+def test_same_seed_same_result_and_row_order():
+    a = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, seed=4)
+    b = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, seed=4)
+    assert a.value == b.value and a.ci == b.ci and a.params["seed"] == 4
+    order = [3, 0, 4, 2, 1]
+    c = gtcap(TRAIN.iloc[::-1], SYN.iloc[order], threat=KEYS_THREAT,
+              holdout=HOLD.iloc[::-1], seed=4)
+    assert c.value == pytest.approx(a.value)
+    # the records follow the shuffled release but keep its index labels
+    assert c.records["record"].tolist() == order
+    by_label = c.records.set_index("record").sort_index()
+    assert by_label["kept"].tolist() == a.records["kept"].tolist()
+
+
+def test_duplicates_are_counted_once():
+    syn = pd.concat([SYN, SYN.iloc[[0, 0]]], ignore_index=True)
+    res = gtcap(TRAIN, syn, threat=KEYS_THREAT, holdout=HOLD, bootstrap=0)
+    assert len(res.records) == 5 and res.records["copies"].tolist() == [3, 1, 1, 1, 1]
+    assert res.value == pytest.approx((5 / 7 - 3 / 5) / (1 - 3 / 5))
+
+
+def test_nothing_kept_warns_and_reports_zero():
+    syn = SYN.assign(a=[12.0, 13.0, 14.0, 15.0, 95.0], y=["yes", "no", "yes", "no", "yes"],
+                     g=["m", "m", "m", "m", "m"])
+    syn.loc[4, "a"] = 13.5
+    with pytest.warns(UntrustworthyResultWarning, match="WEAP"):
+        res = gtcap(TRAIN, syn, threat=KEYS_THREAT, holdout=HOLD, bootstrap=10)
+    assert res.value == 0.0 and res.n_kept == 0
+
+
+def test_bad_input_raises_documented_errors():
+    with pytest.raises(ParameterError, match="holdout"):
+        gtcap(TRAIN, SYN, threat=KEYS_THREAT)
+    for kwargs in ({"radius": 0}, {"radius": -0.1}, {"weighting": "box"},
+                   {"bootstrap": -5}, {"confidence": 0}):
+        with pytest.raises(ParameterError):
+            gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, **kwargs)
+    with pytest.raises(ParameterError, match="one synthetic release"):
+        gtcap(TRAIN, [SYN, SYN], threat=KEYS_THREAT, holdout=HOLD)
+
+
+def test_missing_numeric_matches_missing_only():
+    train = TRAIN.assign(a=[10.0, np.nan, 50.0, 12.0, 100.0, 0.0, 13.0])
+    syn = SYN.assign(a=[np.nan, 14.0, 55.0, 57.0, 95.0])
+    hold = HOLD.assign(a=[np.nan, 16.0, 97.0, 56.0])
+    res = gtcap(train, syn, threat=KEYS_THREAT, holdout=hold, bootstrap=0)
+    recs = res.records
+    # s0 (m, missing, yes) matches only t1 (m, missing, yes) in T and h0 (no) in H
+    assert recs.loc[0, "kept"]
+    assert (recs.loc[0, "matches_train"], recs.loc[0, "correct_train"]) == (1, 1)
+    assert (recs.loc[0, "matches_holdout"], recs.loc[0, "correct_holdout"]) == (1, 0)
+    # s1 (m, 14) no longer matches t1 or s0
+    assert (recs.loc[1, "matches_train"], recs.loc[1, "correct_train"]) == (2, 1)
+
+
+def test_per_real_record_attributions_add_up_to_g():
+    res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, bootstrap=0)
+    att = res.attributions
+    assert len(att) == len(TRAIN) + len(HOLD)
+    train = att[att["source"] == "training"]
+    # t0, t1 (yes) and t6 (no) are each matched by the kept s0 and s1; t4 by s4
+    assert train["matches"].tolist() == [2, 2, 0, 0, 1, 0, 2]
+    assert train["correct"].tolist() == [2, 2, 0, 0, 1, 0, 0]
+    assert train["correct"].sum() / train["matches"].sum() == pytest.approx(res.g_train)
+    hold = att[att["source"] == "holdout"]
+    assert hold["correct"].sum() / hold["matches"].sum() == pytest.approx(res.g_holdout)
