@@ -152,6 +152,111 @@ def cmd_rapid(args: argparse.Namespace) -> int:
     return 0
 
 
+def _measure_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, list[pd.DataFrame],
+                                                      pd.DataFrame | None]:
+    real = _load(args.real, "real")
+    if not args.synthetic:
+        raise CLIError("--synthetic is required (repeat it for several releases).")
+    synthetic = [load_table(p) for p in args.synthetic]
+    control = load_table(args.control) if args.control else None
+    return real, synthetic, control
+
+
+def _run_measures(args: argparse.Namespace, family: str, default: list[str],
+                  options: dict[str, dict[str, Any]]) -> tuple[dict[str, MetricResult], Any]:
+    from .measures import evaluate_measures, get_measure
+
+    real, synthetic, control = _measure_inputs(args)
+    names = _csv_list(args.metrics) or default
+    for n in names:
+        if get_measure(n).family != family:
+            raise CLIError(f"{n!r} is not a {family} measure; use the `"
+                           f"{get_measure(n).family}` command for it.")
+    if control is None:
+        skipped = [n for n in names if get_measure(n).needs_holdout]
+        if skipped and not _csv_list(args.metrics):
+            names = [n for n in names if n not in skipped]
+            sys.stderr.write(f"warning: no --control given; skipped {', '.join(skipped)}\n")
+    needs_threat = any(get_measure(n).needs_threat for n in names)
+    threat = _threat(args, real) if (needs_threat or args.sensitive) else None
+    results = evaluate_measures(real, synthetic, names=names, threat=threat, holdout=control,
+                                seed=args.seed, options=options)
+    return results, (real, synthetic, control, threat)
+
+
+def cmd_privacy(args: argparse.Namespace) -> int:
+    from .measures import measure_names
+
+    options: dict[str, dict[str, Any]] = {
+        "dcr": {"alpha": args.alpha}, "knn": {"alpha": args.alpha, "k_max": args.k},
+        "singling_out": {"n_attacks": args.n_attacks},
+        "linkability": {"n_attacks": args.n_attacks},
+        "inference": {"n_attacks": args.n_attacks},
+        "ml_inference": {"n_attacks": args.n_attacks},
+        "gtcap": {"radius": args.radius},
+        "rapid": {"bootstrap": 200},
+    }
+    default = [n for n in measure_names("privacy") if n != "rapid"]
+    results, (real, synthetic, _, _) = _run_measures(args, "privacy", default, options)
+    _emit(args, _payload("privacy", real, synthetic, args.seed, results), _summary(results))
+    return 0
+
+
+def cmd_fidelity(args: argparse.Namespace) -> int:
+    from .measures import measure_names
+
+    options = {"wasserstein": {"max_rows": args.max_rows}}
+    results, (real, synthetic, _, _) = _run_measures(
+        args, "fidelity", measure_names("fidelity"), options)
+    _emit(args, _payload("fidelity", real, synthetic, args.seed, results), _summary(results))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .data import infer_schema
+    from .measures import get_measure
+    from .report import build_report, render_html
+
+    names = _csv_list(args.metrics) or ["rapid", "ims", "dcr", "singling_out", "linkability",
+                                        "inference", "wasserstein", "query_error",
+                                        "discriminator"]
+    real, synthetic, control = _measure_inputs(args)
+    threat = _threat(args, real)
+    from .measures import evaluate_measures
+
+    if control is None:
+        names = [n for n in names if not get_measure(n).needs_holdout]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schema = infer_schema(real)
+    results = evaluate_measures(real, synthetic, names=names, threat=threat, holdout=control,
+                                schema=schema, seed=args.seed,
+                                options={"rapid": {"bootstrap": 200}})
+    report = build_report(real=real, synthetic=synthetic, results=results, threat=threat,
+                          schema=schema, holdout=control,
+                          names={"real": args.real, "synthetic": list(args.synthetic),
+                                 "holdout": args.control},
+                          decision=args.decision, notes=args.notes or "",
+                          include_records=args.include_records)
+    try:
+        Path(args.out).write_text(render_html(report, _report_figures(results)),
+                                  encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"cannot write {args.out!r}: {exc.strerror or exc}") from None
+    _emit(args, _payload("report", real, synthetic, args.seed, results),
+          _summary(results) + f"\nwrote {args.out}")
+    return 0
+
+
+def _report_figures(results: dict[str, MetricResult]) -> dict[str, Any]:
+    from . import plots
+
+    figures: dict[str, Any] = {}
+    if "rapid" in results:
+        figures["RAPID threshold curve"] = plots.rapid_threshold_curve(results["rapid"])
+    return figures
+
+
 # ----------------------------------------------------------------------------- parser
 def _add_shared(p: argparse.ArgumentParser) -> None:
     p.add_argument("--real", help="original / training data (CSV or Parquet)")
@@ -197,6 +302,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=500)
     p.add_argument("--n-trees", type=int, default=500)
     p.set_defaults(func=cmd_rapid)
+
+    p = sub.add_parser("privacy", help="distance, attack and membership measures")
+    _add_shared(p)
+    p.add_argument("--metrics", help="comma-separated measure names (default: all but rapid)")
+    p.add_argument("--alpha", type=float, default=2.0, help="DCR percentile in percent")
+    p.add_argument("--k", type=int, default=5, help="largest k of the k-NN DCR variants")
+    p.add_argument("--n-attacks", type=int, default=500, help="attack targets per attack")
+    p.add_argument("--radius", type=float, default=0.1, help="GTCAP radius (min-max scale)")
+    p.set_defaults(func=cmd_privacy)
+
+    p = sub.add_parser("fidelity", help="Wasserstein fidelity, ML affinity, query error, "
+                                        "discriminator")
+    _add_shared(p)
+    p.add_argument("--metrics", help="comma-separated measure names (default: all)")
+    p.add_argument("--max-rows", type=int, default=3000,
+                   help="subsample size for pairs with a numeric column (Wasserstein)")
+    p.set_defaults(func=cmd_fidelity)
+
+    p = sub.add_parser("report", help="run the review and write an HTML report")
+    _add_shared(p)
+    p.add_argument("--metrics", help="comma-separated measure names")
+    p.add_argument("--out", required=True, help="HTML file to write")
+    p.add_argument("--decision", default="undecided",
+                   choices=["undecided", "release", "release with changes", "do not release"])
+    p.add_argument("--notes", default="")
+    p.add_argument("--include-records", action="store_true",
+                   help="add per-record tables (they contain real records)")
+    p.set_defaults(func=cmd_report)
 
     for name, register in _EXTRA_COMMANDS:
         register(sub, name)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .data import Schema
 from .errors import ParameterError
-from .results import MetricResult
+from .results import MetricResult, combine_replicates
 from .threat import ThreatModel
 
 ProgressFn = Callable[[float, str], None]
@@ -36,6 +36,7 @@ class MeasureSpec:
     needs_threat: bool = True
     description: str = ""
     uses_holdout: bool = True  # takes an optional holdout (as its control / reference)
+    replicates_native: bool = False  # accepts a list of releases itself
 
     @property
     def function(self) -> Callable[..., MetricResult]:
@@ -44,14 +45,15 @@ class MeasureSpec:
 
 
 def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: bool,
-       threat: bool = True, description: str = "", uses_holdout: bool = True) -> MeasureSpec:
+       threat: bool = True, description: str = "", uses_holdout: bool = True,
+       native: bool = False) -> MeasureSpec:
     return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
-                       description, uses_holdout)
+                       description, uses_holdout, native)
 
 
 MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
     _m("rapid", "RAPID attribute inference", "privacy", "risk.rapid:rapid", holdout=False,
-       uses_holdout=False,
+       uses_holdout=False, native=True,
        fast=False, description="Share of real records whose secret an attacker trained on the "
                                "release predicts confidently beyond the base rate."),
     _m("ims", "Identical match share", "privacy", "risk.distance:identical_match_share",
@@ -75,7 +77,7 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
        "risk.membership:membership_disclosure", holdout=True, fast=True,
        description="Partition attack by matching, F1 relative to a naive guesser."),
     _m("wasserstein", "Wasserstein fidelity", "fidelity", "fidelity:wasserstein_fidelity",
-       holdout=False, fast=False, threat=False, uses_holdout=False),
+       holdout=False, fast=False, threat=False, uses_holdout=False, native=True),
     _m("mla", "ML affinity", "fidelity", "utility:ml_affinity", holdout=True, fast=False),
     _m("query_error", "Query error", "fidelity", "utility:query_error", holdout=False,
        fast=True, threat=False, uses_holdout=False),
@@ -133,7 +135,13 @@ def evaluate_measures(
         if holdout is not None and (spec.needs_holdout or spec.uses_holdout):
             kwargs["holdout"] = holdout
         kwargs.update((options or {}).get(spec.name, {}))
-        out[spec.name] = spec.function(real, synthetic, **kwargs)
+        releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
+        if spec.replicates_native or len(releases) == 1:
+            out[spec.name] = spec.function(real, releases if len(releases) > 1 else releases[0],
+                                           **kwargs)
+        else:  # one call per release, then mean and spread across releases (R10)
+            out[spec.name] = combine_replicates(
+                [spec.function(real, rel, **kwargs) for rel in releases])
     if progress:
         progress(1.0, "done")
     return out

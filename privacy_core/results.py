@@ -71,3 +71,32 @@ class MetricResult:
         if include_records and self.records is not None:
             out["records"] = self.records
         return jsonable(out)
+
+
+def combine_replicates(results: list[MetricResult]) -> MetricResult:
+    """One result over several synthetic releases of the same generator (consensus R10).
+
+    ``value`` is the mean of the releases' values, ``ci`` the normal interval of that mean
+    (the single release's own interval when there is one), ``extra["replicates"]`` the
+    per-release values and ``extra["sd"]`` their spread; the per-record table stacks the
+    releases' tables with a ``release`` column.
+    """
+    from .stats import mean_interval
+
+    if len(results) == 1:
+        return results[0]
+    values = np.array([r.value for r in results], dtype=float)
+    tables = [r.records.assign(release=i) for i, r in enumerate(results)
+              if r.records is not None]
+    first = results[0]
+    baselines = [r.baseline for r in results if r.baseline is not None]
+    return MetricResult(
+        name=first.name, value=float(np.nanmean(values)), ci=mean_interval(values),
+        params={**first.params, "n_releases": len(results)},
+        record_table=pd.concat(tables, ignore_index=True) if tables else None,
+        baseline=float(np.mean(baselines)) if baselines else None, goal=first.goal,
+        bounds=first.bounds,
+        extra={"replicates": values.tolist(),
+               "sd": float(np.nanstd(values, ddof=1)), "per_release_ci": [
+                   list(r.ci) if r.ci else None for r in results]},
+    )

@@ -4,6 +4,24 @@ Pages, the HTML report and notebooks all use these; tests inspect ``fig.data``.
 Plotly is imported here only, so ``import privacy_core`` stays light.
 """
 
+from .agreement import flag_agreement_heatmap, flag_matrix_figure
+from .fidelity import (
+    discriminator_importance,
+    fidelity_family_figure,
+    fidelity_pair_heatmap,
+    fidelity_reference_figure,
+    fidelity_worst_marginals,
+    marginal_overlay,
+    query_error_figure,
+    utility_by_evaluator,
+)
+from .privacy_attacks import (
+    attack_rates_figure,
+    attack_rates_table,
+    attack_risk_figure,
+    linkability_neighbors_figure,
+)
+from .privacy_distance import dcr_histogram, knn_curve
 from .rapid import (
     rapid_attribution_figure,
     rapid_by_class_figure,
@@ -15,8 +33,4 @@ from .rapid import (
     rapid_threshold_curve,
 )
 
-__all__ = [
-    "rapid_attribution_figure", "rapid_by_class_figure", "rapid_cv_figure",
-    "rapid_importance_figure", "rapid_null_figure", "rapid_score_histogram", "rapid_subgroup_figure",
-    "rapid_threshold_curve",
-]
+__all__ = [name for name in dir() if not name.startswith("_")]
