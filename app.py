@@ -15,15 +15,28 @@ import streamlit as st  # noqa: E402
 from ui.state import require_workspace  # noqa: E402
 from ui.widgets import sidebar_summary  # noqa: E402
 
-st.set_page_config(page_title="Synthetic data privacy review", page_icon=":material/shield:", layout="wide")
+st.set_page_config(page_title="Synthetic data privacy review", page_icon=":material/shield:",
+                   layout="wide")
 
 PAGES = {
     "Review": [
         st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
-        st.Page("pages/data.py", title="Data & threat model", icon=":material/table_view:", url_path="data"),
+        st.Page("pages/data.py", title="Data & threat model", icon=":material/table_view:",
+                url_path="data"),
+        st.Page("pages/report.py", title="Review & report", icon=":material/description:",
+                url_path="report"),
     ],
     "Risk": [
         st.Page("pages/rapid.py", title="RAPID", icon=":material/target:", url_path="rapid"),
+        st.Page("pages/privacy.py", title="Privacy metrics", icon=":material/policy:",
+                url_path="privacy"),
+        st.Page("pages/lab.py", title="Risk lab", icon=":material/science:", url_path="lab"),
+    ],
+    "Utility": [
+        st.Page("pages/fidelity.py", title="Fidelity & utility", icon=":material/insights:",
+                url_path="fidelity"),
+        st.Page("pages/map.py", title="Risk–utility map", icon=":material/scatter_plot:",
+                url_path="map"),
     ],
 }
 

@@ -13,6 +13,16 @@ from ui.state import Table, Workspace, commit, default_threat, require_workspace
 from ui.widgets import error_slot
 
 st.title("Data & threat model")
+
+GENERATOR_LABELS = {
+    "cart": "CART (synthpop style)",
+    "histogram": "HISTOGRAM (independent marginals)",
+    "half": "HALF (a real half: fidelity upper bound)",
+    "self": "SELF (a copy: worst privacy)",
+    "dp-mst": "DP-MST (differentially private 2-way marginals)",
+    "dp-independent": "DP independent marginals",
+    "autoregressive": "Autoregressive neural network (torch; slower)",
+}
 ws = require_workspace()
 
 # ------------------------------------------------------------------ 1. tables
@@ -118,12 +128,13 @@ else:
 with st.form("generate_form"):
     st.markdown("**Generate releases with a built-in generator** (fitted on the real table)")
     c1, c2, c3, c4 = st.columns(4)
-    method = c1.selectbox("Generator", list(pc.GENERATORS), format_func=lambda m: {
-        "cart": "CART (synthpop style)", "histogram": "HISTOGRAM (independent marginals)",
-        "half": "HALF (a real half: fidelity upper bound)",
-        "self": "SELF (a copy: worst privacy)"}[m])
+    method = c1.selectbox("Generator", list(GENERATOR_LABELS),
+                          format_func=GENERATOR_LABELS.get)
     leaf = c2.number_input("CART minimum leaf size", 1, 500, 5,
                            help="Smaller leaves copy real values from fewer donors: more risk.")
+    epsilon = c2.number_input("DP privacy budget ε (DP generators)", 0.01, 1000.0, 1.0,
+                              help="Smaller ε: more noise, more privacy, less utility. The "
+                                   "column domains are treated as public (see the docstring).")
     reps = c3.number_input("Replicates", 1, 10, 1, help="Several releases from different seeds "
                                                          "(reported as mean ± sd, consensus R10).")
     gseed = c4.number_input("First seed", 0, 2**31 - 1, 1)
@@ -133,13 +144,17 @@ error_slot("releases")
 if gen:
     def make() -> tuple[Table, ...]:
         real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
-        params = (("min_leaf", int(leaf)),) if method == "cart" else ()
+        params = {"cart": (("min_leaf", int(leaf)),),
+                  "dp-mst": (("epsilon", float(epsilon)),),
+                  "dp-independent": (("epsilon", float(epsilon)),)}.get(method, ())
         out = []
         for r in range(int(reps)):
             s = int(gseed) + r
             frame = generate_release(ws.real.fingerprint + repr(ws.overrides), real_c, method,
                                      params, len(real_c), s)
-            label = f"{method.upper()}{f' leaf {int(leaf)}' if method == 'cart' else ''} (seed {s})"
+            detail = {"cart": f" leaf {int(leaf)}", "dp-mst": f" ε={float(epsilon):g}",
+                      "dp-independent": f" ε={float(epsilon):g}"}.get(method, "")
+            label = f"{method.upper()}{detail} (seed {s})"
             out.append(Table.make(label, frame, "generated"))
         return tuple(out)
 

@@ -37,8 +37,12 @@ from .errors import (
     ThreatModelError,
     UntrustworthyResultWarning,
 )
+from .experiments import SweepResult, outlier_sweep, sweep
+from .fidelity import evaluate_fidelity, fidelity_baselines, wasserstein_fidelity
 from .inputs import ReviewData, prepare_review
+from .measures import MEASURES, evaluate_measures, measure_names
 from .results import MetricResult
+from .report import ReviewReport, build_report, render_html
 from .risk import (
     ATTACKER_LABELS,
     ATTACKERS,

@@ -339,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
 # Commands contributed by other modules: (name, register(subparsers, name)).
 _EXTRA_COMMANDS: list[tuple[str, Callable[[Any, str], None]]] = []
 
+from .experiments import register_sweep  # noqa: E402  (experiments imports cli lazily)
+
+_EXTRA_COMMANDS.append(("sweep", register_sweep))
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()

@@ -15,6 +15,13 @@ from .fidelity import (
     query_error_figure,
     utility_by_evaluator,
 )
+from .lab import (
+    lab_correlation_heatmap,
+    lab_response_figure,
+    lab_small_multiples,
+    lab_training_curve,
+)
+from .map import map_table, risk_utility_map
 from .privacy_attacks import (
     attack_rates_figure,
     attack_rates_table,

@@ -13,15 +13,22 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ParameterError
+from .autoregressive import AutoregressiveGenerator
 from .base import Generator
 from .baselines import HalfGenerator, HistogramGenerator, SelfGenerator
 from .cart import CartGenerator
+from .dp import DPIndependentGenerator, DPMarginalGenerator
+from .leaky import LeakyGenerator
 
 GENERATORS: dict[str, type[Generator]] = {
     "cart": CartGenerator,
     "histogram": HistogramGenerator,
     "half": HalfGenerator,
     "self": SelfGenerator,
+    "autoregressive": AutoregressiveGenerator,
+    "dp-independent": DPIndependentGenerator,
+    "dp-mst": DPMarginalGenerator,
+    "leaky": LeakyGenerator,
 }
 
 

@@ -162,3 +162,18 @@ def test_generate_histogram_release_and_change_a_type():
     assert not at.exception and not at.error
     assert [t.name for t in workspace(at).releases][-1] == "HISTOGRAM (seed 1)"
     assert len(workspace(at).releases) == 2
+
+
+def test_review_page_exports_aggregates_only_by_default():
+    import json
+
+    at = start("pages/rapid.py")
+    at.switch_page("pages/report.py").run()
+    assert not at.exception and not at.error
+    buttons = {b.label: b for b in at.get("download_button")}
+    assert "Download JSON record" in buttons
+    at.radio(key="report_decision").set_value("release with changes").run()
+    record = json.loads(pc.build_report(
+        real=workspace(at).real.frame, synthetic=[t.frame for t in workspace(at).releases],
+        results={}, threat=workspace(at).threat, schema=workspace(at).schema).to_json())
+    assert "records" not in record and record["provenance"]["real"]["rows"] == 2000

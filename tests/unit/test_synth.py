@@ -33,7 +33,8 @@ def _copied_share(synthetic: pd.DataFrame, real: pd.DataFrame) -> float:
 
 
 def test_registry():
-    assert METHODS == ["cart", "half", "histogram", "self"]
+    assert METHODS == ["autoregressive", "cart", "dp-independent", "dp-mst", "half", "histogram",
+                       "leaky", "self"]
 
 
 @pytest.mark.parametrize("method", METHODS)

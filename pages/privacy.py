@@ -1,0 +1,178 @@
+"""Privacy metrics: every no-box measure on one threat model, with a record drill-down."""
+
+import pandas as pd
+import streamlit as st
+
+import privacy_core as pc
+import privacy_core.plots as plots
+from privacy_core.measures import MEASURES
+from privacy_core.risk.agreement import flag_agreement, nearest_synthetic_records, record_flags
+from ui.cached import canonical_real
+from ui.evaluations import rapid_cached, rapid_fit_params
+from ui.privacy import (
+    ATTACKS,
+    FAST_DEFAULT,
+    INDICATORS,
+    PRIVACY_MEASURES,
+    SLOW,
+    available,
+    cached_results,
+    privacy_params,
+    run_measures,
+)
+from ui.runner import guarded
+from ui.state import commit, keep, remember, require_workspace
+from ui.widgets import error_slot, explanation, fmt_ci
+
+st.title("Privacy metrics")
+st.caption("Similarity indicators, attacks and membership inference on the same threat model "
+           "and the same records, each with its interval and baseline.")
+
+ws = require_workspace()
+if not ws.releases:
+    st.warning("Load or generate a synthetic release first.")
+    st.page_link("pages/data.py", label="Go to Data & threat model", icon=":material/table_view:")
+    st.stop()
+if ws.holdout is None:
+    st.info("No holdout loaded: attacks run without their control baseline and the measures "
+            "that need one (" + ", ".join(MEASURES[n].label for n in PRIVACY_MEASURES
+                                           if MEASURES[n].needs_holdout) + ") are unavailable.")
+
+params = privacy_params(ws)
+with st.expander("Settings (recomputes the affected measures)"):
+    with st.form("privacy_form"):
+        c1, c2, c3 = st.columns(3)
+        n_attacks = c1.number_input("Attack targets per attack (0 = every record)", 0, 100_000,
+                                    int(params["n_attacks"]), 100,
+                                    help="Consensus R2: evaluate all records; a sample is faster.")
+        k = c2.number_input("k-NN: largest k", 1, 20, int(params["k"]))
+        radius = c3.number_input("GTCAP radius (min-max scale)", 0.01, 1.0,
+                                 float(params["radius"]), 0.01)
+        qis = list(ws.quasi_identifiers)
+        a1, a2, a3 = st.columns(3)
+        aux_a = a1.multiselect("Linkability: columns of the first source", qis,
+                               default=[c for c in params["aux_a"] if c in qis])
+        aux_b = a2.multiselect("Linkability: columns of the second source", qis,
+                               default=[c for c in params["aux_b"] if c in qis])
+        seed = a3.number_input("Seed", 0, 2**31 - 1, int(params["seed"]))
+        apply = st.form_submit_button("Apply", type="primary")
+    error_slot("privacy_form")
+    if apply:
+        if not aux_a or not aux_b or set(aux_a) & set(aux_b):
+            st.error("Linkability needs two non-empty, disjoint column sets.")
+        elif commit(ws.with_settings(privacy={
+                "n_attacks": int(n_attacks), "k": int(k), "radius": float(radius),
+                "seed": int(seed), "aux_a": tuple(aux_a), "aux_b": tuple(aux_b)}),
+                control="privacy_form"):
+            st.rerun()
+
+keep("privacy_fast", [n for n in FAST_DEFAULT])
+chosen = st.multiselect("Measures", PRIVACY_MEASURES, key="privacy_fast", on_change=remember,
+                        args=("privacy_fast",), format_func=lambda n: MEASURES[n].label)
+fast = [n for n in chosen if n not in SLOW and available(ws, n)]
+slow = [n for n in chosen if n in SLOW and available(ws, n)]
+results = cached_results(ws, chosen, params)
+small = len(ws.real.frame) * len(ws.releases) <= 60_000
+if any(n not in results for n in fast) and (small or st.button("Run fast measures",
+                                                                  type="primary")):
+    results.update(run_measures(ws, fast, params))
+if slow and any(n not in results for n in slow):
+    if st.button(f"Run slower measures ({', '.join(MEASURES[n].label for n in slow)})"):
+        results.update(run_measures(ws, slow, params))
+if not results:
+    st.stop()
+
+# ------------------------------------------------------------------ cards
+st.subheader("Results")
+keep("privacy_alpha", 2.0)
+alpha = st.slider("DCR: alpha (percentile of real-to-real distances, %)", 0.5, 20.0, step=0.5,
+                  key="privacy_alpha", on_change=remember, args=("privacy_alpha",),
+                  help="A synthetic row counts as 'too close' when it is nearer to a training "
+                       "row than the alpha-th percentile of holdout-to-training distances.")
+shown = {n: (r.at(alpha=alpha) if n in ("dcr", "knn") and hasattr(r, "at") else r)
+         for n, r in results.items()}
+
+
+def reading(name: str, res: pc.MetricResult) -> str:
+    spec = MEASURES[name]
+    kind = "Indicator (not a disclosure measure)" if name in INDICATORS else "Risk"
+    return f"{kind}; {res.goal} is better. {spec.description}"
+
+
+cols = st.columns(3)
+for i, (name, res) in enumerate(shown.items()):
+    with cols[i % 3].container(border=True):
+        st.metric(MEASURES[name].label, f"{res.value:.3f}", help=reading(name, res))
+        parts = [fmt_ci(res.ci)]
+        if res.baseline is not None:
+            parts.append(f"baseline {res.baseline:.3f}")
+        if "replicates" in res.extra:
+            parts.append(f"mean of {len(res.extra['replicates'])} releases, sd "
+                         f"{res.extra['sd']:.3f}")
+        st.caption(" · ".join(p for p in parts if p))
+        st.caption(reading(name, res))
+
+# ------------------------------------------------------------------ distributions
+st.subheader("Distributions")
+d1, d2 = st.columns(2)
+if "dcr" in shown and hasattr(shown["dcr"], "srd"):
+    d1.plotly_chart(plots.dcr_histogram(shown["dcr"]), width="stretch")
+    d1.caption("Synthetic-to-training (SRD) vs holdout-to-training (RRD) distances; the line is "
+               "the alpha-percentile of RRD. Mass left of it beyond alpha% means copying.")
+attack_results = [shown[n] for n in ATTACKS if n in shown and hasattr(shown[n], "rates")]
+if attack_results:
+    d2.plotly_chart(plots.attack_rates_figure(attack_results), width="stretch")
+    d2.caption("Attack success on training records vs holdout records (control) vs a random "
+               "guess. Risk comes from the gap between training and control.")
+
+# ------------------------------------------------------------------ drill-down
+st.subheader("Record drill-down")
+real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
+rapid = rapid_cached(ws, rapid_fit_params(ws))
+flag_sources = dict(shown)
+if rapid is not None:
+    flag_sources["rapid"] = rapid.at(st.session_state.get("_keep_rapid_tau_marginal", 0.3)) \
+        if rapid.kind == "categorical" else rapid
+flags = guarded(lambda: record_flags(flag_sources, real_c.index))
+if flags is not None and len(flags.columns) > 1:
+    flagged = flags[flags["n_flags"] > 0]
+    st.caption(f"{len(flagged):,} of {len(flags):,} real records are flagged by at least one "
+               "measure. Pick one to see its nearest synthetic rows."
+               + ("" if rapid is not None else " (Compute RAPID on its page to include it.)"))
+    table = flagged.join(real_c[list(ws.quasi_identifiers)], how="left")
+    st.dataframe(table, width="stretch", height=260)
+    if len(flagged):
+        record = st.selectbox("Record", list(flagged.index[:500]), key="privacy_record",
+                              format_func=lambda r: f"record {r} ({flags.loc[r, 'n_flags']} flags)")
+        release_names = [t.name for t in ws.releases]
+        rel = st.selectbox("Compare with release", range(len(ws.releases)),
+                           format_func=lambda i: release_names[i], key="privacy_release")
+        syn_c = pc.conform_table(ws.releases[rel].frame, ws.schema)
+        near = guarded(lambda: nearest_synthetic_records(real_c, syn_c, record, schema=ws.schema))
+        if near is not None:
+            t, differs = near
+            st.dataframe(t.style.apply(lambda _: differs.map(
+                lambda d: "background-color: #fde2e1" if d else "").to_numpy(), axis=None),
+                width="stretch", hide_index=True)
+            hits = [MEASURES[c].label if c in MEASURES else c
+                    for c in flags.columns if c != "n_flags" and flags.loc[record, c]]
+            st.markdown("**Flagged by:** " + (", ".join(hits) if hits else "none"))
+            if rapid is not None:
+                rec = rapid.records.set_index("record")
+                if record in rec.index:
+                    row = rec.loc[record]
+                    st.markdown(f"**RAPID:** score {row['score']:.3f} ("
+                                f"{'at risk' if row['at_risk'] else 'not at risk'}), "
+                                f"predicted `{row['prediction']}` for true `{row['true']}`.")
+
+    # ------------------------------------------------------------------ agreement
+    st.subheader("Agreement between measures")
+    g1, g2 = st.columns(2)
+    g1.plotly_chart(plots.flag_matrix_figure(flags), width="stretch")
+    g1.caption("The most-flagged records (rows) and the measures that flag them (red).")
+    g2.plotly_chart(plots.flag_agreement_heatmap(flag_agreement(flags)), width="stretch")
+    g2.caption("Correlation of per-record flags: do the measures point at the same people?")
+    st.download_button("Download the flag table (record indices and flags only)",
+                       flags.to_csv(), file_name="record_flags.csv", mime="text/csv")
+
+explanation("privacy")

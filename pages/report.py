@@ -1,0 +1,59 @@
+"""Review & report: the decision record of a review, exported as HTML or JSON."""
+
+import streamlit as st
+
+import privacy_core as pc
+import privacy_core.plots as plots
+from privacy_core.measures import MEASURES
+from ui.report import session_results
+from ui.runner import guarded
+from ui.state import require_workspace
+from ui.widgets import fmt_ci
+
+st.title("Review & report")
+st.caption("Everything computed in this session, in one place, with the provenance of the data "
+           "(names, row counts, content fingerprints), the threat model and the parameters and "
+           "seeds of every measure.")
+
+ws = require_workspace()
+results = session_results(ws)
+if not results:
+    st.info("Nothing computed yet: visit the RAPID, Privacy metrics or Fidelity pages first.")
+    st.stop()
+
+rows = [{"measure": MEASURES[n].label if n in MEASURES else n, "value": round(r.value, 4),
+         "95% interval": fmt_ci(r.ci).replace("95% CI ", "") or "—",
+         "baseline": None if r.baseline is None else round(r.baseline, 4),
+         "better": f"{r.goal}"} for n, r in results.items()]
+st.dataframe(rows, hide_index=True, width="stretch")
+
+c1, c2 = st.columns([1, 2])
+decision = c1.radio("Decision", list(pc.report.DECISIONS), key="report_decision")
+notes = c2.text_area("Reviewer notes", key="report_notes", height=140,
+                     placeholder="Why this decision; conditions; follow-ups.")
+include = st.checkbox("Include per-record tables (they contain real records: only for an "
+                      "internal, access-controlled archive)", value=False,
+                      key="report_include_records")
+
+
+def build() -> pc.ReviewReport:
+    return pc.build_report(
+        real=ws.real.frame, synthetic=[t.frame for t in ws.releases], results=results,
+        threat=ws.threat, schema=ws.schema,
+        holdout=ws.holdout.frame if ws.holdout is not None else None,
+        names={"real": ws.real.name, "synthetic": [t.name for t in ws.releases],
+               "holdout": ws.holdout.name if ws.holdout is not None else None},
+        decision=decision, notes=notes, include_records=include)
+
+
+report = guarded(build)
+if report is not None:
+    figures = {"RAPID threshold curve": plots.rapid_threshold_curve(results["rapid"])} \
+        if "rapid" in results else {}
+    d1, d2 = st.columns(2)
+    d1.download_button("Download HTML report", pc.render_html(report, figures),
+                       file_name="privacy_review.html", mime="text/html", type="primary")
+    d2.download_button("Download JSON record", report.to_json(), file_name="privacy_review.json",
+                       mime="application/json")
+    st.caption("Aggregates only unless you ticked the per-record option above. The HTML file is "
+               "self-contained and opens offline.")

@@ -1,0 +1,672 @@
+"""Fidelity & utility and the risk–utility map: engine calls for the workspace, cached.
+
+Pages ask here for results; this module picks the cache keys, turns the workspace into
+engine inputs and runs the missing evaluations under one progress bar.
+
+* Fidelity page: one cached entry per measure (``wasserstein``, ``mla``, ``query_error``,
+  ``discriminator``) and per reference measure (HALF / HISTOGRAM), so changing the ML
+  evaluators does not recompute the Wasserstein distances.
+* Risk–utility map: one cached cell per (candidate release, measure). Changing an axis
+  computes the new column only. Cells are slimmed to headline, interval and parameters
+  (no per-record arrays) and kept in a store of their own: a map of ten candidates on
+  four measures is forty entries, more than the shared evaluation store holds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from threadpoolctl import threadpool_limits
+
+import privacy_core as pc
+from privacy_core.fidelity import evaluate_fidelity, fidelity_baselines
+from privacy_core.measures import MEASURES, evaluate_measures
+from privacy_core.plots.fidelity import marginal_overlay
+
+from .cached import _LRU, cached_evaluation, canonical_real, evaluate, generate_release, scoped_key
+from .state import Table, Workspace, commit, get_workspace, keep, set_notice, set_widget
+
+ProgressFn = Callable[[float, str], None]
+
+METRIC_LABELS = {
+    "wasserstein": "Wasserstein distance",
+    "mla": "ML affinity (relative gap)",
+    "query_error": "Query error",
+    "discriminator": "Discriminator AUC",
+}
+METRIC_READINGS = {
+    "wasserstein": "lower is better · 0 = the same 1- and 2-way marginals as the real data",
+    "mla": "lower is better · 0 = models trained on the release predict as well as models "
+           "trained on the real data",
+    "query_error": "lower is better · 0 = counting queries give the same answers",
+    "discriminator": "0.5 = indistinguishable · 1 = a classifier tells every synthetic "
+                     "record from the real ones",
+}
+
+
+JOB_OPENMP_THREADS = 1
+"""OpenMP threads (xgboost, parts of scikit-learn) per evaluation. Many small fits: on a
+busy two-core host, two spinning OpenMP threads per fit made RAPID's xgboost attacker
+5-50 times slower than one thread (0.15 s against 0.7-40 s on the demo data)."""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """An evaluation that raised: kept so a rerun does not retry it silently."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Job:
+    key: str
+    label: str
+    compute: Callable[[ProgressFn], Any]
+    store: Callable[[str, Any], None]
+
+
+def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
+    """Run evaluations under one status box and progress bar; return the engine's notes.
+
+    A job that fails is stored as :class:`Failed` (its message shown by the caller) and
+    the others still run: one measure that cannot be computed on one release must not
+    blank the whole page.
+    """
+    notes: list[str] = []
+    if not jobs:
+        return notes
+    n = len(jobs)
+    with st.status(label, expanded=True) as status:
+        bar = st.progress(0.0, text="Starting…")
+        for i, job in enumerate(jobs):
+            def progress(fraction: float, message: str, i: int = i, job: Job = job) -> None:
+                done = (i + min(max(float(fraction), 0.0), 1.0)) / n
+                text = f"({i + 1}/{n}) {job.label}"
+                if message and message not in job.label:
+                    text += f" — {message}"
+                bar.progress(min(done, 1.0), text=text)
+
+            progress(0.0, "starting")
+            with warnings.catch_warnings(record=True) as caught, \
+                    threadpool_limits(limits=JOB_OPENMP_THREADS, user_api="openmp"):
+                warnings.simplefilter("always", pc.PrivacyCoreWarning)
+                try:
+                    value = job.compute(progress)
+                except pc.PrivacyCoreError as exc:
+                    value = Failed(str(exc))
+                except Exception as exc:  # noqa: BLE001  # the app must not crash to a traceback
+                    value = Failed(f"Unexpected error ({type(exc).__name__}: {exc}).")
+            job.store(job.key, value)
+            seen = [str(w.message) for w in caught
+                    if issubclass(w.category, pc.PrivacyCoreWarning)]
+            # always written, so a recomputed evaluation does not keep stale notes
+            _small_store().put(f"{job.key}|notes", tuple(dict.fromkeys(seen)))
+            notes.extend(f"{job.label}: {m}" for m in seen)
+        bar.progress(1.0, text="Done")
+        status.update(label=f"{label} — done", state="complete", expanded=False)
+    return list(dict.fromkeys(notes))
+
+
+def _put(key: str, value: Any) -> None:
+    evaluate(key, lambda: value)
+
+
+@st.cache_resource(show_spinner=False)
+def _small_store() -> _LRU:
+    """Small values only: the map's slimmed cells and the engine's notes per evaluation
+    (a few hundred bytes each), so they do not take slots of the shared result store."""
+    return _LRU(size=2048)
+
+
+def notes_of(key: str) -> tuple[str, ...]:
+    """The engine's warnings recorded when the evaluation under ``key`` was computed."""
+    return _small_store().get(f"{key}|notes") or ()
+
+
+def keep_choice(key: str, options: Sequence[Any], default: Any) -> None:
+    """Like :func:`ui.state.keep` for a selectbox whose options change: a remembered
+    value that is no longer an option falls back to ``default``."""
+    current = st.session_state.get(key, st.session_state.get(f"_keep_{key}"))
+    if current not in options:
+        set_widget(key, default)
+    keep(key, default)
+
+
+# ============================================================================ fidelity page
+FIDELITY_DEFAULTS: dict[str, Any] = {
+    "max_rows": 1000, "evaluators": ("linear", "tree", "rf", "xgb"), "bootstrap": 200,
+    "seed": 0,
+}
+AUTO_RUN_MAX_CELLS = 60_000  # real rows x releases evaluated below which the page runs itself
+ALL_RELEASES = -1
+
+
+def fidelity_params(ws: Workspace) -> dict[str, Any]:
+    return {**FIDELITY_DEFAULTS, **(ws.setting("fidelity") or {})}
+
+
+def can_mla(ws: Workspace) -> bool:
+    """ML affinity needs real rows the generator never saw and a target to predict."""
+    return ws.holdout is not None and bool(ws.sensitive)
+
+
+def fidelity_metrics(ws: Workspace) -> list[str]:
+    return [m for m in ("wasserstein", "mla", "query_error", "discriminator")
+            if m != "mla" or can_mla(ws)]
+
+
+def metric_options(metric: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The engine options of one measure under the page's settings."""
+    if metric == "wasserstein":
+        return {"max_rows": int(params["max_rows"]) if params["max_rows"] else None}
+    if metric == "mla":
+        return {"evaluators": tuple(params["evaluators"]), "bootstrap": int(params["bootstrap"])}
+    return {"bootstrap": int(params["bootstrap"])}
+
+
+def scope_releases(ws: Workspace, scope: int) -> tuple[int, ...]:
+    """Indices of the releases evaluated: all of them (replicates) or one."""
+    if scope == ALL_RELEASES or not 0 <= scope < len(ws.releases):
+        return tuple(range(len(ws.releases)))
+    return (scope,)
+
+
+def scope_label(ws: Workspace, scope: int) -> str:
+    if scope == ALL_RELEASES:
+        n = len(ws.releases)
+        return (f"All {n} releases as replicates of one generator" if n > 1
+                else ws.releases[0].name)
+    return ws.releases[scope].name
+
+
+def _fidelity_key(ws: Workspace, metric: str, params: dict[str, Any],
+                  idx: tuple[int, ...]) -> str:
+    return scoped_key(ws, f"fidelity|{metric}", {
+        "releases": tuple(ws.releases[i].fingerprint for i in idx),
+        "seed": int(params["seed"]), **metric_options(metric, params)})
+
+
+def _baseline_key(ws: Workspace, metric: str, params: dict[str, Any]) -> str:
+    # References depend on the real table (and holdout) only, not on the releases.
+    return scoped_key(replace(ws, releases=()), f"fidelity_baseline|{metric}", {
+        "seed": int(params["seed"]), **metric_options(metric, params)})
+
+
+@dataclass(frozen=True)
+class FidelityView:
+    """What the fidelity page shows: results, references, failures and notes."""
+
+    results: dict[str, pc.MetricResult]
+    baselines: dict[str, dict[str, pc.MetricResult]]
+    failed: dict[str, str]
+    notes: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+def fidelity_view(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) -> FidelityView:
+    """Everything cached for these releases and settings (computes nothing)."""
+    results: dict[str, pc.MetricResult] = {}
+    baselines: dict[str, dict[str, pc.MetricResult]] = {"half": {}, "histogram": {}}
+    failed: dict[str, str] = {}
+    notes: list[str] = []
+    missing: list[str] = []
+    for metric in fidelity_metrics(ws):
+        for kind, key in (("release", _fidelity_key(ws, metric, params, idx)),
+                          ("baseline", _baseline_key(ws, metric, params))):
+            hit = cached_evaluation(key)
+            if hit is None:
+                missing.append(f"{kind}:{metric}")
+            elif isinstance(hit, Failed):
+                label = METRIC_LABELS[metric] + ("" if kind == "release" else " (references)")
+                failed[label] = hit.message
+            elif kind == "release":
+                results[metric] = hit
+            else:
+                for name, by_metric in baselines.items():
+                    by_metric[metric] = hit[name]
+            prefix = METRIC_LABELS[metric] + ("" if kind == "release" else " (references)")
+            notes.extend(f"{prefix}: {n}" for n in notes_of(key))
+    return FidelityView(results, baselines, failed, tuple(dict.fromkeys(notes)),
+                        tuple(missing))
+
+
+def fidelity_should_autorun(ws: Workspace, idx: tuple[int, ...]) -> bool:
+    return len(ws.real.frame) * max(len(idx), 1) <= AUTO_RUN_MAX_CELLS
+
+
+def fidelity_run(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) -> list[str]:
+    """Compute the missing measures and references, fastest first, with progress."""
+    real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
+    releases = [ws.releases[i].frame for i in idx]
+    holdout = ws.holdout.frame if ws.holdout is not None else None
+    seed = int(params["seed"])
+    order = ("query_error", "discriminator", "mla", "wasserstein")
+    metrics = [m for m in order if m in fidelity_metrics(ws)]
+    jobs: list[Job] = []
+    for metric in metrics:
+        key = _fidelity_key(ws, metric, params, idx)
+        if cached_evaluation(key) is None:
+            def compute(progress: ProgressFn, metric: str = metric) -> pc.MetricResult:
+                return evaluate_fidelity(
+                    real_c, releases, holdout=holdout, threat=ws.threat, schema=ws.schema,
+                    metrics=[metric], options={metric: metric_options(metric, params)},
+                    seed=seed, progress=progress)[metric]
+            jobs.append(Job(key, METRIC_LABELS[metric], compute, _put))
+    for metric in metrics:
+        key = _baseline_key(ws, metric, params)
+        if cached_evaluation(key) is None:
+            def compute_ref(progress: ProgressFn, metric: str = metric) -> dict:
+                out = fidelity_baselines(
+                    real_c, holdout=holdout, threat=ws.threat, schema=ws.schema,
+                    metrics=[metric], options={metric: metric_options(metric, params)},
+                    seed=seed, progress=progress)
+                return {name: res[metric] for name, res in out.items()}
+            jobs.append(Job(key, f"HALF / HISTOGRAM references: {METRIC_LABELS[metric]}",
+                            compute_ref, _put))
+    return run_jobs("Evaluating fidelity and utility", jobs)
+
+
+def reference_caption(metric: str, baselines: dict[str, dict[str, pc.MetricResult]]) -> str:
+    half = baselines.get("half", {}).get(metric)
+    hist = baselines.get("histogram", {}).get(metric)
+    parts = []
+    if half is not None:
+        parts.append(f"HALF {half.value:.3f}")
+    if hist is not None:
+        parts.append(f"HISTOGRAM {hist.value:.3f}")
+    return "References: " + " · ".join(parts) if parts else ""
+
+
+def worst_marginals(result: Any, k: int = 15, ways: int | None = None) -> pd.DataFrame:
+    """The worst marginals as the page lists them (name, columns, family, distance)."""
+    table = result.worst(k, ways=ways)
+    return table[["marginal", "column_a", "column_b", "family", "distance", "sd",
+                  "all_rows"]].reset_index(drop=True)
+
+
+def marginal_label(marginal: str, distance: float | None = None) -> str:
+    text = marginal.replace("|", " × ")
+    return text if distance is None else f"{text} — {distance:.3f}"
+
+
+def overlay_figure(ws: Workspace, release: int, marginal: str, *, bins: int = 20) -> Any:
+    """Real vs synthetic for one marginal ("a" or "a|b"), cached per data and columns."""
+    table = ws.releases[release]
+    return _overlay(ws.real.fingerprint, table.fingerprint, ws.overrides,
+                    tuple(marginal.split("|")), int(bins), ws, release)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _overlay(real_fp: str, release_fp: str, overrides: tuple, columns: tuple[str, ...],
+             bins: int, _ws: Workspace, _release: int) -> Any:
+    real_c = canonical_real(real_fp, overrides, _ws)
+    return marginal_overlay(real_c, _ws.releases[_release].frame, list(columns),
+                            schema=_ws.schema, bins=bins)
+
+
+# ============================================================================ the map
+MAP_DEFAULTS: dict[str, Any] = {
+    "workspace": True, "cart_leaves": (1, 5, 20, 100), "leaky_levels": (),
+    "references": ("half", "histogram", "self"), "seed": 1,
+}
+CART_LEAF_CHOICES = (1, 2, 5, 10, 20, 50, 100, 200, 500)
+LEAKY_LEVEL_CHOICES = (0.05, 0.1, 0.25, 0.5, 1.0)
+REFERENCE_LABELS = {"half": "HALF (a real half)", "histogram": "HISTOGRAM",
+                    "self": "SELF (real copy)"}
+MAP_AUTO_RUN_ROWS = 25_000  # below this the map computes missing cells without a click
+MAP_OPTIONS: dict[str, dict[str, Any]] = {
+    # fast settings for a live demo; every subsample is seeded and said in the UI
+    "rapid": {"attackers": ("xgb",), "bootstrap": 200},
+    "dcr": {"bootstrap": 200},
+    "knn": {"bootstrap": 200},
+    "gtcap": {"bootstrap": 200},
+    "domias": {"bootstrap": 200, "max_rows": 5000},
+    "wasserstein": {"max_rows": 1000},
+    "mla": {"evaluators": ("linear", "xgb"), "bootstrap": 200},
+    "query_error": {"bootstrap": 200},
+    "discriminator": {"max_rows": 5000, "bootstrap": 200},
+}
+MAP_OPTION_NOTES = {
+    "rapid": "RAPID with the xgboost attacker only, at τ = 0.3 (ε = 0.1 for a numeric "
+             "target), 200 bootstrap replicates",
+    "dcr": "DCR at α = 2%, 200 bootstrap replicates",
+    "domias": "DOMIAS on at most 5,000 rows per table",
+    "wasserstein": "Wasserstein 2-way numeric marginals on a seeded 1,000-row subsample "
+                   "(1-way and categorical marginals on all rows)",
+    "mla": "ML affinity with logistic regression and xgboost only",
+    "discriminator": "discriminator on at most 5,000 records per class",
+    "singling_out": "attacks on 500 seeded targets (the measures' defaults)",
+}
+UTILITY_IDEAL = {"discriminator": 0.5}
+
+
+def map_params(ws: Workspace) -> dict[str, Any]:
+    return {**MAP_DEFAULTS, **(ws.setting("map") or {})}
+
+
+def leaky_available(ws: Workspace | None = None) -> bool:
+    """Whether leaky candidates can be built: the engine has the leaky risk model and
+    (when a workspace is given) a holdout supplies the rows that are not leaked."""
+    if importlib.util.find_spec("privacy_core.synth.leaky") is None:
+        return False
+    module = importlib.import_module("privacy_core.synth.leaky")
+    if not hasattr(module, "leaky_release"):
+        return False
+    return ws is None or ws.holdout is not None
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _leaky_release(real_key: str, holdout_key: str, _real: pd.DataFrame,
+                   _holdout: pd.DataFrame, leak_fraction: float, n: int, seed: int
+                   ) -> pd.DataFrame:
+    from privacy_core.synth.leaky import leaky_release
+
+    return leaky_release(_real, _holdout, leak_fraction=leak_fraction, n=n, seed=seed).release
+
+
+def _importable(name: str) -> bool:
+    try:
+        MEASURES[name].function  # noqa: B018  # imports the module on first use
+    except Exception:  # noqa: BLE001  # a module still being written must not break the page
+        return False
+    return True
+
+
+def risk_measures(ws: Workspace) -> list[str]:
+    """Registered privacy measures usable on this workspace (RAPID, DCR, IMS first)."""
+    order = ["rapid", "dcr", "ims"] + [n for n in MEASURES if n not in ("rapid", "dcr", "ims")]
+    out = []
+    for name in order:
+        spec = MEASURES.get(name)
+        if spec is None or spec.family != "privacy":
+            continue
+        if spec.needs_holdout and ws.holdout is None:
+            continue
+        if _importable(name):
+            out.append(name)
+    return out
+
+
+def utility_measures(ws: Workspace) -> list[str]:
+    return fidelity_metrics(ws)
+
+
+def measure_label(name: str) -> str:
+    return METRIC_LABELS.get(name) or MEASURES[name].label
+
+
+def axis_title(name: str) -> str:
+    if name == "rapid":
+        return "RAPID: share of real records at risk (lower is better)"
+    if name == "dcr":
+        return "DCR risk score (0 = no closer than real-to-real; lower is better)"
+    if name == "discriminator":
+        return "Discriminator AUC (0.5 = indistinguishable)"
+    return f"{measure_label(name)} (lower is better)"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One point of the map: a loaded release, a generated one, or a reference."""
+
+    id: str
+    label: str
+    kind: str  # workspace | generated | half | histogram | self
+    method: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    index: int | None = None  # position in ws.releases for loaded releases
+    short: str = ""  # the text next to the point on the map
+
+    @property
+    def in_workspace(self) -> bool:
+        return self.kind == "workspace"
+
+
+def generated_label(method: str, params: dict[str, Any], seed: int) -> str:
+    """The name the data page gives the same generated release (so they are recognised)."""
+    detail = ""
+    if method == "cart":
+        detail = f" leaf {int(params['min_leaf'])}"
+    elif method == "leaky":
+        detail = f" f_l={float(params['leak_fraction']):g}"
+    elif params:
+        detail = " " + " ".join(f"{v:g}" if isinstance(v, float) else str(v)
+                                for v in params.values())
+    return f"{method.upper()}{detail} (seed {seed})"
+
+
+def map_candidates(ws: Workspace, params: dict[str, Any]) -> list[Candidate]:
+    """The candidates of the map under its settings, loaded releases first.
+
+    A generated candidate that was already added to the workspace (same name, origin
+    "generated") is shown once, as the loaded release.
+    """
+    seed = int(params["seed"])
+    out: list[Candidate] = []
+    loaded_generated = {t.name for t in ws.releases if t.origin == "generated"}
+    if params["workspace"]:
+        for i, t in enumerate(ws.releases):
+            short = t.name if len(t.name) <= 24 else t.name[:23] + "…"
+            out.append(Candidate(f"ws{i}:{t.fingerprint[:16]}", t.name, "workspace", index=i,
+                                 short=short))
+    specs: list[tuple[str, dict[str, Any], str]] = [
+        ("cart", {"min_leaf": int(leaf)}, "generated") for leaf in params["cart_leaves"]]
+    if leaky_available(ws):
+        specs += [("leaky", {"leak_fraction": float(level)}, "generated")
+                  for level in params["leaky_levels"]]
+    specs += [(ref, {}, ref) for ref in params["references"]]
+    for method, gen_params, kind in specs:
+        if kind == "generated":
+            label = generated_label(method, gen_params, seed)
+            short = label.split(" (seed")[0]
+        else:  # SELF is the real table whatever the seed
+            label = REFERENCE_LABELS[method] + ("" if method == "self" else f" (seed {seed})")
+            short = method.upper()
+        if label in loaded_generated and params["workspace"]:
+            continue
+        detail = ",".join(f"{k}={v}" for k, v in sorted(gen_params.items()))
+        cid = f"gen:{method}:{detail}:{seed}"
+        out.append(Candidate(cid, label, kind, method, tuple(sorted(gen_params.items())),
+                             short=short))
+    return out
+
+
+def candidate_frame(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
+    """The candidate's table: a loaded release, or a generated one (cached)."""
+    if cand.index is not None:
+        return ws.releases[cand.index].frame
+    real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
+    holdout = ws.holdout
+    if cand.method == "leaky" and holdout is not None:
+        # the rows that are not leaked come from the holdout: real, never trained on
+        holdout_c = pc.conform_table(holdout.frame, ws.schema, table="holdout")
+        return _leaky_release(ws.real.fingerprint + repr(ws.overrides),
+                              holdout.fingerprint, real_c, holdout_c,
+                              float(dict(cand.params)["leak_fraction"]),
+                              min(len(real_c), len(holdout_c)), seed)
+    n = len(real_c) // 2 if cand.method == "half" else len(real_c)
+    return generate_release(ws.real.fingerprint + repr(ws.overrides), real_c, str(cand.method),
+                            cand.params, n, seed)
+
+
+def _cell_key(ws: Workspace, cand: Candidate, measure: str, seed: int) -> str:
+    if cand.index is not None:
+        table = ws.releases[cand.index]
+        # the release's own origin decides whether the key carries the session salt
+        scope, content = replace(ws, releases=(table,)), f"table:{table.fingerprint}"
+    else:
+        scope, content = replace(ws, releases=()), cand.id
+    return scoped_key(scope, f"map|{measure}", {"candidate": content, "seed": seed,
+                                                **MAP_OPTIONS.get(measure, {})})
+
+
+def _slim(result: pc.MetricResult) -> pc.MetricResult:
+    """Headline, interval and small parameters only: the map never needs the records."""
+    def small(v: Any) -> bool:
+        return v is None or isinstance(v, (bool, int, float, str)) or (
+            isinstance(v, (list, tuple)) and len(v) <= 50
+            and all(x is None or isinstance(x, (bool, int, float, str)) for x in v))
+
+    ci = None if result.ci is None else (float(result.ci[0]), float(result.ci[1]))
+    return pc.MetricResult(
+        name=result.name, value=float(result.value), ci=ci,
+        params={k: v for k, v in result.params.items() if small(v)},
+        baseline=None if result.baseline is None else float(result.baseline),
+        goal=result.goal, bounds=result.bounds,
+        extra={k: v for k, v in result.extra.items() if small(v)})
+
+
+def _compute_cell(ws: Workspace, cand: Candidate, measure: str, seed: int,
+                  progress: ProgressFn) -> pc.MetricResult:
+    progress(0.0, "generating the release" if cand.index is None else "")
+    real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
+    frame = candidate_frame(ws, cand, seed)
+    holdout = ws.holdout.frame if ws.holdout is not None else None
+    progress(0.1, "")
+    result = evaluate_measures(
+        real_c, frame, names=[measure], threat=ws.threat, holdout=holdout, schema=ws.schema,
+        seed=seed, options={measure: dict(MAP_OPTIONS.get(measure, {}))})[measure]
+    return _slim(result)
+
+
+def map_cells(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
+              seed: int) -> dict[str, dict[str, Any]]:
+    """``{measure: {candidate id: result | Failed | None}}`` from the store (no compute)."""
+    store = _small_store()
+    return {m: {c.id: store.get(_cell_key(ws, c, m, seed)) for c in candidates}
+            for m in measures}
+
+
+def map_cell_notes(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
+                   seed: int) -> list[str]:
+    notes = []
+    for c in candidates:
+        for m in measures:
+            for note in notes_of(_cell_key(ws, c, m, seed)):
+                notes.append(f"{c.label} — {measure_label(m)}: {note}")
+    return list(dict.fromkeys(notes))
+
+
+def map_missing(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
+                seed: int) -> list[tuple[Candidate, str]]:
+    cells = map_cells(ws, candidates, measures, seed)
+    return [(c, m) for m in measures for c in candidates if cells[m][c.id] is None]
+
+
+def map_should_autorun(ws: Workspace) -> bool:
+    return len(ws.real.frame) <= MAP_AUTO_RUN_ROWS
+
+
+def map_run(ws: Workspace, missing: Sequence[tuple[Candidate, str]], seed: int) -> list[str]:
+    """Compute the missing (candidate, measure) cells, one progress bar for all."""
+    store = _small_store()
+    jobs = []
+    for cand, measure in missing:
+        def compute(progress: ProgressFn, cand: Candidate = cand, measure: str = measure):
+            return _compute_cell(ws, cand, measure, seed, progress)
+        jobs.append(Job(_cell_key(ws, cand, measure, seed),
+                        f"{cand.label}: {measure_label(measure)}", compute, store.put))
+    return run_jobs(f"Evaluating {len(jobs)} candidate × measure cell(s)", jobs)
+
+
+def forget_failed(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
+                  seed: int) -> None:
+    """Button callback: drop failed cells so that the next run computes them again."""
+    store = _small_store()
+    for c in candidates:
+        for m in measures:
+            key = _cell_key(ws, c, m, seed)
+            if isinstance(store.get(key), Failed):
+                store.put(key, None)  # the store reads None as "not computed"
+
+
+def map_results(cells: dict[str, Any]) -> dict[str, pc.MetricResult | None]:
+    """Cells usable by the figure (failures and gaps as None)."""
+    return {cid: (v if isinstance(v, pc.MetricResult) else None) for cid, v in cells.items()}
+
+
+def map_failures(cells: dict[str, dict[str, Any]], candidates: Sequence[Candidate]
+                 ) -> list[str]:
+    labels = {c.id: c.label for c in candidates}
+    return [f"{labels[cid]} — {measure_label(m)}: {v.message}"
+            for m, col in cells.items() for cid, v in col.items() if isinstance(v, Failed)]
+
+
+def candidate_numbers(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
+    """Every measure computed so far for one candidate, as the details panel lists them."""
+    store = _small_store()
+    rows = []
+    for kind, names in (("privacy risk", risk_measures(ws)),
+                        ("fidelity / utility", utility_measures(ws))):
+        for m in names:
+            hit = store.get(_cell_key(ws, cand, m, seed))
+            if hit is None:
+                continue
+            if isinstance(hit, Failed):
+                rows.append({"family": kind, "measure": measure_label(m), "value": None,
+                             "95% CI": "", "reading": f"failed: {hit.message}"})
+                continue
+            ci = f"{hit.ci[0]:.3f} – {hit.ci[1]:.3f}" if hit.ci is not None else ""
+            reading = METRIC_READINGS.get(m, "lower is better")
+            if hit.baseline is not None:
+                reading += f" · baseline {hit.baseline:.3f}"
+            rows.append({"family": kind, "measure": measure_label(m), "value": hit.value,
+                         "95% CI": ci, "reading": reading})
+    return pd.DataFrame(rows, columns=["family", "measure", "value", "95% CI", "reading"])
+
+
+def add_candidate(ws: Workspace, cand: Candidate, seed: int) -> Candidate | None:
+    """Add a generated candidate to the workspace's releases (validated via commit).
+
+    Returns the candidate as a loaded release (None when the workspace refused it). Its
+    computed cells are copied to the loaded release's keys, so the map does not
+    recompute the point it already shows.
+    """
+    frame = candidate_frame(ws, cand, seed)
+    table = Table.make(cand.label, frame, "generated")
+    new = replace(ws, releases=ws.releases + (table,))
+    if not commit(new, control="map_add"):
+        return None
+    store = _small_store()
+    loaded = next(c for c in map_candidates(new, {**map_params(new), "workspace": True})
+                  if c.index == len(new.releases) - 1)
+    for m in (*risk_measures(new), *utility_measures(new)):
+        for suffix in ("", "|notes"):
+            hit = store.get(_cell_key(ws, cand, m, seed) + suffix)
+            if hit is not None:
+                store.put(_cell_key(new, loaded, m, seed) + suffix, hit)
+    return loaded
+
+
+def add_candidate_action(cand: Candidate, seed: int, selection_key: str) -> None:
+    """Button callback: add ``cand`` to the workspace and keep it selected on the map."""
+    ws = get_workspace()
+    if ws is None:
+        return
+    loaded = add_candidate(ws, cand, seed)
+    if loaded is not None:
+        set_notice("map_add", f"Added {cand.label} to the workspace's releases.")
+        set_widget(selection_key, loaded.id)
+
+
+__all__ = [
+    "FIDELITY_DEFAULTS",
+    "Candidate",
+    "Failed",
+    "add_candidate",
+    "fidelity_params",
+    "fidelity_run",
+    "fidelity_should_autorun",
+    "fidelity_view",
+    "map_candidates",
+    "map_cells",
+    "map_missing",
+    "map_run",
+    "run_jobs",
+]

@@ -1,0 +1,80 @@
+"""Glue for the privacy-metrics page: parameters, per-measure cached evaluation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import privacy_core as pc
+from privacy_core.measures import MEASURES, evaluate_measures
+
+from .cached import cached_evaluation, scoped_key
+from .runner import run_cached
+from .state import Workspace
+
+PRIVACY_MEASURES = [n for n, m in MEASURES.items() if m.family == "privacy" and n != "rapid"]
+FAST_DEFAULT = [n for n in PRIVACY_MEASURES if MEASURES[n].fast]
+SLOW = [n for n in PRIVACY_MEASURES if not MEASURES[n].fast]
+INDICATORS = ("ims", "dcr", "knn")
+ATTACKS = ("singling_out", "linkability", "inference", "ml_inference")
+
+
+def privacy_params(ws: Workspace) -> dict[str, Any]:
+    n = len(ws.real.frame)
+    qis = list(ws.quasi_identifiers)
+    half = max(1, len(qis) // 2)
+    defaults = {"n_attacks": 0 if n <= 5000 else 500, "k": 5, "radius": 0.1, "seed": 0,
+                "aux_a": tuple(qis[:half]), "aux_b": tuple(qis[half:] or qis[:1])}
+    return {**defaults, **(ws.setting("privacy") or {})}
+
+
+def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    n_attacks = params["n_attacks"] or None  # 0 means every record (consensus R2)
+    opts: dict[str, dict[str, Any]] = {
+        "knn": {"k_max": params["k"]},
+        "singling_out": {"n_attacks": n_attacks},
+        "linkability": {"n_attacks": n_attacks,
+                        "aux_cols": (list(params["aux_a"]), list(params["aux_b"]))},
+        "inference": {"n_attacks": n_attacks},
+        "ml_inference": {"n_attacks": n_attacks},
+        "gtcap": {"radius": params["radius"]},
+    }
+    return opts.get(name, {})
+
+
+def available(ws: Workspace, name: str) -> bool:
+    return ws.holdout is not None or not MEASURES[name].needs_holdout
+
+
+def _key(ws: Workspace, name: str, params: dict[str, Any]) -> str:
+    return scoped_key(ws, f"privacy:{name}", {**_options(name, params), "seed": params["seed"]})
+
+
+def cached_results(ws: Workspace, names: list[str], params: dict[str, Any]
+                   ) -> dict[str, pc.MetricResult]:
+    out = {}
+    for n in names:
+        hit = cached_evaluation(_key(ws, n, params))
+        if hit is not None:
+            out[n] = hit
+    return out
+
+
+def run_measures(ws: Workspace, names: list[str], params: dict[str, Any]
+                 ) -> dict[str, pc.MetricResult]:
+    """Compute the missing measures one by one (each cached on its own)."""
+    out = cached_results(ws, names, params)
+    for n in names:
+        if n in out or not available(ws, n):
+            continue
+
+        def compute(progress, n=n):
+            return evaluate_measures(
+                ws.real.frame, [t.frame for t in ws.releases], names=[n], threat=ws.threat,
+                holdout=ws.holdout.frame if ws.holdout is not None else None, schema=ws.schema,
+                seed=int(params["seed"]), options={n: _options(n, params)},
+                progress=progress)[n]
+
+        res = run_cached(_key(ws, n, params), f"{MEASURES[n].label}", compute)
+        if res is not None:
+            out[n] = res
+    return out
