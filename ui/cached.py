@@ -23,7 +23,7 @@ import privacy_core as pc
 from .state import Workspace, session_salt
 
 
-class _LRU:
+class LRU:
     def __init__(self, size: int):
         self.size = size
         self.data: OrderedDict[str, Any] = OrderedDict()
@@ -45,8 +45,8 @@ class _LRU:
 
 
 @st.cache_resource(show_spinner=False)
-def _evaluations() -> _LRU:
-    return _LRU(size=24)
+def _evaluations() -> LRU:
+    return LRU(size=64)
 
 
 def scoped_key(ws: Workspace, name: str, params: dict[str, Any]) -> str:

@@ -29,7 +29,7 @@ from privacy_core.fidelity import evaluate_fidelity, fidelity_baselines
 from privacy_core.measures import MEASURES, evaluate_measures
 from privacy_core.plots.fidelity import marginal_overlay
 
-from .cached import _LRU, cached_evaluation, canonical_real, evaluate, generate_release, scoped_key
+from .cached import LRU, cached_evaluation, canonical_real, evaluate, generate_release, scoped_key
 from .state import Table, Workspace, commit, get_workspace, keep, set_notice, set_widget
 
 ProgressFn = Callable[[float, str], None]
@@ -118,10 +118,10 @@ def _put(key: str, value: Any) -> None:
 
 
 @st.cache_resource(show_spinner=False)
-def _small_store() -> _LRU:
+def _small_store() -> LRU:
     """Small values only: the map's slimmed cells and the engine's notes per evaluation
     (a few hundred bytes each), so they do not take slots of the shared result store."""
-    return _LRU(size=2048)
+    return LRU(size=2048)
 
 
 def notes_of(key: str) -> tuple[str, ...]:

@@ -23,6 +23,8 @@ from sklearn.linear_model import LassoCV, LogisticRegression
 from ..errors import ParameterError, UntrustworthyResultWarning
 
 ATTACKERS = ("rf", "xgb", "logit")
+# xgboost runs single-threaded: on 2 shared cores its thread pool oversubscribes (fits took
+# 10-100x longer under load), and boosting on QIs is fast enough on one core.
 ATTACKER_LABELS = {"rf": "Random forest", "xgb": "Gradient boosting (xgboost)",
                    "logit": "L1 logistic / lasso"}
 
@@ -97,7 +99,7 @@ def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray
         from xgboost import XGBClassifier
 
         model = XGBClassifier(n_estimators=100, max_depth=6, learning_rate=0.3,
-                              tree_method="hist", n_jobs=n_jobs if n_jobs > 0 else None,
+                              tree_method="hist", n_jobs=1,
                               random_state=seed, verbosity=0)
         model.fit(X, remap)
         importance = model.feature_importances_
@@ -127,7 +129,7 @@ def _fit_regressor(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray,
         from xgboost import XGBRegressor
 
         model = XGBRegressor(n_estimators=100, max_depth=6, learning_rate=0.3,
-                             tree_method="hist", n_jobs=n_jobs if n_jobs > 0 else None,
+                             tree_method="hist", n_jobs=1,
                              random_state=seed, verbosity=0)
         model.fit(X, y)
         importance = model.feature_importances_

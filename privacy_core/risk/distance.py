@@ -220,6 +220,24 @@ def _check_k(k: int, sizes: dict[str, int], name: str = "k") -> None:
             )
 
 
+def _distance_inputs(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
+                     holdout: pd.DataFrame | None, schema: Schema | None,
+                     columns: Sequence[str] | None, metric: str, numeric_missing: str,
+                     seed: int, measure: str) -> tuple[ReviewData, pd.DataFrame, list[str], int,
+                                                       int, dict[str, np.ndarray]]:
+    """Shared set-up of the DCR measures: validated inputs, one release, encoded tables."""
+    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
+                          min_rows=1)
+    syn = single_release(data, measure)
+    cols = analysis_columns(data.schema, columns)
+    split_seed, boot_seed = _boot_seeds(seed)
+    frames = {"real": data.real, "synthetic": syn}
+    if data.holdout is not None:
+        frames["holdout"] = data.holdout
+    enc, _ = encode_for_distance(data, cols, metric, numeric_missing, frames)
+    return data, syn, cols, split_seed, boot_seed, enc
+
+
 # ============================================================================ IMS
 def identical_match_share(
     real: pd.DataFrame,
@@ -481,15 +499,9 @@ def dcr(
     check_choice("variant", variant, DCR_VARIANTS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                          min_rows=1)
-    syn = single_release(data, "dcr")
-    cols = analysis_columns(data.schema, columns)
-    split_seed, boot_seed = _boot_seeds(seed)
-    frames = {"real": data.real, "synthetic": syn}
-    if data.holdout is not None:
-        frames["holdout"] = data.holdout
-    enc, _ = encode_for_distance(data, cols, metric, numeric_missing, frames)
+    data, syn, cols, split_seed, boot_seed, enc = _distance_inputs(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
+        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr")
     T, S = enc["real"], enc["synthetic"]
     real_labels = data.real.index.to_numpy()
     syn_labels = syn.index.to_numpy()
@@ -702,15 +714,9 @@ def dcr_knn(
     check_choice("metric", metric, DCR_METRICS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                          min_rows=1)
-    syn = single_release(data, "dcr_knn")
-    cols = analysis_columns(data.schema, columns)
-    split_seed, boot_seed = _boot_seeds(seed)
-    frames = {"real": data.real, "synthetic": syn}
-    if data.holdout is not None:
-        frames["holdout"] = data.holdout
-    enc, _ = encode_for_distance(data, cols, metric, numeric_missing, frames)
+    data, syn, cols, split_seed, boot_seed, enc = _distance_inputs(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
+        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr_knn")
     T, S = enc["real"], enc["synthetic"]
     params: dict[str, Any] = {
         "alpha": alpha, "k_max": k_max, "metric": metric, "columns": cols,
