@@ -152,7 +152,8 @@ if flags is not None and len(flags.columns) > 1:
         if near is not None:
             t, differs = near
             st.dataframe(t.style.apply(lambda _: differs.map(
-                lambda d: "background-color: #fde2e1" if d else "").to_numpy(), axis=None),
+                lambda d: "background-color: #fde2e1" if d else "").to_numpy(), axis=None
+            ).format(precision=3),
                 width="stretch", hide_index=True)
             hits = [MEASURES[c].label if c in MEASURES else c
                     for c in flags.columns if c != "n_flags" and flags.loc[record, c]]
