@@ -1,0 +1,59 @@
+"""AppTest for the Privacy metrics page: cards, live alpha, drill-down, agreement, errors."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    at.switch_page("pages/privacy.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> float:
+    return float(next(m for m in at.metric if m.label == label).value)
+
+
+def test_cards_drill_down_and_agreement():
+    at = start()
+    labels = {m.label for m in at.metric}
+    for expected in ("Identical match share", "DCR (SRD vs RRD)", "Singling out", "Linkability",
+                     "Distance-based inference", "ML inference", "Membership disclosure (F_rel)"):
+        assert expected in labels
+    assert not at.error
+    captions = " ".join(c.value for c in at.caption)
+    assert "Indicator (not a disclosure measure)" in captions and "95% CI" in captions
+    # the drill-down lists flagged records and compares the chosen one with the release
+    record_box = at.selectbox(key="privacy_record")
+    assert len(record_box.options) > 1
+    record_box.set_value(record_box.options[1]).run()
+    assert not at.exception
+    assert any(m.value.startswith("**Flagged by:**") for m in at.markdown)
+    assert any(s.value == "Agreement between measures" for s in at.subheader)
+
+
+def test_alpha_slider_reaggregates_dcr_only():
+    at = start()
+    before = metric(at, "DCR (SRD vs RRD)")
+    ims = metric(at, "Identical match share")
+    at.slider(key="privacy_alpha").set_value(10.0).run()
+    assert not at.exception
+    assert metric(at, "DCR (SRD vs RRD)") != before
+    assert metric(at, "Identical match share") == ims
+
+
+def test_overlapping_linkability_columns_are_refused():
+    at = start()
+    form_selects = [m for m in at.multiselect if m.label.startswith("Linkability")]
+    form_selects[0].set_value(["age", "education"])
+    form_selects[1].set_value(["age"])
+    at.button(key="FormSubmitter:privacy_form-Apply").click().run()
+    assert not at.exception
+    assert any("disjoint" in e.value for e in at.error)
+    assert at.session_state["workspace"].setting("privacy") is None
