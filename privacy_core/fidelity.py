@@ -46,14 +46,10 @@ from .data import Schema
 from .errors import ParameterError, UntrustworthyResultWarning
 from .results import MetricResult
 from .stats import mean_interval
+from .inputs import prepare_release_tables
 from .synth import make_generator, synthesize
 from .threat import ThreatModel
-from .utility import (
-    discriminator,
-    ml_affinity,
-    prepare_release_tables,
-    query_error,
-)
+from .utility import discriminator, ml_affinity, query_error
 from .validation import check_positive_int, check_seed
 
 ProgressFn = Callable[[float, str], None]

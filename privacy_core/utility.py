@@ -13,16 +13,14 @@ frozen :class:`~privacy_core.results.MetricResult`; all three need no threat mod
 * :func:`discriminator` (``discriminator``): ROC AUC of a gradient-boosting classifier
   telling real from synthetic records; one row per test record in ``records``.
 
-:func:`prepare_release_tables` is the threat-free counterpart of
-:func:`~privacy_core.inputs.prepare_review`: schema inferred from the real table (or
-given), releases and holdout conformed to it, minimum sizes checked.
+Inputs are validated by :func:`~privacy_core.inputs.prepare_release_tables`, the
+threat-free half of :func:`~privacy_core.inputs.prepare_review`.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +30,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
 from sklearn.preprocessing import QuantileTransformer
 
-from .data import Schema, conform_table, infer_schema, prepare_table
+from .data import Schema
 from .encoding import TableEncoder
 from .errors import (
     ColumnNotFoundError,
@@ -40,7 +38,7 @@ from .errors import (
     ParameterError,
     UntrustworthyResultWarning,
 )
-from .inputs import as_release_list
+from .inputs import ReleaseTables, prepare_release_tables
 from .results import MetricResult
 from .stats import bootstrap_auc, bootstrap_weights, percentile_interval
 from .threat import ThreatModel
@@ -59,91 +57,6 @@ EVALUATOR_LABELS = {
 DEFAULT_EVALUATORS = ("linear", "tree", "rf", "xgb")
 TARGET_TRANSFORMS = ("quantile", "none")
 _BOOT_CHUNK_CELLS = 20_000_000  # bootstrap weights held at once (float32: 80 MB)
-
-
-# ============================================================================ inputs
-@dataclass(frozen=True, eq=False)
-class ReleaseTables:
-    """Canonical real, synthetic and holdout tables with their schema (no threat model)."""
-
-    schema: Schema
-    real: pd.DataFrame
-    synthetic: tuple[pd.DataFrame, ...]
-    holdout: pd.DataFrame | None = None
-
-
-def prepare_release_tables(
-    real: pd.DataFrame,
-    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
-    *,
-    holdout: pd.DataFrame | None = None,
-    schema: Schema | None = None,
-    min_rows: int = 2,
-) -> ReleaseTables:
-    """Validate and canonicalise the inputs of a fidelity or utility measure.
-
-    The same steps as :func:`~privacy_core.inputs.prepare_review` without the threat
-    model, which fidelity and utility measures do not need.
-
-    Raises
-    ------
-    SchemaMismatchError
-        A synthetic or holdout table does not match the real one.
-    InsufficientDataError
-        A table has fewer than ``min_rows`` rows.
-    """
-    if schema is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            schema = infer_schema(real)
-    real_c = real[schema.included] if _is_canonical(real, schema) else prepare_table(real, schema)
-    releases = as_release_list(synthetic)
-    conformed = []
-    for i, frame in enumerate(releases):
-        label = "synthetic" if len(releases) == 1 else f"synthetic #{i + 1}"
-        conformed.append(_conform(frame, schema, label))
-    hold = _conform(holdout, schema, "holdout") if holdout is not None else None
-    tables = [("real", real_c), *[(f"synthetic #{i + 1}", f) for i, f in enumerate(conformed)]]
-    if hold is not None:
-        tables.append(("holdout", hold))
-    for label, frame in tables:
-        if len(frame) < min_rows:
-            raise InsufficientDataError(
-                f"The {label} table has {len(frame)} row(s); this measure needs at least "
-                f"{min_rows}.")
-    if not schema.included:
-        raise InsufficientDataError("The real table has no usable column (all are excluded).")
-    return ReleaseTables(schema=schema, real=real_c, synthetic=tuple(conformed), holdout=hold)
-
-
-def _is_canonical(frame: pd.DataFrame, schema: Schema) -> bool:
-    """Whether ``frame`` is already in canonical form for ``schema`` (nothing to convert).
-
-    Canonical: exactly the included columns, numerics as float64, categoricals as python
-    strings among the schema's levels. Checked on the distinct values only, so a table
-    that a measure (or :func:`~privacy_core.fidelity.evaluate_fidelity`) already prepared
-    is not converted value by value again.
-    """
-    if list(frame.columns) != schema.included:
-        return False
-    for spec in schema.columns:
-        if not spec.included:
-            continue
-        col = frame[spec.name]
-        if spec.is_numeric:
-            if col.dtype != np.float64:
-                return False
-        else:
-            if col.dtype != object:
-                return False
-            levels = pd.unique(col)
-            if not all(type(v) is str for v in levels) or not set(levels) <= set(spec.categories):
-                return False
-    return True
-
-
-def _conform(frame: pd.DataFrame, schema: Schema, label: str) -> pd.DataFrame:
-    return frame if _is_canonical(frame, schema) else conform_table(frame, schema, table=label)
 
 
 def _seeds(seed: int, k: int) -> list[int]:

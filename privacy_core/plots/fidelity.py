@@ -17,7 +17,8 @@ from ..data import Schema
 from ..errors import ParameterError
 from ..fidelity import FAMILIES, WassersteinResult
 from ..results import MetricResult
-from ..utility import EVALUATOR_LABELS, prepare_release_tables
+from ..inputs import prepare_release_tables
+from ..utility import EVALUATOR_LABELS
 
 REAL_COLOR = "#1f77b4"
 SYNTHETIC_COLOR = "#ff7f0e"
