@@ -70,7 +70,13 @@ from .results import MetricResult, jsonable
 from .stats import mean_interval, wilson_interval
 from .synth.leaky import LeakNoise, leaky_release, leaky_split
 from .threat import ThreatModel
-from .validation import check_choice, check_in_range, check_positive_int, check_seed
+from .validation import (
+    check_choice,
+    check_confidence,
+    check_in_range,
+    check_positive_int,
+    check_seed,
+)
 
 ProgressFn = Callable[[float, str], None]
 RowsFn = Callable[[pd.DataFrame], None]
@@ -147,8 +153,7 @@ class SweepResult:
         replicate's own interval. Columns: outlier_fraction, level, measure, mean, sd,
         n, ci_low, ci_high, reached (share of replicates that reached the level).
         """
-        check_in_range("confidence", confidence, 0, 1, low_inclusive=False,
-                       high_inclusive=False)
+        check_confidence(confidence)
         out = []
         if self.rows.empty:
             return pd.DataFrame(columns=["outlier_fraction", "level", "measure", "mean", "sd",

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from scipy import stats as _st
 
-from .validation import check_in_range
+from .validation import check_confidence, check_in_range
 
 
 def _z(confidence: float) -> float:
@@ -27,7 +27,7 @@ def wilson_interval(k: float, n: float, *, confidence: float = 0.95) -> tuple[fl
     Wilson (1927); the form used by RAPID (``rapid-attribute-inference.md`` §2.5) and
     Anonymeter (``stats/confidence.py``).
     """
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     if n <= 0:
         return (0.0, 1.0)
     z = _z(confidence)
@@ -53,7 +53,7 @@ def clopper_pearson_interval(
     k: float, n: float, *, confidence: float = 0.95
 ) -> tuple[float, float]:
     """Exact (Clopper-Pearson, 1934) binomial interval."""
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     if n <= 0:
         return (0.0, 1.0)
     alpha = 1 - confidence

@@ -42,7 +42,13 @@ from .inputs import ReleaseTables, prepare_release_tables
 from .results import MetricResult
 from .stats import bootstrap_auc, bootstrap_weights, percentile_interval
 from .threat import ThreatModel
-from .validation import check_choice, check_in_range, check_positive_int, check_seed
+from .validation import (
+    check_choice,
+    check_confidence,
+    check_in_range,
+    check_positive_int,
+    check_seed,
+)
 
 ProgressFn = Callable[[float, str], None]
 
@@ -240,7 +246,7 @@ def ml_affinity(
     names = _check_evaluators(evaluators)
     check_choice("target_transform", target_transform, TARGET_TRANSFORMS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     if holdout is None:
         raise ParameterError(
             "`holdout` is required: machine-learning affinity tests every evaluator on real "
@@ -491,7 +497,7 @@ def query_error(
     seed = check_seed(seed)
     n_queries = check_positive_int("n_queries", n_queries)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     ways_t = tuple(sorted({check_positive_int("ways", k) for k in ways}))
     if not ways_t:
         raise ParameterError("`ways` must list at least one query order, e.g. (1, 2, 3).")
@@ -666,7 +672,7 @@ def discriminator(
         max_rows = check_positive_int("max_rows", max_rows, minimum=10)
     n_estimators = check_positive_int("n_estimators", n_estimators)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     data = prepare_release_tables(real, synthetic, schema=schema, min_rows=10)
     cols = data.schema.included
     encoder = TableEncoder(data.schema).fit(data.real)

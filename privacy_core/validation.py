@@ -34,6 +34,12 @@ def check_in_range(
     return v
 
 
+def check_confidence(confidence: Any) -> float:
+    """A confidence level strictly between 0 and 1 (e.g. 0.95)."""
+    return check_in_range("confidence", confidence, 0, 1, low_inclusive=False,
+                          high_inclusive=False)
+
+
 def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int,)) and not (
         hasattr(value, "__index__")

@@ -90,7 +90,13 @@ from ..stats import (
     wilson_centre,
 )
 from ..threat import ThreatModel
-from ..validation import check_choice, check_in_range, check_positive_int, check_seed
+from ..validation import (
+    check_choice,
+    check_confidence,
+    check_in_range,
+    check_positive_int,
+    check_seed,
+)
 from .attackers import fit_predict
 from .neighbors import nearest_neighbors
 
@@ -150,7 +156,7 @@ class AttackResult(MetricResult):
 
     def at(self, *, confidence: float | None = None) -> AttackResult:
         """The same guesses summarised at another confidence level (no new attack)."""
-        conf = self.confidence if confidence is None else _check_confidence(confidence)
+        conf = self.confidence if confidence is None else check_confidence(confidence)
         return _with_summary(self, conf)
 
 
@@ -178,7 +184,7 @@ class LinkabilityResult(AttackResult):
             raise ParameterError(
                 f"`n_neighbors` must be at most {self.max_neighbors}, the number searched; "
                 f"got {k}. Rerun linkability with n_neighbors={k} to read it.")
-        conf = self.confidence if confidence is None else _check_confidence(confidence)
+        conf = self.confidence if confidence is None else check_confidence(confidence)
         k_a = _linked(self.link_rank, k)
         k_c = None if self.control_link_rank is None else _linked(self.control_link_rank, k)
         k_b = _linked(self.baseline_link_rank, k)
@@ -242,7 +248,7 @@ class MLInferenceResult(AttackResult):
         return pd.DataFrame(out)
 
     def at(self, *, confidence: float | None = None) -> MLInferenceResult:  # type: ignore[override]
-        conf = self.confidence if confidence is None else _check_confidence(confidence)
+        conf = self.confidence if confidence is None else check_confidence(confidence)
         if self.kind == "categorical":
             return _with_summary(self, conf)  # type: ignore[return-value]
         return _continuous_summary(self, conf)
@@ -256,11 +262,6 @@ class MLInferenceResult(AttackResult):
 
 
 # ============================================================================ shared
-def _check_confidence(confidence: float) -> float:
-    return check_in_range("confidence", confidence, 0, 1, low_inclusive=False,
-                          high_inclusive=False)
-
-
 def _wilson(k: float, n: float, confidence: float) -> tuple[float, float]:
     # Successes are clipped to [0, n]: a rescaled control count above n is what raises
     # Anonymeter's math domain error (issues #29 / #32).
@@ -889,7 +890,7 @@ def singling_out(
     n_attacks = _check_n_attacks(n_attacks)
     n_cols = check_positive_int("n_cols", n_cols)
     max_attempts = check_positive_int("max_attempts", max_attempts)
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     seed = check_seed(seed)
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     syn_full = _single_release(data)
@@ -1079,7 +1080,7 @@ def linkability(
     """
     n_attacks = _check_n_attacks(n_attacks)
     n_neighbors = check_positive_int("n_neighbors", n_neighbors)
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     seed = check_seed(seed)
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     syn = _single_release(data)
@@ -1249,7 +1250,7 @@ def distance_inference(
     """
     n_attacks = _check_n_attacks(n_attacks)
     tolerance = check_in_range("tolerance", tolerance, 0, 1e9)
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     seed = check_seed(seed)
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     syn = _single_release(data)
@@ -1400,7 +1401,7 @@ def ml_inference(
     n_attacks = _check_n_attacks(n_attacks)
     tolerance = check_in_range("tolerance", tolerance, 0, 1e9)
     n_bootstrap = check_positive_int("n_bootstrap", n_bootstrap)
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     seed = check_seed(seed)
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     syn = _single_release(data)

@@ -50,7 +50,13 @@ from ..inputs import prepare_review
 from ..results import MetricResult
 from ..stats import control_baseline_risk, percentile_interval
 from ..threat import ThreatModel
-from ..validation import check_choice, check_in_range, check_positive_int, check_seed
+from ..validation import (
+    check_choice,
+    check_confidence,
+    check_in_range,
+    check_positive_int,
+    check_seed,
+)
 from .distance import single_release
 
 GTCAP_WEIGHTINGS = ("sphere", "triangular")
@@ -150,7 +156,7 @@ def gtcap(
     radius = check_in_range("radius", radius, 0, np.inf, low_inclusive=False)
     check_choice("weighting", weighting, GTCAP_WEIGHTINGS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     if holdout is None:
         raise ParameterError(
             "`gtcap` needs a holdout: real rows the generator never saw, to measure what "

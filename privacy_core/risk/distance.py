@@ -48,7 +48,13 @@ from ..stats import (
     wilson_interval,
 )
 from ..threat import ThreatModel
-from ..validation import check_choice, check_in_range, check_positive_int, check_seed
+from ..validation import (
+    check_choice,
+    check_confidence,
+    check_in_range,
+    check_positive_int,
+    check_seed,
+)
 from .neighbors import nearest_neighbors
 
 DCR_METRICS = ("euclidean", "gower")
@@ -82,6 +88,17 @@ def analysis_columns(schema: Schema, columns: Sequence[str] | None) -> list[str]
                 f"({', '.join(schema.included)}); got {c!r}."
             )
     return cols
+
+
+def _with_alpha(params: dict[str, Any], alpha: float | None,
+                confidence: float | None) -> dict[str, Any]:
+    """A copy of a result's params with a new alpha and/or confidence, both validated."""
+    out = dict(params)
+    if alpha is not None:
+        out["alpha"] = check_alpha(alpha)
+    if confidence is not None:
+        out["confidence"] = check_confidence(confidence)
+    return out
 
 
 def check_alpha(alpha: float) -> float:
@@ -289,7 +306,7 @@ def identical_match_share(
     control set of §5.3.2; ``metric-reference.md`` §8 (nickplas IMS, hash join).
     """
     seed = check_seed(seed)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
                           min_rows=1)
     syn = single_release(data, "identical_match_share")
@@ -346,13 +363,7 @@ class DcrResult(MetricResult):
 
     def at(self, alpha: float | None = None, *, confidence: float | None = None) -> DcrResult:
         """The same distances aggregated at another alpha (percent) or confidence."""
-        params = dict(self.params)
-        if alpha is not None:
-            params["alpha"] = check_alpha(alpha)
-        if confidence is not None:
-            params["confidence"] = check_in_range("confidence", confidence, 0, 1,
-                                                  low_inclusive=False, high_inclusive=False)
-        return _dcr_aggregate(self, params)
+        return _dcr_aggregate(self, _with_alpha(self.params, alpha, confidence))
 
     def curve(self, alphas: Sequence[float] | None = None) -> pd.DataFrame:
         """Score against alpha: columns alpha, value, lower, upper, share_below."""
@@ -498,7 +509,7 @@ def dcr(
     check_choice("metric", metric, DCR_METRICS)
     check_choice("variant", variant, DCR_VARIANTS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     data, syn, cols, split_seed, boot_seed, enc = _distance_inputs(
         real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
         metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr")
@@ -631,13 +642,7 @@ class KnnResult(MetricResult):
 
     def at(self, alpha: float | None = None, *, confidence: float | None = None) -> KnnResult:
         """The same neighbour distances aggregated at another alpha or confidence."""
-        params = dict(self.params)
-        if alpha is not None:
-            params["alpha"] = check_alpha(alpha)
-        if confidence is not None:
-            params["confidence"] = check_in_range("confidence", confidence, 0, 1,
-                                                  low_inclusive=False, high_inclusive=False)
-        return _knn_aggregate(self, params)
+        return _knn_aggregate(self, _with_alpha(self.params, alpha, confidence))
 
 
 def _knn_aggregate(res: KnnResult, params: dict[str, Any]) -> KnnResult:
@@ -713,7 +718,7 @@ def dcr_knn(
     k_max = check_positive_int("k_max", k_max)
     check_choice("metric", metric, DCR_METRICS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     data, syn, cols, split_seed, boot_seed, enc = _distance_inputs(
         real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
         metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr_knn")

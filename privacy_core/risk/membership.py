@@ -42,7 +42,7 @@ from ..inputs import prepare_review
 from ..results import MetricResult
 from ..stats import bootstrap_auc, percentile_interval
 from ..threat import ThreatModel
-from ..validation import check_in_range, check_positive_int, check_seed
+from ..validation import check_confidence, check_in_range, check_positive_int, check_seed
 from .distance import analysis_columns, single_release
 from .neighbors import nearest_neighbors
 
@@ -154,7 +154,7 @@ def domias(
     if max_rows is not None:
         max_rows = check_positive_int("max_rows", max_rows, minimum=10)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     _require_holdout(holdout, "domias")
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
                           min_rows=4)
@@ -284,8 +284,7 @@ class MembershipResult(MetricResult):
         if beta is not None:
             params["beta"] = check_in_range("beta", beta, 0, np.inf, low_inclusive=False)
         if confidence is not None:
-            params["confidence"] = check_in_range("confidence", confidence, 0, 1,
-                                                  low_inclusive=False, high_inclusive=False)
+            params["confidence"] = check_confidence(confidence)
         return _membership_aggregate(self, params)
 
     def curve(self, thresholds: Sequence[int] | None = None) -> pd.DataFrame:
@@ -420,7 +419,7 @@ def membership_disclosure(
     n_repeats = check_positive_int("n_repeats", n_repeats)
     if attack_size is not None:
         attack_size = check_positive_int("attack_size", attack_size, minimum=2)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     _require_holdout(holdout, "membership_disclosure")
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
                           min_rows=1)

@@ -48,7 +48,13 @@ from ..stats import (
     wilson_interval,
 )
 from ..threat import ThreatModel
-from ..validation import check_choice, check_in_range, check_positive_int, check_seed
+from ..validation import (
+    check_choice,
+    check_confidence,
+    check_in_range,
+    check_positive_int,
+    check_seed,
+)
 from .attackers import ATTACKER_LABELS, check_attackers, fit_predict
 
 CATEGORICAL_METHODS = ("marginal", "conditional", "nce")
@@ -498,7 +504,7 @@ def rapid(
     check_choice("interval", interval, INTERVALS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     n_trees = check_positive_int("n_trees", n_trees)
-    check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
+    check_confidence(confidence)
     check_in_range("delta", delta, 0, np.inf)
     data = prepare_review(real, synthetic, threat=threat, schema=schema, min_rows=10)
     target = threat.target
