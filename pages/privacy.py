@@ -1,12 +1,11 @@
 """Privacy metrics: every no-box measure on one threat model, with a record drill-down."""
 
-import pandas as pd
 import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core.measures import MEASURES
-from privacy_core.risk.agreement import flag_agreement, nearest_synthetic_records, record_flags
+from privacy_core.risk.agreement import flag_agreement, record_flags
 from ui.cached import canonical_real
 from ui.evaluations import rapid_cached, rapid_fit_params
 from ui.privacy import (
@@ -17,6 +16,7 @@ from ui.privacy import (
     SLOW,
     available,
     cached_results,
+    nearest_records,
     privacy_params,
     run_measures,
 )
@@ -147,8 +147,7 @@ if flags is not None and len(flags.columns) > 1:
         release_names = [t.name for t in ws.releases]
         rel = st.selectbox("Compare with release", range(len(ws.releases)),
                            format_func=lambda i: release_names[i], key="privacy_release")
-        syn_c = pc.conform_table(ws.releases[rel].frame, ws.schema)
-        near = guarded(lambda: nearest_synthetic_records(real_c, syn_c, record, schema=ws.schema))
+        near = guarded(lambda: nearest_records(ws, rel, record))
         if near is not None:
             t, differs = near
             st.dataframe(t.style.apply(lambda _: differs.map(

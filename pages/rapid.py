@@ -5,7 +5,7 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from ui.evaluations import (
-    RAPID_FIT_DEFAULTS,
+    rapid_attribution,
     rapid_cached,
     rapid_calibration,
     rapid_cv,
@@ -162,7 +162,7 @@ def results_panel(base: pc.RapidResult) -> None:
         st.caption("Which quasi-identifier levels make a record more likely to be at risk "
                    "(logistic regression of the at-risk flag; positive = riskier), and what the "
                    "attackers relied on (feature importance).")
-        coef = guarded(lambda: pc.rapid_attribution(r))
+        coef = guarded(lambda: rapid_attribution(ws, params, r))
         if coef is not None and len(coef):
             st.plotly_chart(plots.rapid_attribution_figure(coef), width="stretch")
         elif coef is not None:

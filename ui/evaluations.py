@@ -95,3 +95,13 @@ def rapid_cv(ws: Workspace, *, generator: str, min_leaf: int, k: int, seed: int,
             progress=progress)
 
     return run_cached(key, f"{k}-fold synthesizer cross-validation", compute)
+
+
+def rapid_attribution(ws: Workspace, params: dict[str, Any], result: pc.RapidResult):
+    """The attribution regression at the result's threshold and score variant, fitted once
+    per (fit, threshold, variant) so that returning to a threshold costs nothing."""
+    from .cached import evaluate
+
+    variant = (result.params["method"], result.params["error"], round(result.threshold, 6))
+    return evaluate(f"{rapid_key(ws, params)}|attribution|{variant!r}",
+                    lambda: pc.rapid_attribution(result))

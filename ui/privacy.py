@@ -7,7 +7,7 @@ from typing import Any
 import privacy_core as pc
 from privacy_core.measures import MEASURES, evaluate_measures
 
-from .cached import cached_evaluation, scoped_key
+from .cached import cached_evaluation, evaluate, scoped_key
 from .runner import run_cached
 from .state import Workspace
 
@@ -78,3 +78,17 @@ def run_measures(ws: Workspace, names: list[str], params: dict[str, Any]
         if res is not None:
             out[n] = res
     return out
+
+
+def nearest_records(ws: Workspace, release: int, record: Any):
+    """A real record's nearest rows of one release (table, differing-cell mask), computed
+    once per (workspace, release, record) rather than on every rerun of the page."""
+    from privacy_core.risk.agreement import nearest_synthetic_records
+
+    def compute():
+        real_c = pc.prepare_table(ws.real.frame, ws.schema)
+        syn_c = pc.conform_table(ws.releases[release].frame, ws.schema)
+        return nearest_synthetic_records(real_c, syn_c, record, schema=ws.schema)
+
+    return evaluate(scoped_key(ws, "privacy:nearest", {"release": release, "record": record}),
+                    compute)

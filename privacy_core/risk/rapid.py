@@ -288,7 +288,7 @@ class RapidResult(MetricResult):
             groups = np.asarray(self.classes, dtype=object)[self.y_true]
             order = list(self.classes)
         else:
-            groups = pd.qcut(self.y_true, q=bins, duplicates="drop").astype(str)
+            groups = _level_strings(pd.qcut(self.y_true, q=bins, duplicates="drop"))
             order = list(pd.unique(groups[np.argsort(self.y_true, kind="stable")]))
         rows = []
         for level in order:
@@ -313,10 +313,10 @@ class RapidResult(MetricResult):
         share = self.flags().mean(axis=(1, 2))
         values = self.quasi[column]
         if pd.api.types.is_numeric_dtype(values.dtype):
-            groups = pd.qcut(values, q=bins, duplicates="drop").astype(str)
+            groups = _level_strings(pd.qcut(values.to_numpy(), q=bins, duplicates="drop"))
         else:
-            groups = values.astype(str)
-        frame = pd.DataFrame({"group": groups.to_numpy(), "share": share})
+            groups = _level_strings(pd.Categorical(values.to_numpy()))
+        frame = pd.DataFrame({"group": groups, "share": share})
         rows = []
         for level, part in frame.groupby("group", sort=True, observed=True):
             n_g = len(part)
@@ -348,6 +348,13 @@ class RapidResult(MetricResult):
         if include_records:
             out["records"] = jsonable(self.records)
         return out
+
+
+def _level_strings(cats: pd.Categorical) -> np.ndarray:
+    """Each value's level as a string ("nan" for missing), converting only the distinct
+    levels: a per-value string conversion costs ~0.1 s per view at 50k records."""
+    labels = np.append(np.asarray(cats.categories.astype(str), dtype=object), "nan")
+    return labels[np.where(cats.codes < 0, len(labels) - 1, cats.codes)]
 
 
 def default_thresholds(result: RapidResult) -> np.ndarray:
