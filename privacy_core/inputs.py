@@ -8,26 +8,59 @@ and the threat model is validated against it.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .data import Schema, conform_table, infer_schema, prepare_table
+from .data import (
+    Schema,
+    conform_table_coded,
+    infer_schema,
+    level_positions,
+    prepare_table_coded,
+)
 from .errors import InsufficientDataError, SchemaError, ThreatModelError
 from .threat import ThreatModel
 
+LevelCodes = Mapping[str, np.ndarray]
+
+
+class _CodedTables:
+    """Lookup of the level codes computed while the tables were canonicalised."""
+
+    real: pd.DataFrame
+    synthetic: tuple[pd.DataFrame, ...]
+    holdout: pd.DataFrame | None
+    level_codes: tuple[LevelCodes, ...]
+
+    def codes_of(self, frame: pd.DataFrame) -> LevelCodes:
+        """``{column: level positions}`` of one of these tables (see
+        :func:`~privacy_core.data.level_positions`); empty for any other frame, so a
+        caller that subsets or copies a table falls back to coding it itself."""
+        frames = (self.real, *self.synthetic, self.holdout)
+        for f, codes in zip(frames, self.level_codes):
+            if f is frame:
+                return codes
+        return {}
+
 
 @dataclass(frozen=True, eq=False)
-class ReviewData:
-    """Canonical real, synthetic and holdout tables with their schema and threat model."""
+class ReviewData(_CodedTables):
+    """Canonical real, synthetic and holdout tables with their schema and threat model.
+
+    ``level_codes`` holds, for the real table, each synthetic table and the holdout (in
+    that order), the integer codes of their categorical columns that canonicalisation
+    computed anyway; read them with :meth:`codes_of`.
+    """
 
     schema: Schema
     threat: ThreatModel
     real: pd.DataFrame
     synthetic: tuple[pd.DataFrame, ...]
     holdout: pd.DataFrame | None = None
+    level_codes: tuple[LevelCodes, ...] = field(default=(), repr=False)
 
 
 def as_release_list(synthetic: pd.DataFrame | Sequence[pd.DataFrame]) -> list[pd.DataFrame]:
@@ -40,13 +73,14 @@ def as_release_list(synthetic: pd.DataFrame | Sequence[pd.DataFrame]) -> list[pd
 
 
 @dataclass(frozen=True, eq=False)
-class ReleaseTables:
+class ReleaseTables(_CodedTables):
     """Canonical real, synthetic and holdout tables with their schema (no threat model)."""
 
     schema: Schema
     real: pd.DataFrame
     synthetic: tuple[pd.DataFrame, ...]
     holdout: pd.DataFrame | None = None
+    level_codes: tuple[LevelCodes, ...] = field(default=(), repr=False)
 
 
 def prepare_release_tables(
@@ -73,13 +107,22 @@ def prepare_release_tables(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             schema = infer_schema(real)
-    real_c = real[schema.included] if is_canonical(real, schema) else prepare_table(real, schema)
+    real_codes = canonical_codes(real, schema)
+    if real_codes is not None:
+        real_c = real[schema.included]
+    else:
+        real_c, real_codes = prepare_table_coded(real, schema)
     releases = as_release_list(synthetic)
-    conformed = []
+    conformed, codes = [], [real_codes]
     for i, frame in enumerate(releases):
         label = "synthetic" if len(releases) == 1 else f"synthetic #{i + 1}"
-        conformed.append(_conform(frame, schema, label))
-    hold = _conform(holdout, schema, "holdout") if holdout is not None else None
+        table, table_codes = _conform(frame, schema, label)
+        conformed.append(table)
+        codes.append(table_codes)
+    hold = None
+    if holdout is not None:
+        hold, hold_codes = _conform(holdout, schema, "holdout")
+        codes.append(hold_codes)
     tables = [("real", real_c), *[(f"synthetic #{i + 1}", f) for i, f in enumerate(conformed)]]
     if hold is not None:
         tables.append(("holdout", hold))
@@ -90,7 +133,8 @@ def prepare_release_tables(
                 f"{min_rows}.")
     if not schema.included:
         raise InsufficientDataError("The real table has no usable column (all are excluded).")
-    return ReleaseTables(schema=schema, real=real_c, synthetic=tuple(conformed), holdout=hold)
+    return ReleaseTables(schema=schema, real=real_c, synthetic=tuple(conformed), holdout=hold,
+                         level_codes=tuple(codes))
 
 
 def is_canonical(frame: pd.DataFrame, schema: Schema) -> bool:
@@ -102,26 +146,42 @@ def is_canonical(frame: pd.DataFrame, schema: Schema) -> bool:
     is not converted value by value again. Infinite numerics are not canonical (the data
     layer turns them into missing values).
     """
+    return canonical_codes(frame, schema) is not None
+
+
+def canonical_codes(frame: pd.DataFrame, schema: Schema) -> dict[str, np.ndarray] | None:
+    """The level positions of a canonical table's categorical columns (one hash pass each,
+    which the canonical check needs anyway); None when ``frame`` is not canonical."""
     if list(frame.columns) != schema.included:
-        return False
+        return None
+    coded = {}
     for spec in schema.columns:
         if not spec.included:
             continue
         col = frame[spec.name]
         if spec.is_numeric:
             if col.dtype != np.float64 or np.isinf(col.to_numpy()).any():
-                return False
+                return None
         else:
             if col.dtype != object:
-                return False
-            levels = pd.unique(col)
-            if not all(type(v) is str for v in levels) or not set(levels) <= set(spec.categories):
-                return False
-    return True
+                return None
+            codes, levels = pd.factorize(col.to_numpy())
+            if not all(type(v) is str for v in levels):
+                return None
+            positions = level_positions(np.asarray(levels, dtype=object), codes,
+                                        spec.categories)
+            if positions is None:
+                return None
+            coded[spec.name] = positions
+    return coded
 
 
-def _conform(frame: pd.DataFrame, schema: Schema, label: str) -> pd.DataFrame:
-    return frame if is_canonical(frame, schema) else conform_table(frame, schema, table=label)
+def _conform(frame: pd.DataFrame, schema: Schema, label: str
+             ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    codes = canonical_codes(frame, schema)
+    if codes is not None:
+        return frame, codes
+    return conform_table_coded(frame, schema, table=label)
 
 
 def prepare_review(
@@ -154,4 +214,5 @@ def prepare_review(
                                     min_rows=min_rows)
     threat.validate(tables.schema, tables.real)
     return ReviewData(schema=tables.schema, threat=threat, real=tables.real,
-                      synthetic=tables.synthetic, holdout=tables.holdout)
+                      synthetic=tables.synthetic, holdout=tables.holdout,
+                      level_codes=tables.level_codes)

@@ -47,8 +47,10 @@ Departures from Anonymeter (``metric-reference.md`` §2), all deliberate:
 * distances use the engine's one encoder (numerics scaled by the *real* range, one-hot
   categoricals weighted 1/2 so a mismatch adds 1 under L1, numeric missing values imputed
   by the real median) instead of Anonymeter's per-call joint range and NaN rules;
-* singling-out predicates are evaluated as vectorised numpy masks over rank-coded columns,
-  and query generation also stops when 100 consecutive batches add no new predicate.
+* singling-out predicates are evaluated on rank-coded columns (one coding of every table,
+  reusing the categorical codes from canonicalisation): one-condition predicates by a
+  histogram and its cumulative sum, longer ones by bitsets or vectorised masks; query
+  generation also stops when 100 consecutive batches add no new predicate.
 
 Notes
 -----
@@ -63,7 +65,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -349,7 +351,7 @@ def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -
     """``n`` rows without replacement in input order (all rows for None or n >= len)."""
     if n is None or n >= len(frame):
         return frame
-    return frame.iloc[np.sort(rng.choice(len(frame), size=n, replace=False))]
+    return frame.iloc[_sample_positions(len(frame), n, rng)]
 
 
 def _check_holdout(data: ReviewData) -> pd.DataFrame | None:
@@ -472,30 +474,46 @@ class _RankCoder:
     universe: list[np.ndarray]
 
     @classmethod
-    def fit(cls, schema: Schema, columns: list[str], frames: list[pd.DataFrame]) -> _RankCoder:
-        numeric = np.array([schema[c].is_numeric for c in columns])
-        universe = []
-        for c, is_num in zip(columns, numeric):
-            if is_num:
-                vals = np.concatenate([f[c].to_numpy(dtype=float) for f in frames])
-                universe.append(np.unique(vals[np.isfinite(vals)]))
-            else:
-                levels = pd.unique(np.concatenate([f[c].to_numpy(dtype=object) for f in frames]))
-                universe.append(np.sort(np.asarray(levels, dtype=str)).astype(object))
-        return cls(columns, numeric, universe)
+    def fit_codes(cls, schema: Schema, columns: list[str], frames: Sequence[pd.DataFrame],
+                  known: Sequence[Mapping[str, np.ndarray]] = ()
+                  ) -> tuple[_RankCoder, list[np.ndarray]]:
+        """The coder of ``frames`` and each frame's (n_columns, n_rows) int32 codes.
 
-    def codes(self, frame: pd.DataFrame) -> np.ndarray:
-        """(n_columns, n_rows) int32 rank codes."""
-        out = np.empty((len(self.columns), len(frame)), dtype=np.int32)
-        for j, c in enumerate(self.columns):
-            if self.numeric[j]:
-                x = frame[c].to_numpy(dtype=float)
-                code = np.searchsorted(self.universe[j], x)
-                out[j] = np.where(np.isfinite(x), code, -1)
-            else:
-                out[j] = pd.Categorical(frame[c].to_numpy(dtype=object),
-                                        categories=self.universe[j]).codes
-        return out
+        A categorical column whose level positions every frame already has in ``known``
+        (from canonicalisation, :meth:`ReviewData.codes_of`) is used as is, with the
+        schema's sorted levels as its universe. Any other column takes one hash pass over
+        the stacked column (``pd.factorize``; missing -> -1) and a sort of the distinct
+        values only: the tables are canonical (no infinities), so the factorized distinct
+        values are exactly the universe.
+        """
+        numeric = np.array([schema[c].is_numeric for c in columns])
+        bounds = np.cumsum([0, *(len(f) for f in frames)])
+        out = [np.empty((len(columns), len(f)), dtype=np.int32) for f in frames]
+        universe = []
+        for j, (c, is_num) in enumerate(zip(columns, numeric)):
+            if not is_num and len(known) == len(frames) and all(c in k for k in known):
+                for o, k in zip(out, known):
+                    o[j] = k[c]
+                universe.append(np.array(schema[c].categories, dtype=object))
+                continue
+            stacked = np.concatenate([f[c].to_numpy(dtype=float if is_num else object)
+                                      for f in frames])
+            codes, distinct = pd.factorize(stacked)
+            distinct = np.asarray(distinct, dtype=float if is_num else str)
+            order = np.argsort(distinct)  # distinct values: no ties, any sort is exact
+            rank = np.empty(distinct.size + 1, dtype=np.int32)
+            rank[order] = np.arange(distinct.size, dtype=np.int32)
+            rank[-1] = -1  # code -1 (missing) indexes the last slot
+            coded = rank[codes]
+            for i, o in enumerate(out):
+                o[j] = coded[bounds[i]:bounds[i + 1]]
+            sorted_values = distinct[order]
+            universe.append(sorted_values if is_num else sorted_values.astype(object))
+        return cls(list(columns), numeric, universe), out
+
+    def subset(self, positions: Sequence[int]) -> _RankCoder:
+        return _RankCoder([self.columns[i] for i in positions], self.numeric[list(positions)],
+                          [self.universe[i] for i in positions])
 
     def describe(self, cols: np.ndarray, ops: np.ndarray, vals: np.ndarray) -> str:
         parts = []
@@ -527,7 +545,7 @@ def _count_matches(codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: n
     """Rows matched by each predicate (a conjunction of conditions), and one matched row.
 
     ``codes`` is (n_columns, n_rows); ``cols``, ``ops``, ``vals`` are (n_predicates,
-    n_conditions). Returns counts and the position of the first matching row (-1 if none).
+    n_conditions). Returns counts and the position of a matching row (-1 if none).
     """
     n_rows = codes.shape[1]
     n_q, m = cols.shape
@@ -536,16 +554,11 @@ def _count_matches(codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: n
     if n_q == 0 or n_rows == 0:
         return counts, first
     lo, hi, neg = _intervals(ops, vals)
-    if m == 1 and not neg.any():
-        # one interval per predicate: counts from the sorted column by binary search
+    if m == 1:
         for c in np.unique(cols[:, 0]):
             sel = cols[:, 0] == c
-            order = np.argsort(codes[c], kind="stable")
-            sorted_codes = codes[c][order]
-            left = np.searchsorted(sorted_codes, lo[sel, 0], side="left")
-            right = np.searchsorted(sorted_codes, hi[sel, 0], side="right")
-            counts[sel] = right - left
-            first[sel] = np.where(right > left, order[np.minimum(left, n_rows - 1)], -1)
+            counts[sel], first[sel] = _interval_counts(codes[c], lo[sel, 0], hi[sel, 0],
+                                                       neg[sel, 0])
         return counts, first
     chunk = max(1, _MASK_BLOCK // n_rows)
     for start in range(0, n_q, chunk):
@@ -556,6 +569,37 @@ def _count_matches(codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: n
         c = np.count_nonzero(mask, axis=1)
         counts[sl] = c
         first[sl] = np.where(c > 0, mask.argmax(axis=1), -1)
+    return counts, first
+
+
+def _interval_counts(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Counts and a matching row of one-condition predicates ``[lo, hi]`` (negated where
+    ``neg``) on one coded column.
+
+    Codes are dense ranks, so a histogram of the column (slot 0: missing, rank r: slot
+    r + 1) and its cumulative sum answer every interval in O(1): no pass over the rows per
+    predicate. (One histogram over all columns at once was slower: its larger temporaries
+    cost more than the per-column calls save.)
+    """
+    n = x.size
+    top = int(max(x.max(initial=-1), lo.max(initial=-1), hi[hi < _TOP].max(initial=-1))) + 1
+    shifted = x.astype(np.intp) + 1
+    hist = np.bincount(shifted, minlength=top + 1)
+    cum = np.concatenate([[0], np.cumsum(hist)])  # cum[k]: rows in slots < k
+    a = np.clip(lo + 1, 0, top + 1)
+    b = np.clip(hi + 1, -1, top)
+    inside = np.where(b >= a, cum[b + 1] - cum[np.minimum(a, b + 1)], 0)
+    counts = np.where(neg, (n - hist[0]) - inside, inside)
+    row_of = np.full(top + 1, -1, dtype=np.int64)
+    row_of[shifted] = np.arange(n)  # a row holding each slot's value
+    # the first occupied slot from a; for "!= v", the first occupied slot other than v's
+    slot = np.searchsorted(cum, cum[a], side="right") - 1
+    occupied = np.flatnonzero(hist[1:]) + 1
+    if neg.any() and occupied.size:
+        other = occupied[1] if occupied.size > 1 else occupied[0]
+        slot = np.where(neg, np.where(occupied[0] != a, occupied[0], other), slot)
+    first = np.where(counts > 0, row_of[np.clip(slot, 0, top)], -1)
     return counts, first
 
 
@@ -714,26 +758,30 @@ def _univariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries
     value is missing, ``<= min`` and ``>= max`` of numerics, ``== v`` for values seen once;
     shuffled and kept when they match exactly one synthetic row (Anonymeter's univariate
     generator)."""
-    cands: list[tuple[int, int, int]] = []
+    parts: list[np.ndarray] = []
     for c in range(syn_codes.shape[0]):
-        x = syn_codes[c]
-        present = x[x >= 0]
+        hist = np.bincount(syn_codes[c].astype(np.intp) + 1)  # slot 0: missing
+        present = np.flatnonzero(hist[1:])
+        # (column, operator, value, matches exactly one synthetic row)
         if numeric[c]:
-            if int((x < 0).sum()) == 1:
-                cands.append((c, _ISNA, -1))
+            if hist[0] == 1:
+                parts.append(np.array([[c, _ISNA, -1, 1]]))
             if present.size:
-                cands.extend([(c, _LE, int(present.min())), (c, _GE, int(present.max()))])
-        values, counts = np.unique(present, return_counts=True)
-        cands.extend((c, _EQ, int(v)) for v in values[counts == 1])
-    if not cands:
+                lo, hi = present[0], present[-1]
+                parts.append(np.array([[c, _LE, lo, hist[lo + 1] == 1],
+                                       [c, _GE, hi, hist[hi + 1] == 1]]))
+        once = np.flatnonzero(hist[1:] == 1)
+        parts.append(np.column_stack([np.full(once.size, c), np.full(once.size, _EQ), once,
+                                      np.ones(once.size, dtype=np.int64)]))
+    cands = np.concatenate(parts).astype(np.int64) if parts else np.zeros((0, 4), np.int64)
+    if not len(cands):
         return (*_stack([], [], [], 1), 0, "complete")
-    arr = np.array(cands, dtype=np.int64)[rng.permutation(len(cands))]
-    cols, ops, vals = arr[:, :1], arr[:, 1:2].astype(np.int8), arr[:, 2:3]
-    counts, _ = _count_matches(syn_codes, cols, ops, vals.astype(np.int32))
+    arr = cands[rng.permutation(len(cands))]
     # candidates are distinct by construction ("<= min" and "== min" are two predicates)
-    keep = np.flatnonzero(counts == 1)[:n_queries]
+    keep = np.flatnonzero(arr[:, 3] == 1)[:n_queries]
+    cols, ops, vals = arr[keep, :1], arr[keep, 1:2].astype(np.int8), arr[keep, 2:3]
     status = "complete" if keep.size >= n_queries else "exhausted"
-    return cols[keep], ops[keep], vals[keep].astype(np.int32), len(cands), status
+    return cols, ops, vals.astype(np.int32), len(cands), status
 
 
 def _stack(c: list, o: list, v: list, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -758,7 +806,7 @@ def _random_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries: in
         n_at = int(at.sum())
         if not n_at:
             continue
-        uniq = np.unique(syn_codes[c])
+        uniq = np.flatnonzero(np.bincount(syn_codes[c].astype(np.intp) + 1)) - 1  # sorted
         vals[at] = uniq[rng.integers(0, uniq.size, size=n_at)]
         pool = numeric_ops if numeric[c] else numeric_ops[:2]
         ops[at] = pool[rng.integers(0, pool.size, size=n_at)]
@@ -799,19 +847,64 @@ def _size_correction_factor(ctrl_codes: np.ndarray, queries: tuple[np.ndarray, .
     return float(model(np.array(float(n_training)), *popt) / denom)
 
 
-def _so_table(coder: _RankCoder, queries: tuple[np.ndarray, ...], frame: pd.DataFrame,
-              counts: np.ndarray, first: np.ndarray, role: str) -> pd.DataFrame:
-    cols, ops, vals = queries
+def _so_table(guesses: list[str], labels: np.ndarray, counts: np.ndarray, first: np.ndarray,
+              role: str) -> pd.DataFrame:
     hit = counts == 1
-    labels = frame.index.to_numpy()
     record = np.empty(len(counts), dtype=object)
     record[:] = None
     record[hit] = labels[first[hit]]
     return pd.DataFrame({
         "record": record, "role": role, "query": np.arange(len(counts)),
-        "guess": [coder.describe(cols[i], ops[i], vals[i]) for i in range(len(counts))],
-        "truth": counts, "success": hit,
+        "guess": guesses, "truth": counts, "success": hit,
     })
+
+
+def _describe_all(coder: _RankCoder, queries: tuple[np.ndarray, ...]) -> list[str]:
+    """Each predicate's text, as :meth:`_RankCoder.describe` (conditions are formatted once
+    per distinct (column, operator, value))."""
+    cols, ops, vals = queries
+    if not len(cols):
+        return []
+    keys = cols * 16 + ops  # 8 operators
+    conds = np.empty(cols.shape, dtype=object)
+    for key in np.unique(keys):
+        at = keys == key
+        c, o = divmod(int(key), 16)
+        name = coder.columns[c]
+        if o == _ISNA:
+            conds[at] = f"{name} is missing"
+        elif o == _NOTNA:
+            conds[at] = f"{name} is not missing"
+        else:
+            head = f"{name} {_SYMBOL[o]} "
+            values = coder.universe[c][vals[at]]
+            conds[at] = [head + (f"{float(v):.10g}" if coder.numeric[c] else repr(str(v)))
+                         for v in values]
+    if cols.shape[1] == 1:
+        return conds[:, 0].tolist()
+    return [" & ".join(row) for row in conds.tolist()]
+
+
+def _distinct_rows(codes: np.ndarray, universe_sizes: Sequence[int]) -> np.ndarray:
+    """Positions of the first occurrence of each distinct row of coded columns (in order;
+    as ``DataFrame.drop_duplicates``: equal codes are equal values, missing included)."""
+    key = np.zeros(codes.shape[1], dtype=np.int64)
+    bound = 1  # key < bound
+    for x, size in zip(codes, universe_sizes):
+        width = int(size) + 1  # ranks and "missing"
+        if bound > (1 << 62) // width:
+            key = pd.factorize(key)[0].astype(np.int64)  # re-densify before overflow
+            bound = int(key.max(initial=0)) + 1
+        key = key * width + (x.astype(np.int64) + 1)
+        bound *= width
+    return np.flatnonzero(~pd.Series(key).duplicated().to_numpy())
+
+
+def _sample_positions(n_rows: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_sample_rows` on positions: ``n`` of ``n_rows`` without replacement, in order."""
+    if n >= n_rows:
+        return np.arange(n_rows)
+    return np.sort(rng.choice(n_rows, size=n, replace=False))
 
 
 def singling_out(
@@ -900,22 +993,34 @@ def singling_out(
     if m > len(cols):
         raise ParameterError(
             f"`n_cols` must be at most the number of columns used ({len(cols)}); got {n_cols}.")
+    # every table is coded once; de-duplication (over all analysed columns, as Anonymeter)
+    # and every predicate count then work on the int32 codes
     included = data.schema.included
-    ori = data.real.drop_duplicates(subset=included)
-    syn = syn_full.drop_duplicates(subset=included)
-    ctrl = hold.drop_duplicates(subset=included) if hold is not None else None
+    frames = [data.real, syn_full] + ([hold] if hold is not None else [])
+    full_coder, coded = _RankCoder.fit_codes(data.schema, included, frames,
+                                             [data.codes_of(f) for f in frames])
+    sizes = [len(u) for u in full_coder.universe]
+    distinct = [_distinct_rows(x, sizes) for x in coded]
+    on_cols = [included.index(c) for c in cols]
+    coder = full_coder.subset(on_cols)
+    if on_cols != list(range(len(included))):
+        coded = [x[on_cols] for x in coded]
+    ori_codes, syn_codes, *rest = [x[:, keep] for x, keep in zip(coded, distinct)]
+    ctrl_codes = rest[0] if rest else None
+    ori_labels = data.real.index.to_numpy()[distinct[0]]
+    ctrl_labels = hold.index.to_numpy()[distinct[2]] if hold is not None else None
+    n_ori, n_syn = ori_codes.shape[1], syn_codes.shape[1]
+    n_ctrl = None if ctrl_codes is None else ctrl_codes.shape[1]
     if n_attacks is None:
-        n_attacks = len(ori)
+        n_attacks = n_ori
     rng_gen, rng_base, rng_size = _rngs(seed, 3)
 
-    coder = _RankCoder.fit(data.schema, cols, [f for f in (ori, syn, ctrl) if f is not None])
-    syn_codes = coder.codes(syn)
     if mode == "multivariate":
         above = []
         for j, c in enumerate(cols):
             if coder.numeric[j]:
-                x = syn[c].to_numpy(dtype=float)
-                med = float(np.nanmedian(x)) if np.isfinite(x).any() else np.inf
+                x = coder.universe[j][syn_codes[j][syn_codes[j] >= 0]]
+                med = float(np.median(x)) if x.size else np.inf
                 above.append(coder.universe[j] > med)
             else:
                 above.append(np.zeros(0, dtype=bool))
@@ -935,62 +1040,65 @@ def singling_out(
             "underestimated.", UntrustworthyResultWarning, stacklevel=2)
 
     # make the control count comparable when the tables differ in size
-    ori_eval, ctrl_eval = ori, ctrl
+    ori_pick = np.arange(n_ori)
+    ctrl_pick = None if n_ctrl is None else np.arange(n_ctrl)
     correction = 1.0
     applied = "none"
     method = size_correction
-    if ctrl is not None and len(ctrl) != len(ori) and method == "fit" and n_found:
+    if n_ctrl is not None and n_ctrl != n_ori and method == "fit" and n_found:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                correction = _size_correction_factor(coder.codes(ctrl), queries_t, len(ori),
-                                                     rng_size)
+                correction = _size_correction_factor(ctrl_codes, queries_t, n_ori, rng_size)
             applied = "fit"
         except (RuntimeError, ValueError) as exc:
             warnings.warn(f"The control-size correction fit failed ({exc}); falling back to "
                           "equal-size subsamples.", UntrustworthyResultWarning, stacklevel=2)
             method = "subsample"
-    if ctrl is not None and len(ctrl) != len(ori) and method == "subsample":
-        size = min(len(ori), len(ctrl))
-        if len(ori) > size:
-            ori_eval = _sample_rows(ori, size, rng_size)
+    if n_ctrl is not None and n_ctrl != n_ori and method == "subsample":
+        size = min(n_ori, n_ctrl)
+        if n_ori > size:
+            ori_pick = _sample_positions(n_ori, size, rng_size)
         else:
-            ctrl_eval = _sample_rows(ctrl, size, rng_size)
+            ctrl_pick = _sample_positions(n_ctrl, size, rng_size)
         applied = "subsample"
 
-    counts_t, first_t = _count_matches(coder.codes(ori_eval), *queries_t)
+    guesses = _describe_all(coder, queries_t)
+    ori_eval, ori_eval_labels = ori_codes[:, ori_pick], ori_labels[ori_pick]
+    counts_t, first_t = _count_matches(ori_eval, *queries_t)
     k_train = int((counts_t == 1).sum())
-    records = [_so_table(coder, queries_t, ori_eval, counts_t, first_t, "training")]
+    records = [_so_table(guesses, ori_eval_labels, counts_t, first_t, "training")]
     k_ctrl: float | None = None
-    if ctrl_eval is not None:
-        counts_c, first_c = _count_matches(coder.codes(ctrl_eval), *queries_t)
+    if ctrl_codes is not None:
+        counts_c, first_c = _count_matches(ctrl_codes[:, ctrl_pick], *queries_t)
         k_ctrl = float((counts_c == 1).sum()) * correction
-        records.append(_so_table(coder, queries_t, ctrl_eval, counts_c, first_c, "control"))
+        records.append(_so_table(guesses, ctrl_labels[ctrl_pick], counts_c, first_c,
+                                 "control"))
 
     base_q = _random_queries(syn_codes, coder.numeric, n_queries=n_attacks, n_cols=m, rng=rng_base)
-    counts_b, first_b = _count_matches(coder.codes(ori_eval), *base_q)
-    baseline_table = _so_table(coder, base_q, ori_eval, counts_b, first_b, "baseline")
+    counts_b, first_b = _count_matches(ori_eval, *base_q)
+    baseline_table = _so_table(_describe_all(coder, base_q), ori_eval_labels, counts_b,
+                               first_b, "baseline")
 
     params = {
         "mode": mode, "columns": cols, "n_attacks": n_attacks, "n_cols": m,
         "max_attempts": max_attempts, "attempts": int(attempts), "generation": status,
         "n_queries": n_found, "size_correction": size_correction,
         "size_correction_applied": applied, "control_correction_factor": correction,
-        "n_training_rows": len(ori), "n_synthetic_rows": len(syn),
-        "n_control_rows": None if ctrl is None else len(ctrl),
-        "n_training_evaluated": len(ori_eval),
-        "n_control_evaluated": None if ctrl_eval is None else len(ctrl_eval),
-        "control": ctrl is not None, "confidence": confidence, "seed": seed,
+        "n_training_rows": n_ori, "n_synthetic_rows": n_syn, "n_control_rows": n_ctrl,
+        "n_training_evaluated": len(ori_pick),
+        "n_control_evaluated": None if ctrl_pick is None else len(ctrl_pick),
+        "control": n_ctrl is not None, "confidence": confidence, "seed": seed,
     }
     shell = AttackResult(
         name="singling_out", value=float("nan"), ci=None, params=params,
         record_table=pd.concat(records, ignore_index=True), goal="lower", bounds=(0.0, 1.0),
         n_attacks=n_attacks, n_success=k_train,
-        n_control_attacks=n_attacks if ctrl is not None else 0, n_control_success=k_ctrl,
+        n_control_attacks=n_attacks if n_ctrl is not None else 0, n_control_success=k_ctrl,
         n_baseline_attacks=n_attacks, n_baseline_success=int((counts_b == 1).sum()),
         confidence=confidence, baseline_table=baseline_table)
     result = _with_summary(shell, confidence)
-    if ctrl is None:
+    if n_ctrl is None:
         _warn_no_control("singling-out")
     _warn_untrustworthy(result, "singling-out")
     return result

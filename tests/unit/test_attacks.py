@@ -184,6 +184,45 @@ def test_bit_index_counts_equal_mask_counts():
                                   atk._count_matches(codes, cols, ops, vals)[0])
 
 
+def test_distinct_rows_of_codes_equal_drop_duplicates():
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({
+        "a": rng.choice(["x", "y", pc.data.MISSING], size=400),
+        "b": rng.choice([1.0, 2.5, np.nan], size=400),
+        "c": rng.integers(0, 3, size=400).astype(float),
+    })
+    schema = pc.canonical_schema(frame)
+    coder, (codes,) = atk._RankCoder.fit_codes(schema, list(frame.columns), [frame])
+    keep = atk._distinct_rows(codes, [len(u) for u in coder.universe])
+    expected = frame.drop_duplicates()
+    np.testing.assert_array_equal(frame.index[keep], expected.index)
+    # wide universes re-densify the combined key instead of overflowing int64
+    wide = rng.integers(-1, 1 << 20, size=(6, 300)).astype(np.int32)
+    wide[:, 150:] = wide[:, :150]
+    keep = atk._distinct_rows(wide, [1 << 20] * 6)
+    np.testing.assert_array_equal(keep, np.flatnonzero(~pd.DataFrame(wide.T).duplicated()))
+
+
+def test_rank_codes_from_canonicalisation_equal_codes_from_hashing(health):
+    train, control, syn = health
+    data = pc.prepare_review(train, syn, threat=HEALTH_THREAT, holdout=control)
+    frames = [data.real, data.synthetic[0], data.holdout]
+    cols = data.schema.included
+    known = [data.codes_of(f) for f in frames]
+    assert all(set(k) == set(data.schema.categorical) for k in known)
+    coder_k, codes_k = atk._RankCoder.fit_codes(data.schema, cols, frames, known)
+    coder_h, codes_h = atk._RankCoder.fit_codes(data.schema, cols, frames)
+    for f, ck, ch in zip(frames, codes_k, codes_h):
+        for j, c in enumerate(cols):
+            # both codings give back the table's values, and order them the same way
+            np.testing.assert_array_equal(coder_k.universe[j][ck[j]], f[c].to_numpy())
+            np.testing.assert_array_equal(coder_h.universe[j][ch[j][ch[j] >= 0]],
+                                          f[c].to_numpy()[ch[j] >= 0])
+            assert (np.argsort(ck[j], kind="stable") == np.argsort(ch[j], kind="stable")).all()
+    # a copy of a table is not one of the prepared tables: no codes are claimed for it
+    assert data.codes_of(data.real.copy()) == {}
+
+
 def test_multivariate_predicates_each_single_out_one_synthetic_row(health):
     train, control, _ = health
     syn = pc.synthesize(pc.prepare_table(train, pc.infer_schema(train)), method="cart", seed=2)
