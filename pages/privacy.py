@@ -6,6 +6,7 @@ import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core.measures import MEASURES
 from privacy_core.risk.agreement import flag_agreement, record_flags
+from privacy_core.risk.attacks import SINGLING_OUT_MODES
 from ui.cached import canonical_real
 from ui.evaluations import rapid_cached, rapid_fit_params
 from ui.privacy import (
@@ -55,6 +56,17 @@ with st.expander("Settings (recomputes the affected measures)"):
         aux_b = a2.multiselect("Linkability: columns of the second source", qis,
                                default=[c for c in params["aux_b"] if c in qis])
         seed = a3.number_input("Seed", 0, 2**31 - 1, int(params["seed"]))
+        s1, s2, _ = st.columns(3)
+        so_mode = s1.selectbox(
+            "Singling out: predicates", SINGLING_OUT_MODES,
+            index=SINGLING_OUT_MODES.index(params["so_mode"]),
+            format_func=lambda m: {"multivariate": "multivariate (several columns)",
+                                   "univariate": "univariate (one rare value)"}[m],
+            help="Univariate: 'column == a value seen once in the release' (and the extremes "
+                 "of numeric columns). Multivariate: a random release row's values on several "
+                 "columns. Both keep only predicates that isolate one synthetic row.")
+        so_cols = s2.number_input("Singling out: columns per multivariate predicate", 1,
+                                  max(1, len(ws.schema.included)), int(params["so_cols"]))
         apply = st.form_submit_button("Apply", type="primary")
     error_slot("privacy_form")
     if apply:
@@ -62,7 +74,8 @@ with st.expander("Settings (recomputes the affected measures)"):
             st.error("Linkability needs two non-empty, disjoint column sets.")
         elif commit(ws.with_settings(privacy={
                 "n_attacks": int(n_attacks), "k": int(k), "radius": float(radius),
-                "seed": int(seed), "aux_a": tuple(aux_a), "aux_b": tuple(aux_b)}),
+                "seed": int(seed), "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
+                "so_mode": so_mode, "so_cols": int(so_cols)}),
                 control="privacy_form"):
             st.rerun()
 
@@ -89,8 +102,9 @@ alpha = st.slider("DCR: alpha (percentile of real-to-real distances, %)", 0.5, 2
                   key="privacy_alpha", on_change=remember, args=("privacy_alpha",),
                   help="A synthetic row counts as 'too close' when it is nearer to a training "
                        "row than the alpha-th percentile of holdout-to-training distances.")
+# cards keep the order of the measure list, however recently each was computed
 shown = {n: (r.at(alpha=alpha) if n in ("dcr", "knn") and hasattr(r, "at") else r)
-         for n, r in results.items()}
+         for n, r in sorted(results.items(), key=lambda kv: PRIVACY_MEASURES.index(kv[0]))}
 
 
 def reading(name: str, res: pc.MetricResult) -> str:
@@ -106,6 +120,9 @@ for i, (name, res) in enumerate(shown.items()):
         parts = [fmt_ci(res.ci)]
         if res.baseline is not None:
             parts.append(f"baseline {res.baseline:.3f}")
+        if name == "singling_out":
+            parts.append("univariate predicates" if res.params["mode"] == "univariate"
+                         else f"{res.params['n_cols']}-column predicates")
         if "replicates" in res.extra:
             parts.append(f"mean of {len(res.extra['replicates'])} releases, sd "
                          f"{res.extra['sd']:.3f}")

@@ -189,7 +189,8 @@ def cmd_privacy(args: argparse.Namespace) -> int:
 
     options: dict[str, dict[str, Any]] = {
         "dcr": {"alpha": args.alpha}, "knn": {"alpha": args.alpha, "k_max": args.k},
-        "singling_out": {"n_attacks": args.n_attacks},
+        "singling_out": {"n_attacks": args.n_attacks, "mode": args.singling_out_mode,
+                         "n_cols": args.singling_out_cols},
         "linkability": {"n_attacks": args.n_attacks},
         "inference": {"n_attacks": args.n_attacks},
         "ml_inference": {"n_attacks": args.n_attacks},
@@ -310,6 +311,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=5, help="largest k of the k-NN DCR variants")
     p.add_argument("--n-attacks", type=int, default=500, help="attack targets per attack")
     p.add_argument("--radius", type=float, default=0.1, help="GTCAP radius (min-max scale)")
+    p.add_argument("--singling-out-mode", default="multivariate",
+                   choices=["multivariate", "univariate"],
+                   help="singling-out predicates: several columns, or one rare value")
+    p.add_argument("--singling-out-cols", type=int, default=3,
+                   help="columns per multivariate singling-out predicate")
     p.set_defaults(func=cmd_privacy)
 
     p = sub.add_parser("fidelity", help="Wasserstein fidelity, ML affinity, query error, "

@@ -37,6 +37,8 @@ class MeasureSpec:
     description: str = ""
     uses_holdout: bool = True  # takes an optional holdout (as its control / reference)
     replicates_native: bool = False  # accepts a list of releases itself
+    # a similarity indicator, not a disclosure measure (consensus R3)
+    indicator: bool = False
 
     @property
     def function(self) -> Callable[..., MetricResult]:
@@ -46,9 +48,9 @@ class MeasureSpec:
 
 def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: bool,
        threat: bool = True, description: str = "", uses_holdout: bool = True,
-       native: bool = False) -> MeasureSpec:
+       native: bool = False, indicator: bool = False) -> MeasureSpec:
     return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
-                       description, uses_holdout, native)
+                       description, uses_holdout, native, indicator)
 
 
 MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
@@ -57,10 +59,14 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
        fast=False, description="Share of real records whose secret an attacker trained on the "
                                "release predicts confidently beyond the base rate."),
     _m("ims", "Identical match share", "privacy", "risk.distance:identical_match_share",
-       holdout=False, fast=True, description="Share of synthetic rows that copy a real row."),
+       holdout=False, fast=True, indicator=True,
+       description="Share of synthetic rows that copy a real row."),
     _m("dcr", "DCR (SRD vs RRD)", "privacy", "risk.distance:dcr", holdout=False, fast=True,
+       indicator=True,
        description="Are synthetic rows closer to training rows than real rows are to each other?"),
-    _m("knn", "DCR k-NN variants", "privacy", "risk.distance:dcr_knn", holdout=False, fast=False),
+    _m("knn", "DCR k-NN variants", "privacy", "risk.distance:dcr_knn", holdout=False, fast=False,
+       indicator=True,
+       description="DCR with the distance to the k nearest training rows, k = 1..K."),
     _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=False,
        fast=True, description="Predicates from the release that isolate exactly one real person."),
     _m("linkability", "Linkability", "privacy", "risk.attacks:linkability", holdout=False,

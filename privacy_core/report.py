@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from .data import Schema, fingerprint
+from .measures import MEASURES
 from .results import MetricResult, jsonable
 from .threat import ThreatModel
 
@@ -122,10 +123,16 @@ def render_html(report: ReviewReport, figures: Mapping[str, Any] | None = None) 
     for name, m in d["metrics"].items():
         ci = m.get("ci")
         ci_text = f"{ci[0]:.4f} – {ci[1]:.4f}" if ci and None not in ci else "—"
+        spec = MEASURES.get(name)
+        label = spec.label if spec else name
+        reading = spec.description if spec else ""
+        if spec is not None and spec.indicator:
+            reading = "Indicator, not a disclosure measure. " + reading
         rows.append(
-            f"<tr><td>{html.escape(name)}</td><td>{_fmt(m.get('value'))}</td><td>{ci_text}</td>"
+            f"<tr><td><b>{html.escape(label)}</b><br><code>{html.escape(name)}</code></td>"
+            f"<td>{_fmt(m.get('value'))}</td><td>{ci_text}</td>"
             f"<td>{_fmt(m.get('baseline'))}</td><td>{html.escape(str(m.get('goal', '')))} is better"
-            f"</td></tr>")
+            f"</td><td>{html.escape(reading)}</td></tr>")
     prov = d["provenance"]
     syn_rows = "".join(
         f"<li>{html.escape(s['name'])}: {s['rows']:,} rows, fingerprint <code>{s['fingerprint']}</code></li>"
@@ -170,7 +177,8 @@ th {{ background: #f3f3f3; }} code {{ font-size: .85em; }}
 <p>Quasi-identifiers: {html.escape(', '.join(threat['quasi_identifiers']))}<br>
 Sensitive: {html.escape(', '.join(threat['sensitive']))}</p>
 <h2>Results</h2>
-<table><tr><th>measure</th><th>value</th><th>95% interval</th><th>baseline</th><th>direction</th></tr>
+<table><tr><th>measure</th><th>value</th><th>95% interval</th><th>baseline</th><th>direction</th>
+<th>what it measures</th></tr>
 {''.join(rows)}</table>
 {figs_html}
 <h2>Parameters</h2>{params_html}

@@ -14,7 +14,7 @@ from .state import Workspace
 PRIVACY_MEASURES = [n for n, m in MEASURES.items() if m.family == "privacy" and n != "rapid"]
 FAST_DEFAULT = [n for n in PRIVACY_MEASURES if MEASURES[n].fast]
 SLOW = [n for n in PRIVACY_MEASURES if not MEASURES[n].fast]
-INDICATORS = ("ims", "dcr", "knn")
+INDICATORS = tuple(n for n in PRIVACY_MEASURES if MEASURES[n].indicator)
 ATTACKS = ("singling_out", "linkability", "inference", "ml_inference")
 
 
@@ -23,7 +23,9 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
     qis = list(ws.quasi_identifiers)
     half = max(1, len(qis) // 2)
     defaults = {"n_attacks": 0 if n <= 5000 else 500, "k": 5, "radius": 0.1, "seed": 0,
-                "aux_a": tuple(qis[:half]), "aux_b": tuple(qis[half:] or qis[:1])}
+                "aux_a": tuple(qis[:half]), "aux_b": tuple(qis[half:] or qis[:1]),
+                "so_mode": "multivariate",
+                "so_cols": min(3, len(ws.schema.included))}
     return {**defaults, **(ws.setting("privacy") or {})}
 
 
@@ -31,7 +33,9 @@ def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
     n_attacks = params["n_attacks"] or None  # 0 means every record (consensus R2)
     opts: dict[str, dict[str, Any]] = {
         "knn": {"k_max": params["k"]},
-        "singling_out": {"n_attacks": n_attacks},
+        "singling_out": {"n_attacks": n_attacks, "mode": params["so_mode"],
+                         "n_cols": params["so_cols"] if params["so_mode"] == "multivariate"
+                         else 1},
         "linkability": {"n_attacks": n_attacks,
                         "aux_cols": (list(params["aux_a"]), list(params["aux_b"]))},
         "inference": {"n_attacks": n_attacks},

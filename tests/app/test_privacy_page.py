@@ -57,3 +57,20 @@ def test_overlapping_linkability_columns_are_refused():
     assert not at.exception
     assert any("disjoint" in e.value for e in at.error)
     assert at.session_state["workspace"].setting("privacy") is None
+
+
+def test_univariate_singling_out_from_the_settings_form():
+    at = start()
+    captions = " ".join(c.value for c in at.caption)
+    assert "3-column predicates" in captions
+    multivariate = metric(at, "Singling out")
+    mode = next(s for s in at.selectbox if s.label == "Singling out: predicates")
+    mode.set_value("univariate")
+    at.button(key="FormSubmitter:privacy_form-Apply").click().run()
+    assert not at.exception and not at.error
+    assert at.session_state["workspace"].setting("privacy")["so_mode"] == "univariate"
+    captions = " ".join(c.value for c in at.caption)
+    assert "univariate predicates" in captions
+    # computed anew, not read from the multivariate cache; CART draws continuous values from
+    # training rows, so a value seen once in the release often isolates its training owner
+    assert metric(at, "Singling out") > multivariate + 0.2

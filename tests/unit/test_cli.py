@@ -28,6 +28,14 @@ def files(tmp_path_factory):
     return {"real": real, "syn1": syn1, "syn2": syn2, "dir": d}
 
 
+@pytest.fixture(scope="module")
+def holdout(files):
+    path = files["dir"] / "holdout.csv"
+    assert run("demo-data", "--n", "300", "--kappa", "5", "--seed", "9", "--out",
+               str(path)).returncode == 0
+    return path
+
+
 def test_demo_data_matches_engine(files):
     import privacy_core as pc
 
@@ -78,6 +86,66 @@ def test_rapid_writes_json_file_and_summary(files):
     assert "RAPID (categorical" in proc.stdout
     assert json.loads(target.read_text())["metrics"]["rapid"]["params"]["quasi_identifiers"] == [
         "gender", "age", "education", "income", "health"]
+
+
+def test_privacy_json_contract(files, holdout):
+    proc = run("privacy", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--control", str(holdout), "--qi", "age,education,gender",
+               "--sensitive", "disease", "--alpha", "5", "--n-attacks", "200",
+               "--singling-out-mode", "univariate", "--seed", "4", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["command"] == "privacy" and out["seed"] == 4 and out["n_synthetic"] == [400]
+    m = out["metrics"]
+    assert set(m) == {"ims", "dcr", "knn", "singling_out", "linkability", "inference",
+                      "ml_inference", "gtcap", "domias", "membership"}
+    for name, res in m.items():
+        assert {"value", "ci", "params"} <= set(res), name
+        assert "records" not in res  # aggregates only unless asked
+    assert m["dcr"]["alpha"] == 5 and m["dcr"]["ratio"] > 0
+    assert m["membership"]["f_rel"] == m["membership"]["value"]
+    so = m["singling_out"]["params"]
+    assert so["mode"] == "univariate" and so["n_cols"] == 1 and so["n_attacks"] == 200
+
+
+def test_privacy_metric_subset_is_seeded(files):
+    args = ("privacy", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+            "--sensitive", "disease", "--metrics", "singling_out,linkability",
+            "--n-attacks", "100", "--json", "-")
+    first, second = run(*args), run(*args)
+    assert first.returncode == 0, first.stderr
+    assert set(json.loads(first.stdout)["metrics"]) == {"singling_out", "linkability"}
+    assert json.loads(first.stdout) == json.loads(second.stdout)
+
+
+def test_fidelity_json_contract(files, holdout):
+    proc = run("fidelity", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--control", str(holdout), "--sensitive", "disease", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(proc.stdout)["metrics"]
+    assert set(m) == {"wasserstein", "mla", "query_error", "discriminator"}
+    w = m["wasserstein"]
+    assert {"one_way", "two_way", "by_marginal"} <= set(w)
+    assert "age" in w["by_marginal"] and "gender|age" in w["by_marginal"]
+
+
+def test_report_writes_aggregates_only_by_default(files, holdout):
+    target = files["dir"] / "report.html"
+    proc = run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--control", str(holdout), "--sensitive", "disease",
+               "--metrics", "ims,singling_out", "--decision", "release with changes",
+               "--out", str(target))
+    assert proc.returncode == 0, proc.stderr
+    html = target.read_text()
+    assert "release with changes" in html and "<b>Singling out</b>" in html
+    assert "Indicator, not a disclosure measure" in html  # IMS (consensus R3)
+    assert "per-record table" not in html
+    # per-record tables only on explicit request
+    proc = run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--sensitive", "disease", "--metrics", "ims", "--include-records",
+               "--out", str(target))
+    assert proc.returncode == 0, proc.stderr
+    assert "ims: per-record table" in target.read_text()
 
 
 @pytest.mark.parametrize("args, fragment", [
