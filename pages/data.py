@@ -65,7 +65,9 @@ with source_builtin:
 
 with source_upload:
     st.caption("CSV (any delimiter, UTF-8 or Windows-1252) or Parquet. `?`, `NA` and empty "
-               "cells are read as missing. Files stay in this session's memory only.")
+               "cells are read as missing; codes with leading zeros (postcodes) stay text, and "
+               "decimal commas (`1,5`) are read as numbers in files not delimited by commas. "
+               "Files stay in this session's memory only.")
     with st.form("upload_form", clear_on_submit=False):
         real_file = st.file_uploader("Real (training) table", type=["csv", "parquet", "txt"])
         syn_files = st.file_uploader("Synthetic release(s) — several files for replicates",
@@ -78,7 +80,7 @@ with source_upload:
         def read(upload):
             return pc.load_table(upload.getvalue(), name=upload.name)
 
-        def build() -> Workspace | None:
+        def build() -> tuple[Workspace, list[str]]:
             if real_file is None:
                 raise pc.DataLoadError("Choose the real table first.")
             with warnings.catch_warnings(record=True) as caught:
@@ -97,16 +99,14 @@ with source_upload:
             new = Workspace(real=Table.make(real_file.name, real, "upload"), releases=releases,
                             holdout=holdout, quasi_identifiers=qis, sensitive=sensitive,
                             dataset="upload")
-            if notes:
-                set_notice("upload", "Loaded. Notes: " + " ".join(notes))
-            return new
+            return new, notes
 
-        new = guarded(build, control="upload")
-        if new is not None:
-            if commit(new, control="upload"):
-                if not new.releases:
-                    set_notice("upload", "Real table loaded. Generate or upload a synthetic release "
-                                         "below.")
+        built = guarded(build, control="upload")
+        if built is not None and commit(built[0], control="upload"):
+            new, notes = built
+            message = "Loaded." if new.releases else (
+                "Real table loaded. Generate or upload a synthetic release below.")
+            set_notice("upload", message + (" Notes: " + " ".join(notes) if notes else ""))
         st.rerun()
 
 

@@ -89,9 +89,10 @@ def load_table(
     if len(raw.strip()) == 0:
         raise DataLoadError(f"{label} is empty: it has no header and no rows.")
     if raw[:4] == b"PAR1" or label.lower().endswith(".parquet"):
-        frame = _read_parquet(raw, label)
+        frame, comma_ok = _read_parquet(raw, label), False
     else:
-        frame = _read_csv(raw, label, delimiter)
+        frame, sep = _read_csv(raw, label, delimiter)
+        comma_ok = sep != ","  # in a comma-delimited file "1,234" is a thousands separator
     if frame.height == 0:
         raise DataLoadError(
             f"{label} has a header ({frame.width} columns) but no data rows; "
@@ -103,7 +104,8 @@ def load_table(
             "least a quasi-identifier and a sensitive column. If the file uses another "
             "delimiter, choose it explicitly."
         )
-    frame = _check_column_types(_clean_text_columns(frame), label)
+    frame = _check_column_types(_clean_text_columns(frame, label, decimal_comma=comma_ok),
+                                label)
     try:
         return frame.to_pandas()
     except Exception as exc:  # pyarrow / polars conversion errors of exotic types
@@ -197,7 +199,8 @@ def _sniff_delimiter(text: str) -> str:
         return best if counts[best] > 0 else ","
 
 
-def _read_csv(raw: bytes, label: str, delimiter: str | None) -> pl.DataFrame:
+def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFrame, str]:
+    """The table (every cell as text) and the delimiter used."""
     text = _LEADING_BLANK_LINES.sub("", _decode(raw, label))
     if not text.strip():
         raise DataLoadError(f"{label} is empty: it has no header and no rows.")
@@ -227,7 +230,9 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> pl.DataFrame:
             io.BytesIO(text.encode("utf-8")),
             separator=sep,
             null_values=list(NULL_TOKENS),
-            infer_schema_length=None,
+            # every cell as text: the column types are decided by _clean_text_columns, which
+            # keeps codes with leading zeros and reads decimal commas
+            infer_schema=False,
             truncate_ragged_lines=False,
             quote_char='"',
         )
@@ -246,11 +251,26 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> pl.DataFrame:
             DataLoadWarning,
             stacklevel=3,
         )
-    return frame.filter(~empty) if n_empty else frame
+    return (frame.filter(~empty) if n_empty else frame), sep
 
 
-def _clean_text_columns(frame: pl.DataFrame) -> pl.DataFrame:
-    """Strip text cells, map null tokens to null, and parse numbers written as text."""
+_LEADING_ZERO = r"^[+-]?0[0-9]"  # "007", "01234": a code, not a number
+_DECIMAL_COMMA = r"^[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+),[0-9]+$"  # 1,5  1.234,56
+_PLAIN_INTEGER = r"^[+-]?[0-9]+$"
+_BOOLEAN_TEXT = ("true", "false")
+_INT64_LIMIT = float(2**63)
+
+
+def _clean_text_columns(frame: pl.DataFrame, label: str = "the file", *,
+                        decimal_comma: bool = False) -> pl.DataFrame:
+    """Strip text cells, map null tokens to null, and type the text columns.
+
+    A text column becomes numeric when every value is a number: Int64 when all are whole
+    numbers in range and none is missing, else Float64. Exceptions, in the order checked:
+    values with leading zeros ("007", postcodes) stay text; a column of numbers with
+    decimal commas ("1,5", "1.234,56"; only with ``decimal_comma``, for files not delimited
+    by commas) is read as Float64 with a warning; "true"/"false" columns become booleans.
+    """
     exprs = []
     for col, dtype in zip(frame.columns, frame.dtypes, strict=True):
         if dtype == pl.String:
@@ -259,19 +279,43 @@ def _clean_text_columns(frame: pl.DataFrame) -> pl.DataFrame:
             exprs.append(cleaned.alias(col))
     if exprs:
         frame = frame.with_columns(exprs)
-    casts = []
+    casts, comma_columns = [], []
     for col, dtype in zip(frame.columns, frame.dtypes, strict=True):
         if dtype != pl.String:
             continue
-        as_num = frame[col].cast(pl.Float64, strict=False)
-        if frame[col].null_count() < frame.height and as_num.null_count() == frame[col].null_count():
-            integral = as_num.drop_nulls()
-            if (integral == integral.round(0)).all() and as_num.null_count() == 0:
-                casts.append(pl.col(col).cast(pl.Float64).cast(pl.Int64))
-            else:
-                casts.append(pl.col(col).cast(pl.Float64))
+        values = frame[col]
+        present = values.drop_nulls()
+        if present.len() == 0:
+            continue
+        if present.str.to_lowercase().is_in(list(_BOOLEAN_TEXT)).all():
+            casts.append(pl.col(col).str.to_lowercase().eq("true").alias(col))
+            continue
+        if present.str.contains(_LEADING_ZERO).any():
+            continue
+        if decimal_comma and present.str.contains(_DECIMAL_COMMA).any() and (
+                present.str.contains(_DECIMAL_COMMA) | present.str.contains(_PLAIN_INTEGER)
+        ).all():
+            comma_columns.append(col)
+            casts.append(pl.col(col).str.replace_all(".", "", literal=True)
+                         .str.replace(",", ".", literal=True).cast(pl.Float64))
+            continue
+        as_num = values.cast(pl.Float64, strict=False)
+        if as_num.null_count() != values.null_count():
+            continue  # some value is not a number: text
+        numbers = as_num.drop_nulls()
+        whole = bool((numbers == numbers.round(0)).all())
+        in_range = bool((numbers.abs() < _INT64_LIMIT).all())
+        if whole and in_range and values.null_count() == 0 and present.str.contains(
+                _PLAIN_INTEGER).all():
+            casts.append(pl.col(col).cast(pl.Int64))
+        else:
+            casts.append(pl.col(col).cast(pl.Float64))
     if casts:
         frame = frame.with_columns(casts)
+    if comma_columns:
+        warnings.warn(
+            f"{label}: column(s) {', '.join(map(repr, comma_columns))} were read as numbers "
+            "written with decimal commas (e.g. 1,5 = 1.5).", DataLoadWarning, stacklevel=3)
     return frame
 
 

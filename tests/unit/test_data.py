@@ -13,6 +13,7 @@ import pytest
 from privacy_core import (
     MISSING,
     ColumnNotFoundError,
+    DataLoadWarning,
     SchemaError,
     SchemaMismatchError,
     SchemaWarning,
@@ -51,6 +52,31 @@ def test_load_table_accepts_path_bytes_and_file_objects(tmp_path, health_real):
     assert list(from_path.columns) == list(health_real.columns)
     np.testing.assert_allclose(from_path["income"], health_real["income"])
     assert from_path["disease"].tolist() == health_real["disease"].tolist()
+
+
+def test_codes_with_leading_zeros_stay_text():
+    rows = "\n".join(f"{z},{i % 3},{i}" for i, z in enumerate(["01234", "20000", "00700"] * 10))
+    frame = load_table(("zip,group,n\n" + rows + "\n").encode(), name="codes.csv")
+    assert frame["zip"].tolist()[:3] == ["01234", "20000", "00700"]
+    assert frame["group"].dtype == np.int64 and frame["n"].dtype == np.int64
+    assert _kinds(frame)["zip"] == "categorical"
+
+
+def test_decimal_commas_are_read_in_semicolon_files_only():
+    content = b"x;y;label\n1,5;1.234,56;a\n-2,25;7;b\n3;0,5;c\n"
+    with pytest.warns(DataLoadWarning, match=r"'x', 'y'.*decimal commas"):
+        frame = load_table(content, name="eu.csv")
+    assert frame["x"].tolist() == [1.5, -2.25, 3.0]
+    assert frame["y"].tolist() == [1234.56, 7.0, 0.5]
+    # with commas as delimiter, a quoted "1,234" is a thousands separator: left as text
+    us = load_table(b'x,label\n"1,234",a\n"2,500",b\n', name="us.csv")
+    assert us["x"].tolist() == ["1,234", "2,500"]
+
+
+def test_text_booleans_and_oversized_integers():
+    frame = load_table(b"flag,big,n\ntrue,12345678901234567890,1\nFALSE,2,2\n", name="b.csv")
+    assert frame["flag"].dtype == bool and frame["flag"].tolist() == [True, False]
+    assert frame["big"].dtype == np.float64 and frame["n"].dtype == np.int64
 
 
 def test_parquet_round_trip(tmp_path, health_real):
