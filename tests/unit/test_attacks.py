@@ -13,15 +13,16 @@ from privacy_core.errors import (
     ThreatModelError,
     UntrustworthyResultWarning,
 )
-from privacy_core.risk import attacks as atk
 from privacy_core.risk.attacks import (
     AttackResult,
     distance_inference,
     inference_success,
+    knn,
     linkability,
     ml_inference,
     singling_out,
 )
+from privacy_core.risk.attacks import predicates as pred
 from privacy_core.risk.neighbors import nearest_neighbors
 from privacy_core.stats import bounded_estimate, control_baseline_error, wilson_centre
 
@@ -144,9 +145,9 @@ def _naive_count(codes, cols, ops, vals):
             ok = True
             for c, o, v in zip(c_row, o_row, v_row):
                 x = codes[c, r]
-                ok &= {atk._EQ: x == v, atk._NE: x >= 0 and x != v, atk._GT: x > v,
-                       atk._LT: 0 <= x < v, atk._GE: x >= v, atk._LE: 0 <= x <= v,
-                       atk._ISNA: x == -1, atk._NOTNA: x >= 0}[int(o)]
+                ok &= {pred._EQ: x == v, pred._NE: x >= 0 and x != v, pred._GT: x > v,
+                       pred._LT: 0 <= x < v, pred._GE: x >= v, pred._LE: 0 <= x <= v,
+                       pred._ISNA: x == -1, pred._NOTNA: x >= 0}[int(o)]
             n += ok
         counts.append(n)
     return np.array(counts)
@@ -159,7 +160,7 @@ def test_vectorised_predicate_counts_match_a_row_by_row_loop(m):
     cols = np.sort(np.argsort(rng.random((200, 4)), axis=1)[:, :m], axis=1)
     ops = rng.integers(0, 8, size=cols.shape).astype(np.int8)
     vals = rng.integers(0, 4, size=cols.shape).astype(np.int32)
-    counts, first = atk._count_matches(codes, cols, ops, vals)
+    counts, first = pred._count_matches(codes, cols, ops, vals)
     np.testing.assert_array_equal(counts, _naive_count(codes, cols, ops, vals))
     single = counts == 1
     assert (first[single] >= 0).all() and (first[counts == 0] == -1).all()
@@ -170,18 +171,18 @@ def test_bit_index_counts_equal_mask_counts():
     codes = rng.integers(-1, 30, size=(5, 300)).astype(np.int32)
     numeric = np.array([True, True, False, True, False])
     above = [np.arange(30) > 14 if numeric[c] else np.zeros(0, bool) for c in range(5)]
-    bits = atk._BitIndex(codes, numeric, above)
+    bits = pred._BitIndex(codes, numeric, above)
     rows = rng.integers(0, 300, size=400)
     cols = np.sort(np.argsort(rng.random((400, 5)), axis=1)[:, :3], axis=1)
     vals = codes[cols, rows[:, None]]
-    ops = np.full(cols.shape, atk._EQ, dtype=np.int8)
+    ops = np.full(cols.shape, pred._EQ, dtype=np.int8)
     for c in np.flatnonzero(numeric):
         at = cols == c
         v = vals[at]
-        ops[at] = np.where(v < 0, atk._ISNA, np.where(above[c][np.maximum(v, 0)], atk._GE,
-                                                         atk._LE))
+        ops[at] = np.where(v < 0, pred._ISNA, np.where(above[c][np.maximum(v, 0)], pred._GE,
+                                                         pred._LE))
     np.testing.assert_array_equal(bits.counts(cols, vals),
-                                  atk._count_matches(codes, cols, ops, vals)[0])
+                                  pred._count_matches(codes, cols, ops, vals)[0])
 
 
 def test_distinct_rows_of_codes_equal_drop_duplicates():
@@ -192,14 +193,14 @@ def test_distinct_rows_of_codes_equal_drop_duplicates():
         "c": rng.integers(0, 3, size=400).astype(float),
     })
     schema = pc.canonical_schema(frame)
-    coder, (codes,) = atk._RankCoder.fit_codes(schema, list(frame.columns), [frame])
-    keep = atk._distinct_rows(codes, [len(u) for u in coder.universe])
+    coder, (codes,) = pred._RankCoder.fit_codes(schema, list(frame.columns), [frame])
+    keep = pred._distinct_rows(codes, [len(u) for u in coder.universe])
     expected = frame.drop_duplicates()
     np.testing.assert_array_equal(frame.index[keep], expected.index)
     # wide universes re-densify the combined key instead of overflowing int64
     wide = rng.integers(-1, 1 << 20, size=(6, 300)).astype(np.int32)
     wide[:, 150:] = wide[:, :150]
-    keep = atk._distinct_rows(wide, [1 << 20] * 6)
+    keep = pred._distinct_rows(wide, [1 << 20] * 6)
     np.testing.assert_array_equal(keep, np.flatnonzero(~pd.DataFrame(wide.T).duplicated()))
 
 
@@ -210,8 +211,8 @@ def test_rank_codes_from_canonicalisation_equal_codes_from_hashing(health):
     cols = data.schema.included
     known = [data.codes_of(f) for f in frames]
     assert all(set(k) == set(data.schema.categorical) for k in known)
-    coder_k, codes_k = atk._RankCoder.fit_codes(data.schema, cols, frames, known)
-    coder_h, codes_h = atk._RankCoder.fit_codes(data.schema, cols, frames)
+    coder_k, codes_k = pred._RankCoder.fit_codes(data.schema, cols, frames, known)
+    coder_h, codes_h = pred._RankCoder.fit_codes(data.schema, cols, frames)
     for f, ck, ch in zip(frames, codes_k, codes_h):
         for j, c in enumerate(cols):
             # both codings give back the table's values, and order them the same way
@@ -287,7 +288,7 @@ def test_category_mismatch_adds_exactly_one():
     schema = pc.infer_schema(pd.DataFrame({"a": [0.0, 10.0, 5.0], "c": ["u", "v", "w"]}))
     enc = pc.TableEncoder(schema).fit(pc.prepare_table(
         pd.DataFrame({"a": [0.0, 10.0, 5.0], "c": ["u", "v", "w"]}), schema))
-    x = atk._gower_matrix(enc, pc.prepare_table(frame, schema), ["a", "c"])
+    x = knn._gower_matrix(enc, pc.prepare_table(frame, schema), ["a", "c"])
     d = np.abs(x[:, None, :] - x[None, :, :]).sum(axis=2)
     assert d[0, 1] == pytest.approx(1.0)  # same number, other category
     assert d[0, 2] == pytest.approx(1.0)  # full numeric range, same category
@@ -302,16 +303,16 @@ def test_grouped_knn_equals_one_full_search_with_the_same_tie_order():
     schema = pc.infer_schema(schema_frame)
     canon = pc.prepare_table(schema_frame, schema)
     enc = pc.TableEncoder(schema).fit(canon)
-    ref = atk._MixedSpace.of(enc, canon.iloc[:300], ["a", "b", "c"])
-    qry = atk._MixedSpace.of(enc, canon.iloc[300:], ["a", "b", "c"])
+    ref = knn._MixedSpace.of(enc, canon.iloc[:300], ["a", "b", "c"])
+    qry = knn._MixedSpace.of(enc, canon.iloc[300:], ["a", "b", "c"])
     perm = rng.permutation(300)
-    d, i = atk._knn_random_ties(qry, ref, 1, perm)
+    d, i = knn._knn_random_ties(qry, ref, 1, perm)
     d_full, i_full = nearest_neighbors(qry.full, ref.full[perm], k=1, metric="l1")
     np.testing.assert_array_equal(i, perm[i_full])  # heavy ties: the same row wins
     np.testing.assert_allclose(d, d_full)
     # k > 1: the same distances; which of the rows tied at the k-th distance is kept is
     # arbitrary in both searches, so check each returned row really is that far away
-    d, i = atk._knn_random_ties(qry, ref, 4, perm)
+    d, i = knn._knn_random_ties(qry, ref, 4, perm)
     d_full, _ = nearest_neighbors(qry.full, ref.full[perm], k=4, metric="l1")
     np.testing.assert_allclose(d, d_full)
     direct = np.abs(qry.full[:, None, :] - ref.full[i]).sum(axis=2)

@@ -1,0 +1,327 @@
+"""Attack results, their summaries and the helpers every attack shares: seeded
+sampling, column checks and the warnings."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from ...errors import (
+    InsufficientDataError,
+    ParameterError,
+    ThreatModelError,
+    UntrustworthyResultWarning,
+)
+from ...inputs import ReviewData
+from ...results import MetricResult
+from ...stats import (
+    bounded_estimate,
+    control_baseline_error,
+    control_baseline_risk,
+    percentile_interval,
+    wilson_centre,
+)
+from ...validation import (
+    check_confidence,
+    check_in_range,
+    check_positive_int,
+)
+
+ROLES = ("training", "control")
+
+
+# ============================================================================ results
+@dataclass(frozen=True, eq=False)
+class AttackResult(MetricResult):
+    """Risk of one attack with its training, control and random-guess success counts.
+
+    ``value`` and ``ci`` are the clipped control-baseline risk (or the clipped attack
+    success rate when no holdout was given); ``baseline`` is the clipped random-guess
+    success rate. ``records`` holds every guess on training and control targets,
+    ``baseline_records`` the random guesses.
+    """
+
+    n_attacks: int = 0
+    n_success: float = 0.0
+    n_control_attacks: int = 0
+    n_control_success: float | None = None
+    n_baseline_attacks: int = 0
+    n_baseline_success: float = 0.0
+    confidence: float = 0.95
+    baseline_table: pd.DataFrame | None = None
+
+    @property
+    def baseline_records(self) -> pd.DataFrame | None:
+        """The random-guess attacker's guesses and outcomes."""
+        return self.baseline_table
+
+    def rates(self) -> pd.DataFrame:
+        """Success rates of the attack on training and control targets and of the random
+        guess: columns series, successes, n, rate (Wilson centre), lower, upper."""
+        rows = [("training", self.n_success, self.n_attacks),
+                ("control", self.n_control_success, self.n_control_attacks),
+                ("baseline", self.n_baseline_success, self.n_baseline_attacks)]
+        out = []
+        for series, k, n in rows:
+            if k is None:
+                continue
+            rate, err = _wilson(k, n, self.confidence)
+            _, (lo, hi) = bounded_estimate(rate, err)
+            out.append({"series": series, "successes": float(k), "n": int(n), "rate": rate,
+                        "lower": lo, "upper": hi})
+        return pd.DataFrame(out, columns=["series", "successes", "n", "rate", "lower", "upper"])
+
+    def at(self, *, confidence: float | None = None) -> AttackResult:
+        """The same guesses summarised at another confidence level (no new attack)."""
+        conf = self.confidence if confidence is None else check_confidence(confidence)
+        return _with_summary(self, conf)
+
+
+@dataclass(frozen=True, eq=False)
+class LinkabilityResult(AttackResult):
+    """Linkability risk at ``n_neighbors`` with everything needed for any k' <= k.
+
+    ``link_rank`` (training targets), ``control_link_rank`` and ``baseline_link_rank``
+    hold, per target, the smallest k' at which the k'-nearest synthetic neighbours on the
+    two column sets share a record (0 = not linked within k).
+    """
+
+    n_neighbors: int = 1
+    max_neighbors: int = 1
+    link_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    control_link_rank: np.ndarray | None = None
+    baseline_link_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def at(self, *, n_neighbors: int | None = None,  # type: ignore[override]
+           confidence: float | None = None) -> LinkabilityResult:
+        """Re-read the stored neighbour lists at k' <= k neighbours (no new search)."""
+        k = self.n_neighbors if n_neighbors is None else check_positive_int(
+            "n_neighbors", n_neighbors)
+        if k > self.max_neighbors:
+            raise ParameterError(
+                f"`n_neighbors` must be at most {self.max_neighbors}, the number searched; "
+                f"got {k}. Rerun linkability with n_neighbors={k} to read it.")
+        conf = self.confidence if confidence is None else check_confidence(confidence)
+        k_a = _linked(self.link_rank, k)
+        k_c = None if self.control_link_rank is None else _linked(self.control_link_rank, k)
+        k_b = _linked(self.baseline_link_rank, k)
+        records = None
+        if self.record_table is not None:
+            records = self.record_table.copy()
+            ok = (records["link_rank"] > 0) & (records["link_rank"] <= k)
+            records["success"] = ok.to_numpy()
+            guess = records["link"].to_numpy(dtype=object).copy()
+            guess[~ok.to_numpy()] = None
+            records["guess"] = guess
+        baseline = None
+        if self.baseline_table is not None:
+            baseline = self.baseline_table.copy()
+            baseline["success"] = ((baseline["link_rank"] > 0)
+                                   & (baseline["link_rank"] <= k)).to_numpy()
+        params = {**self.params, "n_neighbors": k}
+        shell = replace(self, n_neighbors=k, n_success=k_a, n_control_success=k_c,
+                        n_baseline_success=k_b, params=params, record_table=records,
+                        baseline_table=baseline)
+        return _with_summary(shell, conf)  # type: ignore[return-value]
+
+    def curve(self, max_neighbors: int | None = None) -> pd.DataFrame:
+        """Risk, attack, control and baseline rates for k' = 1 .. max_neighbors."""
+        top = self.max_neighbors if max_neighbors is None else min(
+            check_positive_int("max_neighbors", max_neighbors), self.max_neighbors)
+        rows = []
+        for k in range(1, top + 1):
+            r = self.at(n_neighbors=k)
+            rows.append({"n_neighbors": k, "risk": r.value, "lower": r.ci[0],  # type: ignore[index]
+                         "upper": r.ci[1], "attack_rate": r.extra["attack_rate"],  # type: ignore[index]
+                         "control_rate": r.extra["control_rate"],
+                         "baseline_rate": r.extra["baseline_rate"]})
+        return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True, eq=False)
+class MLInferenceResult(AttackResult):
+    """ML attribute inference: relative risk with the absolute scores beside it (R7, R8).
+
+    For a categorical secret the scores are accuracies with Wilson intervals; for a
+    continuous one they are 1 - RMSE / range with percentile-bootstrap intervals (the
+    replicates are stored so another confidence level is a cheap re-reading).
+    """
+
+    kind: str = "categorical"
+    scores: dict[str, float] = field(default_factory=dict)
+    score_replicates: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def rates(self) -> pd.DataFrame:
+        if self.kind == "categorical":
+            return super().rates()
+        a = (1 - self.confidence) / 2 * 100
+        out = []
+        for series, n in (("training", self.n_attacks), ("control", self.n_control_attacks),
+                          ("baseline", self.n_baseline_attacks)):
+            reps = self.score_replicates[series]
+            lo, hi = np.nanpercentile(reps, [a, 100 - a]) if reps.size else (np.nan, np.nan)
+            out.append({"series": series, "successes": np.nan, "n": int(n),
+                        "rate": self.scores[series], "lower": float(lo), "upper": float(hi)})
+        return pd.DataFrame(out)
+
+    def at(self, *, confidence: float | None = None) -> MLInferenceResult:  # type: ignore[override]
+        conf = self.confidence if confidence is None else check_confidence(confidence)
+        if self.kind == "categorical":
+            return _with_summary(self, conf)  # type: ignore[return-value]
+        return _continuous_summary(self, conf)
+
+    def assess(self, *, relative_threshold: float, absolute_threshold: float) -> bool:
+        """Consensus R8: unacceptably high only when the relative risk exceeds its threshold
+        *and* the absolute member score exceeds its own."""
+        rel = check_in_range("relative_threshold", relative_threshold, -1e9, 1e9)
+        ab = check_in_range("absolute_threshold", absolute_threshold, -1e9, 1e9)
+        return bool(self.extra["relative_risk"] > rel and self.extra["absolute_score"] > ab)
+
+
+# ============================================================================ shared
+def _wilson(k: float, n: float, confidence: float) -> tuple[float, float]:
+    # Successes are clipped to [0, n]: a rescaled control count above n is what raises
+    # Anonymeter's math domain error (issues #29 / #32).
+    n = max(float(n), 0.0)
+    if n == 0:
+        return float("nan"), float("nan")
+    return wilson_centre(min(max(float(k), 0.0), n), n, confidence=confidence)
+
+
+def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
+    """Fill value, ci, baseline and the rate keys of ``extra`` from the stored counts."""
+    ra, ea = _wilson(result.n_success, result.n_attacks, confidence)
+    rb, eb = _wilson(result.n_baseline_success, result.n_baseline_attacks, confidence)
+    extra = dict(result.extra)
+    extra.update({
+        "attack_rate": ra, "attack_ci": list(bounded_estimate(ra, ea)[1]),
+        "baseline_rate": rb, "baseline_ci": list(bounded_estimate(rb, eb)[1]),
+        "n_attacks": int(result.n_attacks), "n_success": float(result.n_success),
+        "n_baseline_attacks": int(result.n_baseline_attacks),
+        "n_baseline_success": float(result.n_baseline_success),
+        "beats_baseline": bool(ra > rb), "confidence": confidence,
+    })
+    if result.n_control_success is None:
+        risk, err = ra, ea
+        extra.update({"control_rate": None, "control_ci": None, "n_control_attacks": 0,
+                      "n_control_success": None})
+    else:
+        rc, ec = _wilson(result.n_control_success, result.n_control_attacks, confidence)
+        risk = control_baseline_risk(ra, rc)
+        err = control_baseline_error(ra, ea, rc, ec)
+        extra.update({"control_rate": rc, "control_ci": list(bounded_estimate(rc, ec)[1]),
+                      "n_control_attacks": int(result.n_control_attacks),
+                      "n_control_success": float(result.n_control_success)})
+    value, ci = bounded_estimate(risk, err)
+    extra.update({"risk_unclipped": risk, "risk_error": err})
+    baseline = bounded_estimate(rb, eb)[0] if math.isfinite(rb) else None
+    return replace(result, value=value, ci=ci, baseline=baseline, extra=extra,
+                   confidence=confidence)
+
+
+def _warn_untrustworthy(result: AttackResult, attack: str) -> None:
+    ex = result.extra
+    ra, rb = ex.get("attack_rate"), ex.get("baseline_rate")
+    if ra is not None and rb is not None and not ra > rb:
+        warnings.warn(
+            f"The {attack} attack does no better than its random-guess baseline "
+            f"(success {ra:.3f} vs baseline {rb:.3f}); the risk estimate cannot be trusted "
+            "as evidence either way.", UntrustworthyResultWarning, stacklevel=3)
+    if result.n_control_success is not None and result.n_control_attacks > 0 and \
+            result.n_control_success >= result.n_control_attacks:
+        warnings.warn(
+            f"The {attack} attack succeeds on every control target, so what it learns about "
+            "members cannot be told apart from what it learns about anyone; the relative "
+            "risk is near 0 by construction. Read the absolute success rate "
+            "(extra['attack_rate']) instead.", UntrustworthyResultWarning, stacklevel=3)
+
+
+def _warn_no_control(attack: str) -> None:
+    warnings.warn(
+        f"No holdout was given: the {attack} risk is the absolute attack success rate, which "
+        "also counts what the release teaches about the population (non-members). Give "
+        "real rows the generator never saw as `holdout` for the control baseline "
+        "(risk-insertion framework §5.3.2; consensus R7).",
+        UntrustworthyResultWarning, stacklevel=3)
+
+
+def _check_n_attacks(n_attacks: int | None) -> int | None:
+    return None if n_attacks is None else check_positive_int("n_attacks", n_attacks)
+
+
+def _single_release(data: ReviewData) -> pd.DataFrame:
+    if len(data.synthetic) != 1:
+        raise ParameterError(
+            f"Attacks evaluate one synthetic release at a time; got {len(data.synthetic)}. "
+            "Call the measure once per release (consensus R10 asks for each release and "
+            "their average).")
+    return data.synthetic[0]
+
+
+def _rngs(seed: int, n: int) -> list[np.random.Generator]:
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
+
+
+def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -> pd.DataFrame:
+    """``n`` rows without replacement in input order (all rows for None or n >= len)."""
+    if n is None or n >= len(frame):
+        return frame
+    return frame.iloc[_sample_positions(len(frame), n, rng)]
+
+
+def _check_holdout(data: ReviewData) -> pd.DataFrame | None:
+    if data.holdout is not None and len(data.holdout) == 0:
+        raise InsufficientDataError("The holdout table has no rows; give at least one.")
+    return data.holdout
+
+
+def _resolve_columns(data: ReviewData, columns: Sequence[str] | None, name: str,
+                     default: Sequence[str]) -> list[str]:
+    cols = list(default) if columns is None else (
+        [columns] if isinstance(columns, str) else list(columns))
+    if not cols:
+        raise ParameterError(f"`{name}` must name at least one column; got an empty list.")
+    for c in cols:
+        if c not in data.schema or not data.schema[c].included:
+            raise ThreatModelError(
+                f"`{name}` names {c!r}, which is not an analysed column of the real table; "
+                f"available: {', '.join(data.schema.included)}.")
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise ParameterError(f"`{name}` repeats {', '.join(map(repr, dup))}.")
+    return cols
+
+
+def _sample_positions(n_rows: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_sample_rows` on positions: ``n`` of ``n_rows`` without replacement, in order."""
+    if n >= n_rows:
+        return np.arange(n_rows)
+    return np.sort(rng.choice(n_rows, size=n, replace=False))
+
+
+def _linked(rank: np.ndarray, k: int) -> int:
+    return int(((rank > 0) & (rank <= k)).sum())
+
+
+def _continuous_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:
+    reps = result.score_replicates
+    s_t, s_h = result.scores["training"], result.scores["control"]
+    risk = control_baseline_risk(s_t, s_h)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot = np.where(reps["control"] < 1, (reps["training"] - reps["control"])
+                        / (1 - reps["control"]), np.nan)
+    lo, hi = (float(v) for v in percentile_interval(boot, confidence=confidence)) \
+        if np.isfinite(boot).any() else (float("nan"), float("nan"))
+    clip = (lambda x: float(min(max(x, 0.0), 1.0)))
+    value = clip(risk) if math.isfinite(risk) else float("nan")
+    ci = (clip(lo), clip(hi)) if math.isfinite(lo) and math.isfinite(hi) else None
+    extra = dict(result.extra)
+    extra.update({"relative_risk": risk, "risk_unclipped": risk, "confidence": confidence,
+                  "relative_ci": None if ci is None else [float(lo), float(hi)]})
+    return replace(result, value=value, ci=ci, baseline=result.scores["baseline"],
+                   confidence=confidence, extra=extra)

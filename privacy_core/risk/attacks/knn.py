@@ -1,0 +1,91 @@
+"""Nearest synthetic records on mixed columns with random tie-breaking (linkability and
+distance-based inference)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ...encoding import TableEncoder
+from ..neighbors import nearest_neighbors
+
+# L1 distance blocks of ~2M entries stay in cache; the module default is tuned for memory.
+_KNN_BLOCK = 1 << 21
+_MAX_GROUPS = 256  # category combinations searched separately by the kNN speed-up
+
+
+def _gower_matrix(encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """Range-scaled numerics and one-hot categoricals weighted 1/2: under L1 a category
+    mismatch adds exactly 1 (two half-weight indicators differ), as Anonymeter's
+    Gower-like distance."""
+    x = encoder.transform(frame, columns).astype(np.float64)
+    cat = np.array([not encoder.schema[c].is_numeric for c in encoder.feature_columns(columns)])
+    if cat.any():
+        x[:, cat] *= 0.5
+    return x
+
+
+@dataclass
+class _MixedSpace:
+    """One table in the attacker's mixed-type space: the Gower matrix, its numeric part and
+    a group id per row (the combination of its category levels)."""
+
+    full: np.ndarray
+    numeric: np.ndarray
+    group: np.ndarray
+
+    @classmethod
+    def of(cls, encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]) -> _MixedSpace:
+        full = _gower_matrix(encoder, frame, columns)
+        is_num = np.array([encoder.schema[c].is_numeric for c in encoder.feature_columns(columns)])
+        group = np.zeros(len(frame), dtype=np.int64)
+        for c in columns:
+            if not encoder.schema[c].is_numeric:
+                cats = encoder.categories_[c]
+                codes = pd.Categorical(frame[c].to_numpy(dtype=object), categories=cats).codes
+                group = group * (len(cats) + 1) + codes.astype(np.int64) + 1
+        return cls(full, np.ascontiguousarray(full[:, is_num]), group)
+
+
+def _knn_random_ties(query: _MixedSpace, reference: _MixedSpace, k: int,
+                     perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact k nearest reference rows under the mixed L1 distance, ties broken by the
+    random order ``perm``.
+
+    Speed-up, still exact: a reference row of another category combination is at least 1
+    away (one mismatch), so when the k-th neighbour found among the rows of the query's
+    own combination (numeric columns only) is closer than 1, no other row can enter the
+    list; the remaining queries get a full search. Both searches rank ties by position in
+    ``perm``, so the result is the one of a single full search.
+    """
+    ref_full, ref_num, ref_group = reference.full[perm], reference.numeric[perm], \
+        reference.group[perm]
+    n_q = len(query.full)
+    dist = np.empty((n_q, k))
+    idx = np.empty((n_q, k), dtype=np.int64)
+    todo = np.ones(n_q, dtype=bool)
+    groups = np.unique(query.group)
+    single = np.unique(ref_group).size == 1
+    if groups.size <= _MAX_GROUPS and (single or ref_num.shape[1] > 0):
+        order = np.argsort(ref_group, kind="stable")  # keeps the random order within groups
+        sorted_group = ref_group[order]
+        for g in groups:
+            lo, hi = np.searchsorted(sorted_group, [g, g + 1])
+            if hi - lo < k:
+                continue
+            members = order[lo:hi]
+            rows = np.flatnonzero(query.group == g)
+            d, i = nearest_neighbors(query.numeric[rows], ref_num[members], k=k, metric="l1",
+                                     max_block=_KNN_BLOCK)
+            ok = np.ones(len(rows), dtype=bool) if single else d[:, -1] < 1.0
+            dist[rows[ok]] = d[ok]
+            idx[rows[ok]] = members[i[ok]]
+            todo[rows[ok]] = False
+    if todo.any():
+        d, i = nearest_neighbors(query.full[todo], ref_full, k=k, metric="l1",
+                                 max_block=_KNN_BLOCK)
+        dist[todo] = d
+        idx[todo] = i
+    return dist, perm[idx]

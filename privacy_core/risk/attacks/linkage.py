@@ -1,0 +1,209 @@
+"""Linkability: two partial views of a real record linked through their nearest synthetic
+neighbours."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ...data import Schema
+from ...encoding import TableEncoder
+from ...errors import (
+    ParameterError,
+    ThreatModelError,
+)
+from ...inputs import prepare_review
+from ...threat import ThreatModel
+from ...validation import (
+    check_confidence,
+    check_positive_int,
+    check_seed,
+)
+from .common import (
+    LinkabilityResult,
+    _check_holdout,
+    _check_n_attacks,
+    _linked,
+    _resolve_columns,
+    _rngs,
+    _sample_rows,
+    _single_release,
+    _warn_no_control,
+    _warn_untrustworthy,
+    _with_summary,
+)
+from .knn import _knn_random_ties, _MixedSpace
+
+
+def _link_rank(idx_a: np.ndarray, idx_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest k' whose top-k' neighbour sets intersect (0 if none within k), and the
+    position in ``idx_a`` of the linking record."""
+    k = idx_a.shape[1]
+    eq = idx_a[:, :, None] == idx_b[:, None, :]
+    ranks = np.maximum.outer(np.arange(k), np.arange(k)) + 1
+    rank = np.where(eq, ranks[None], k + 1).reshape(len(idx_a), -1)
+    best = rank.argmin(axis=1)
+    r = rank[np.arange(len(idx_a)), best]
+    return np.where(r <= k, r, 0), best // k
+
+
+def _random_neighbours(n_syn: int, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k distinct random synthetic rows per attack, in random order."""
+    out = rng.integers(0, n_syn, size=(n, k))
+    if k > 1:
+        while True:
+            srt = np.sort(out, axis=1)
+            bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+            if bad.size == 0:
+                break
+            out[bad] = rng.integers(0, n_syn, size=(bad.size, k)) if 2 * k < n_syn else \
+                np.array([rng.choice(n_syn, size=k, replace=False) for _ in bad])
+    return out
+
+
+def linkability(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    threat: ThreatModel,
+    holdout: pd.DataFrame | None = None,
+    schema: Schema | None = None,
+    aux_cols: tuple[Sequence[str], Sequence[str]] | None = None,
+    n_attacks: int | None = 500,
+    n_neighbors: int = 1,
+    numeric_missing: str = "median",
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> LinkabilityResult:
+    """Linkability risk: can the release re-join two partial views of a real record?
+
+    For each target the k nearest synthetic records are found using only the columns A,
+    then only the columns B (mixed distance: range-scaled numeric differences plus one per
+    category mismatch, summed); the target is linked when the two neighbour sets share a
+    record.
+
+    Parameters
+    ----------
+    real, synthetic, holdout, threat, schema
+        As :func:`singling_out`.
+    aux_cols
+        ``(A, B)``, two disjoint, non-empty column lists. Default: the quasi-identifiers
+        split in two halves (the first ceil(q/2) and the rest).
+    n_attacks
+        Training (and control) targets, sampled without replacement; None = every record
+        (consensus R2).
+    n_neighbors
+        k. Results for any k' <= k are re-read with ``result.at(n_neighbors=k')``.
+    numeric_missing
+        Encoder strategy for numeric missing values (``median`` or ``error``).
+    confidence, seed
+        Interval level; seed of target sampling, tie-breaking and the baseline.
+
+    Returns
+    -------
+    LinkabilityResult
+        Named ``linkability``; ``records`` has ``neighbors_a`` / ``neighbors_b`` (synthetic
+        index labels), ``link_rank`` (smallest k' that links, 0 = none), ``guess`` (the
+        linking synthetic record) and ``success``.
+
+    Notes
+    -----
+    Giomi et al. (PoPETs 2023); ``risk-insertion-framework.md`` §4.3.2;
+    ``metric-reference.md`` §2 (baseline: two independent draws of k random synthetic
+    rows per attack).
+    """
+    n_attacks = _check_n_attacks(n_attacks)
+    n_neighbors = check_positive_int("n_neighbors", n_neighbors)
+    confidence = check_confidence(confidence)
+    seed = check_seed(seed)
+    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
+    syn = _single_release(data)
+    hold = _check_holdout(data)
+    if aux_cols is None:
+        qis = list(data.threat.quasi_identifiers)
+        if len(qis) < 2:
+            raise ThreatModelError(
+                "Linkability splits the quasi-identifiers into two sets and needs at least "
+                f"two; the threat model has {len(qis)}. Add a quasi-identifier or pass "
+                "aux_cols=(A, B).")
+        half = math.ceil(len(qis) / 2)
+        aux_cols = (qis[:half], qis[half:])
+    if not isinstance(aux_cols, (tuple, list)) or len(aux_cols) != 2:
+        raise ParameterError(f"`aux_cols` must be a pair (A, B) of column lists; got {aux_cols!r}.")
+    cols_a = _resolve_columns(data, aux_cols[0], "aux_cols[0]", [])
+    cols_b = _resolve_columns(data, aux_cols[1], "aux_cols[1]", [])
+    both = sorted(set(cols_a) & set(cols_b))
+    if both:
+        raise ParameterError(
+            f"The two column sets of `aux_cols` must be disjoint; both contain "
+            f"{', '.join(map(repr, both))}.")
+    if n_neighbors > len(syn):
+        raise ParameterError(
+            f"`n_neighbors` must be at most the number of synthetic rows ({len(syn)}); "
+            f"got {n_neighbors}.")
+    rng_t, rng_c, rng_a, rng_b, rng_base = _rngs(seed, 5)
+    encoder = TableEncoder(data.schema, columns=cols_a + cols_b,
+                           numeric_missing=numeric_missing).fit(data.real)
+    syn_a = _MixedSpace.of(encoder, syn, cols_a)
+    syn_b = _MixedSpace.of(encoder, syn, cols_b)
+    perm_a, perm_b = rng_a.permutation(len(syn)), rng_b.permutation(len(syn))
+    syn_labels = syn.index.to_numpy()
+
+    def attack(targets: pd.DataFrame, role: str) -> tuple[np.ndarray, pd.DataFrame]:
+        _, idx_a = _knn_random_ties(_MixedSpace.of(encoder, targets, cols_a), syn_a,
+                                    n_neighbors, perm_a)
+        _, idx_b = _knn_random_ties(_MixedSpace.of(encoder, targets, cols_b), syn_b,
+                                    n_neighbors, perm_b)
+        rank, pos = _link_rank(idx_a, idx_b)
+        link = np.empty(len(rank), dtype=object)
+        link[:] = None
+        hit = rank > 0
+        link[hit] = syn_labels[idx_a[np.flatnonzero(hit), pos[hit]]]
+        table = pd.DataFrame({
+            "record": targets.index.to_numpy(), "role": role,
+            "neighbors_a": list(map(tuple, syn_labels[idx_a])),
+            "neighbors_b": list(map(tuple, syn_labels[idx_b])),
+            "link_rank": rank, "link": link, "guess": link, "truth": targets.index.to_numpy(),
+            "success": hit,
+        })
+        return rank, table
+
+    targets = _sample_rows(data.real, n_attacks, rng_t)
+    rank_t, table_t = attack(targets, "training")
+    rank_c, tables = None, [table_t]
+    if hold is not None:
+        rank_c, table_c = attack(_sample_rows(hold, n_attacks, rng_c), "control")
+        tables.append(table_c)
+    n_base = len(targets)
+    base_a = _random_neighbours(len(syn), n_base, n_neighbors, rng_base)
+    base_b = _random_neighbours(len(syn), n_base, n_neighbors, rng_base)
+    rank_base, _ = _link_rank(base_a, base_b)
+    baseline_table = pd.DataFrame({
+        "attack": np.arange(n_base), "neighbors_a": list(map(tuple, syn_labels[base_a])),
+        "neighbors_b": list(map(tuple, syn_labels[base_b])), "link_rank": rank_base,
+        "success": rank_base > 0})
+    params = {
+        "aux_cols": [cols_a, cols_b], "n_attacks": n_attacks, "n_neighbors": n_neighbors,
+        "n_targets": len(targets), "n_control_targets": None if rank_c is None else len(rank_c),
+        "numeric_missing": numeric_missing, "distance": "l1 (range-scaled numerics + "
+        "category mismatches)", "control": hold is not None, "confidence": confidence,
+        "seed": seed,
+    }
+    shell = LinkabilityResult(
+        name="linkability", value=float("nan"), ci=None, params=params,
+        record_table=pd.concat(tables, ignore_index=True), goal="lower", bounds=(0.0, 1.0),
+        n_attacks=len(targets), n_success=_linked(rank_t, n_neighbors),
+        n_control_attacks=0 if rank_c is None else len(rank_c),
+        n_control_success=None if rank_c is None else _linked(rank_c, n_neighbors),
+        n_baseline_attacks=n_base, n_baseline_success=_linked(rank_base, n_neighbors),
+        confidence=confidence, baseline_table=baseline_table, n_neighbors=n_neighbors,
+        max_neighbors=n_neighbors, link_rank=rank_t, control_link_rank=rank_c,
+        baseline_link_rank=rank_base)
+    result = _with_summary(shell, confidence)
+    if hold is None:
+        _warn_no_control("linkability")
+    _warn_untrustworthy(result, "linkability")
+    return result  # type: ignore[return-value]

@@ -1,0 +1,689 @@
+"""Singling out: predicates from the release that isolate one synthetic record, tried on
+real records (rank-coded columns, bitset and histogram counting)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import curve_fit
+
+from ...data import Schema
+from ...errors import (
+    ParameterError,
+    UntrustworthyResultWarning,
+)
+from ...inputs import prepare_review
+from ...threat import ThreatModel
+from ...validation import (
+    check_choice,
+    check_confidence,
+    check_positive_int,
+    check_seed,
+)
+from .common import (
+    AttackResult,
+    _check_holdout,
+    _check_n_attacks,
+    _resolve_columns,
+    _rngs,
+    _sample_positions,
+    _single_release,
+    _warn_no_control,
+    _warn_untrustworthy,
+    _with_summary,
+)
+
+SINGLING_OUT_MODES = ("multivariate", "univariate")
+SIZE_CORRECTIONS = ("subsample", "fit", "none")
+_QUERY_BATCH = 1000  # predicates drawn per round (as Anonymeter)
+_SATURATION_BATCHES = 100  # stop drawing after this many rounds without a new predicate
+_MASK_BLOCK = 1 << 20  # predicate x row mask entries evaluated at once
+_BITSET_BUDGET = 512 << 20  # bytes for the generator's bit index; masks beyond it
+_MIN_PREFILTER_ROWS = 1024  # smaller row subsets reject too little to be worth it
+
+# Predicate operators; every condition is coded as a rank interval [lo, hi] (negated for
+# "!="), with -1 the rank of a missing numeric value.
+_EQ, _NE, _GT, _LT, _GE, _LE, _ISNA, _NOTNA = range(8)
+_SYMBOL = {_EQ: "==", _NE: "!=", _GT: ">", _LT: "<", _GE: ">=", _LE: "<="}
+_TOP = np.iinfo(np.int32).max
+
+
+@dataclass
+class _RankCoder:
+    """Per-column dense ranks over the union of values in the tables (missing = -1).
+
+    Comparisons between ranks are the comparisons between values, so predicates can be
+    evaluated on int32 arrays.
+    """
+
+    columns: list[str]
+    numeric: np.ndarray
+    universe: list[np.ndarray]
+
+    @classmethod
+    def fit_codes(cls, schema: Schema, columns: list[str], frames: Sequence[pd.DataFrame],
+                  known: Sequence[Mapping[str, np.ndarray]] = ()
+                  ) -> tuple[_RankCoder, list[np.ndarray]]:
+        """The coder of ``frames`` and each frame's (n_columns, n_rows) int32 codes.
+
+        A categorical column whose level positions every frame already has in ``known``
+        (from canonicalisation, :meth:`ReviewData.codes_of`) is used as is, with the
+        schema's sorted levels as its universe. Any other column takes one hash pass over
+        the stacked column (``pd.factorize``; missing -> -1) and a sort of the distinct
+        values only: the tables are canonical (no infinities), so the factorized distinct
+        values are exactly the universe.
+        """
+        numeric = np.array([schema[c].is_numeric for c in columns])
+        bounds = np.cumsum([0, *(len(f) for f in frames)])
+        out = [np.empty((len(columns), len(f)), dtype=np.int32) for f in frames]
+        universe = []
+        for j, (c, is_num) in enumerate(zip(columns, numeric)):
+            if not is_num and len(known) == len(frames) and all(c in k for k in known):
+                for o, k in zip(out, known):
+                    o[j] = k[c]
+                universe.append(np.array(schema[c].categories, dtype=object))
+                continue
+            stacked = np.concatenate([f[c].to_numpy(dtype=float if is_num else object)
+                                      for f in frames])
+            codes, distinct = pd.factorize(stacked)
+            distinct = np.asarray(distinct, dtype=float if is_num else str)
+            order = np.argsort(distinct)  # distinct values: no ties, any sort is exact
+            rank = np.empty(distinct.size + 1, dtype=np.int32)
+            rank[order] = np.arange(distinct.size, dtype=np.int32)
+            rank[-1] = -1  # code -1 (missing) indexes the last slot
+            coded = rank[codes]
+            for i, o in enumerate(out):
+                o[j] = coded[bounds[i]:bounds[i + 1]]
+            sorted_values = distinct[order]
+            universe.append(sorted_values if is_num else sorted_values.astype(object))
+        return cls(list(columns), numeric, universe), out
+
+    def subset(self, positions: Sequence[int]) -> _RankCoder:
+        return _RankCoder([self.columns[i] for i in positions], self.numeric[list(positions)],
+                          [self.universe[i] for i in positions])
+
+    def describe(self, cols: np.ndarray, ops: np.ndarray, vals: np.ndarray) -> str:
+        parts = []
+        for c, o, v in zip(cols, ops, vals):
+            name = self.columns[c]
+            if o == _ISNA:
+                parts.append(f"{name} is missing")
+            elif o == _NOTNA:
+                parts.append(f"{name} is not missing")
+            else:
+                value = self.universe[c][v]
+                text = f"{float(value):.10g}" if self.numeric[c] else repr(str(value))
+                parts.append(f"{name} {_SYMBOL[int(o)]} {text}")
+        return " & ".join(parts)
+
+
+def _intervals(ops: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank interval [lo, hi] and negation flag of each condition."""
+    v = vals.astype(np.int64)
+    lo = np.select([ops == _GT, ops == _LT, ops == _LE, ops == _ISNA, ops == _NOTNA],
+                   [v + 1, 0, 0, -1, 0], default=v)
+    hi = np.select([ops == _GT, ops == _GE, ops == _LT, ops == _ISNA, ops == _NOTNA],
+                   [_TOP, _TOP, v - 1, -1, _TOP], default=v)
+    return lo, hi, ops == _NE
+
+
+def _count_matches(codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Rows matched by each predicate (a conjunction of conditions), and one matched row.
+
+    ``codes`` is (n_columns, n_rows); ``cols``, ``ops``, ``vals`` are (n_predicates,
+    n_conditions). Returns counts and the position of a matching row (-1 if none).
+    """
+    n_rows = codes.shape[1]
+    n_q, m = cols.shape
+    counts = np.zeros(n_q, dtype=np.int64)
+    first = np.full(n_q, -1, dtype=np.int64)
+    if n_q == 0 or n_rows == 0:
+        return counts, first
+    lo, hi, neg = _intervals(ops, vals)
+    if m == 1:
+        for c in np.unique(cols[:, 0]):
+            sel = cols[:, 0] == c
+            counts[sel], first[sel] = _interval_counts(codes[c], lo[sel, 0], hi[sel, 0],
+                                                       neg[sel, 0])
+        return counts, first
+    chunk = max(1, _MASK_BLOCK // n_rows)
+    for start in range(0, n_q, chunk):
+        sl = slice(start, min(n_q, start + chunk))
+        mask = _condition_mask(codes, cols[sl, 0], lo[sl, 0], hi[sl, 0], neg[sl, 0])
+        for j in range(1, m):
+            mask &= _condition_mask(codes, cols[sl, j], lo[sl, j], hi[sl, j], neg[sl, j])
+        c = np.count_nonzero(mask, axis=1)
+        counts[sl] = c
+        first[sl] = np.where(c > 0, mask.argmax(axis=1), -1)
+    return counts, first
+
+
+def _interval_counts(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Counts and a matching row of one-condition predicates ``[lo, hi]`` (negated where
+    ``neg``) on one coded column.
+
+    Codes are dense ranks, so a histogram of the column (slot 0: missing, rank r: slot
+    r + 1) and its cumulative sum answer every interval in O(1): no pass over the rows per
+    predicate. (One histogram over all columns at once was slower: its larger temporaries
+    cost more than the per-column calls save.)
+    """
+    n = x.size
+    top = int(max(x.max(initial=-1), lo.max(initial=-1), hi[hi < _TOP].max(initial=-1))) + 1
+    shifted = x.astype(np.intp) + 1
+    hist = np.bincount(shifted, minlength=top + 1)
+    cum = np.concatenate([[0], np.cumsum(hist)])  # cum[k]: rows in slots < k
+    a = np.clip(lo + 1, 0, top + 1)
+    b = np.clip(hi + 1, -1, top)
+    inside = np.where(b >= a, cum[b + 1] - cum[np.minimum(a, b + 1)], 0)
+    counts = np.where(neg, (n - hist[0]) - inside, inside)
+    row_of = np.full(top + 1, -1, dtype=np.int64)
+    row_of[shifted] = np.arange(n)  # a row holding each slot's value
+    # the first occupied slot from a; for "!= v", the first occupied slot other than v's
+    slot = np.searchsorted(cum, cum[a], side="right") - 1
+    occupied = np.flatnonzero(hist[1:]) + 1
+    if neg.any() and occupied.size:
+        other = occupied[1] if occupied.size > 1 else occupied[0]
+        slot = np.where(neg, np.where(occupied[0] != a, occupied[0], other), slot)
+    first = np.where(counts > 0, row_of[np.clip(slot, 0, top)], -1)
+    return counts, first
+
+
+def _condition_mask(codes: np.ndarray, cols: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                    neg: np.ndarray) -> np.ndarray:
+    """(n_predicates, n_rows) truth of one condition of each predicate."""
+    x = codes[cols]  # gathered column values
+    cond = x >= lo[:, None]
+    cond &= x <= hi[:, None]
+    if neg.any():
+        cond[neg] = ~cond[neg] & (x[neg] >= 0)
+    return cond
+
+
+class _BitIndex:
+    """Bitsets of the synthetic rows matching each generator condition, for fast counting.
+
+    A multivariate predicate's condition on one column depends only on the drawn value
+    (``>=``/``<=`` by its side of the median, ``==`` for categoricals, ``is missing``), so
+    each (column, value) gets one bitset over the synthetic rows, built by cumulative ORs
+    over the sorted values. A predicate's match count is then the popcount of the AND of
+    its ``n_cols`` bitsets: a few kilobytes per predicate instead of a pass over the table.
+
+    ``rows`` restricts the bitsets to a subset of the synthetic rows (for tables whose
+    full index would not fit in memory): counts are then over that subset, a lower bound
+    of the full counts, used to discard predicates that match two or more rows.
+    """
+
+    def __init__(self, syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.ndarray],
+                 rows: np.ndarray | None = None):
+        self.exact = rows is None
+        sub = syn_codes if rows is None else syn_codes[:, rows]
+        n_rows = sub.shape[1]
+        n_words = -(-n_rows // 64)
+        pos = np.arange(n_rows)
+        bit = np.left_shift(np.uint64(1), (pos % 64).astype(np.uint64))
+        blocks, self.present, offsets, start = [], [], [], 0
+        for c in range(syn_codes.shape[0]):
+            # one bitset per value present anywhere in the release (row 0: missing)
+            present = np.unique(syn_codes[c][syn_codes[c] >= 0])
+            local = np.where(sub[c] >= 0, np.searchsorted(present, sub[c]) + 1, 0)
+            exact = np.zeros((present.size + 1, n_words), dtype=np.uint64)
+            np.bitwise_or.at(exact, (local, pos // 64), bit)
+            if numeric[c] and present.size:
+                values = exact[1:]
+                ge = np.bitwise_or.accumulate(values[::-1], axis=0)[::-1]
+                le = np.bitwise_or.accumulate(values, axis=0)
+                exact[1:] = np.where(above[c][present][:, None], ge, le)
+            blocks.append(exact)
+            self.present.append(present)
+            offsets.append(start)
+            start += present.size + 1
+        self.table = np.concatenate(blocks)
+        self.offsets = np.array(offsets, dtype=np.int64)
+
+    @staticmethod
+    def rows_within(syn_codes: np.ndarray, budget: int) -> int:
+        """Most rows whose index (plus the cumulative copies of the largest column) fits
+        in ``budget`` bytes."""
+        sizes = [np.unique(x).size + 1 for x in syn_codes]
+        per_word = (sum(sizes) + 2 * max(sizes, default=0)) * 8
+        return int(budget // max(per_word, 1)) * 64
+
+    def counts(self, cols: np.ndarray, vals: np.ndarray) -> np.ndarray:
+        local = np.zeros(cols.shape, dtype=np.int64)
+        for c in np.unique(cols):
+            at = cols == c
+            v = vals[at]
+            local[at] = np.where(v >= 0, np.searchsorted(self.present[c], v) + 1, 0)
+        ids = self.offsets[cols] + local
+        acc = self.table[ids[:, 0]].copy()
+        for j in range(1, ids.shape[1]):
+            acc &= self.table[ids[:, j]]
+        return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
+
+
+def _generator_index(syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.ndarray],
+                     rng: np.random.Generator) -> _BitIndex | None:
+    """The exact bit index when it fits the memory budget, else one over a random subset
+    of rows (a pre-filter), else none."""
+    n_rows = syn_codes.shape[1]
+    fit = _BitIndex.rows_within(syn_codes, _BITSET_BUDGET)
+    if fit >= n_rows:
+        return _BitIndex(syn_codes, numeric, above)
+    if fit < _MIN_PREFILTER_ROWS:
+        return None
+    return _BitIndex(syn_codes, numeric, above,
+                     rows=np.sort(rng.choice(n_rows, size=fit, replace=False)))
+
+
+def _multivariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.ndarray],
+                          *, n_queries: int, n_cols: int, max_attempts: int,
+                          rng: np.random.Generator, bits: _BitIndex | None = None
+                          ) -> tuple[Any, ...]:
+    """Predicates from random synthetic records that single out exactly one of them.
+
+    For a random record and ``n_cols`` random columns: numeric ``>= v`` when v is above
+    the column's synthetic median, ``<= v`` otherwise, ``is missing`` for NaN;
+    categorical ``== v``. Kept when it matches exactly one synthetic row and was not
+    kept before (``metric-reference.md`` §2, Anonymeter's multivariate generator).
+    """
+    n_col_total, n_syn = syn_codes.shape
+    kept_c: list[np.ndarray] = []
+    kept_o: list[np.ndarray] = []
+    kept_v: list[np.ndarray] = []
+    seen: set[bytes] = set()
+    attempts = idle = 0
+    status = "complete"
+    while len(kept_c) < n_queries:
+        if attempts >= max_attempts:
+            status = "max_attempts"
+            break
+        if idle >= _SATURATION_BATCHES:
+            status = "saturated"
+            break
+        b = min(_QUERY_BATCH, max_attempts - attempts)
+        rows = rng.integers(0, n_syn, size=b)
+        cols = np.sort(np.argsort(rng.random((b, n_col_total)), axis=1)[:, :n_cols], axis=1)
+        vals = syn_codes[cols, rows[:, None]]
+        ops = np.full(cols.shape, _EQ, dtype=np.int8)
+        for c in np.flatnonzero(numeric):
+            at = cols == c
+            if not at.any():
+                continue
+            v = vals[at]
+            ops[at] = np.where(v < 0, _ISNA, np.where(above[c][np.maximum(v, 0)], _GE, _LE))
+        if bits is None:
+            counts = _count_matches(syn_codes, cols, ops, vals)[0]
+        elif bits.exact:
+            counts = bits.counts(cols, vals)
+        else:
+            # two matches in the subset mean two in the release: only the rest is counted
+            counts = bits.counts(cols, vals)
+            maybe = np.flatnonzero(counts <= 1)
+            counts[maybe] = _count_matches(syn_codes, cols[maybe], ops[maybe], vals[maybe])[0]
+        attempts += b
+        added = 0
+        for i in np.flatnonzero(counts == 1):
+            key = cols[i].tobytes() + ops[i].tobytes() + vals[i].tobytes()
+            if key in seen:
+                continue
+            seen.add(key)
+            kept_c.append(cols[i])
+            kept_o.append(ops[i])
+            kept_v.append(vals[i])
+            added += 1
+            if len(kept_c) >= n_queries:
+                break
+        idle = 0 if added else idle + 1
+    return (*_stack(kept_c, kept_o, kept_v, n_cols), attempts, status)
+
+
+def _univariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries: int,
+                        rng: np.random.Generator) -> tuple[Any, ...]:
+    """Single-column predicates from rare synthetic values: ``is missing`` when exactly one
+    value is missing, ``<= min`` and ``>= max`` of numerics, ``== v`` for values seen once;
+    shuffled and kept when they match exactly one synthetic row (Anonymeter's univariate
+    generator)."""
+    parts: list[np.ndarray] = []
+    for c in range(syn_codes.shape[0]):
+        hist = np.bincount(syn_codes[c].astype(np.intp) + 1)  # slot 0: missing
+        present = np.flatnonzero(hist[1:])
+        # (column, operator, value, matches exactly one synthetic row)
+        if numeric[c]:
+            if hist[0] == 1:
+                parts.append(np.array([[c, _ISNA, -1, 1]]))
+            if present.size:
+                lo, hi = present[0], present[-1]
+                parts.append(np.array([[c, _LE, lo, hist[lo + 1] == 1],
+                                       [c, _GE, hi, hist[hi + 1] == 1]]))
+        once = np.flatnonzero(hist[1:] == 1)
+        parts.append(np.column_stack([np.full(once.size, c), np.full(once.size, _EQ), once,
+                                      np.ones(once.size, dtype=np.int64)]))
+    cands = np.concatenate(parts).astype(np.int64) if parts else np.zeros((0, 4), np.int64)
+    if not len(cands):
+        return (*_stack([], [], [], 1), 0, "complete")
+    arr = cands[rng.permutation(len(cands))]
+    # candidates are distinct by construction ("<= min" and "== min" are two predicates)
+    keep = np.flatnonzero(arr[:, 3] == 1)[:n_queries]
+    cols, ops, vals = arr[keep, :1], arr[keep, 1:2].astype(np.int8), arr[keep, 2:3]
+    status = "complete" if keep.size >= n_queries else "exhausted"
+    return cols, ops, vals.astype(np.int32), len(cands), status
+
+
+def _stack(c: list, o: list, v: list, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if not c:
+        return (np.zeros((0, m), dtype=np.int64), np.zeros((0, m), dtype=np.int8),
+                np.zeros((0, m), dtype=np.int32))
+    return np.array(c, dtype=np.int64), np.array(o, dtype=np.int8), np.array(v, dtype=np.int32)
+
+
+def _random_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries: int, n_cols: int,
+                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The random-guess baseline: random columns, a random synthetic value of each and a
+    random operator (categorical ==/!=, numeric any comparison; missing -> is (not)
+    missing), not filtered on the synthetic data."""
+    n_col_total = syn_codes.shape[0]
+    cols = np.sort(np.argsort(rng.random((n_queries, n_col_total)), axis=1)[:, :n_cols], axis=1)
+    vals = np.zeros(cols.shape, dtype=np.int32)
+    ops = np.zeros(cols.shape, dtype=np.int8)
+    numeric_ops = np.array([_EQ, _NE, _GT, _LT, _GE, _LE], dtype=np.int8)
+    for c in range(n_col_total):
+        at = cols == c
+        n_at = int(at.sum())
+        if not n_at:
+            continue
+        uniq = np.flatnonzero(np.bincount(syn_codes[c].astype(np.intp) + 1)) - 1  # sorted
+        vals[at] = uniq[rng.integers(0, uniq.size, size=n_at)]
+        pool = numeric_ops if numeric[c] else numeric_ops[:2]
+        ops[at] = pool[rng.integers(0, pool.size, size=n_at)]
+    missing = vals < 0
+    ops[missing] = np.where(ops[missing] == _EQ, _ISNA, _NOTNA)
+    return cols, ops, vals
+
+
+def _so_probability_integral(n: Any, w: float) -> Any:
+    """Integral over [0, w] of n·x·(1-x)^(n-1), the chance that a query of weight x singles
+    out one of n rows (Cohen & Nissim 2020; Anonymeter)."""
+    return (1 - (n * w + 1) * (1 - w) ** n) / (n + 1)
+
+
+def _size_correction_factor(ctrl_codes: np.ndarray, queries: tuple[np.ndarray, ...],
+                            n_training: int, rng: np.random.Generator) -> float:
+    """Anonymeter's correction f(|T|) / f(|C|): successes on control subsamples of 10 sizes
+    x 5 repeats, fitted by ``norm · integral(n, w)``."""
+    n_ctrl = ctrl_codes.shape[1]
+    sizes, wins = [], []
+    for n_rows in np.linspace(min(1000, n_ctrl), n_ctrl, 10).astype(int):
+        for _ in range(5):
+            pick = rng.choice(n_ctrl, size=n_rows, replace=False)
+            counts, _ = _count_matches(ctrl_codes[:, pick], *queries)
+            sizes.append(n_rows)
+            wins.append(int((counts == 1).sum()))
+    x, y = np.array(sizes, dtype=float), np.array(wins, dtype=float)
+
+    def model(n: np.ndarray, w: float, norm: float) -> np.ndarray:
+        return norm * _so_probability_integral(n, w)
+
+    w0 = 1 / x.max()
+    popt, _ = curve_fit(model, x, y, p0=(w0, 1 / _so_probability_integral(x.max(), w0)),
+                        bounds=(0, (1, np.inf)))
+    denom = model(np.array(float(n_ctrl)), *popt)
+    if not np.isfinite(denom) or denom <= 0:
+        raise RuntimeError("degenerate size-correction fit")
+    return float(model(np.array(float(n_training)), *popt) / denom)
+
+
+def _so_table(guesses: list[str], labels: np.ndarray, counts: np.ndarray, first: np.ndarray,
+              role: str) -> pd.DataFrame:
+    hit = counts == 1
+    record = np.empty(len(counts), dtype=object)
+    record[:] = None
+    record[hit] = labels[first[hit]]
+    return pd.DataFrame({
+        "record": record, "role": role, "query": np.arange(len(counts)),
+        "guess": guesses, "truth": counts, "success": hit,
+    })
+
+
+def _describe_all(coder: _RankCoder, queries: tuple[np.ndarray, ...]) -> list[str]:
+    """Each predicate's text, as :meth:`_RankCoder.describe` (conditions are formatted once
+    per distinct (column, operator, value))."""
+    cols, ops, vals = queries
+    if not len(cols):
+        return []
+    keys = cols * 16 + ops  # 8 operators
+    conds = np.empty(cols.shape, dtype=object)
+    for key in np.unique(keys):
+        at = keys == key
+        c, o = divmod(int(key), 16)
+        name = coder.columns[c]
+        if o == _ISNA:
+            conds[at] = f"{name} is missing"
+        elif o == _NOTNA:
+            conds[at] = f"{name} is not missing"
+        else:
+            head = f"{name} {_SYMBOL[o]} "
+            values = coder.universe[c][vals[at]]
+            conds[at] = [head + (f"{float(v):.10g}" if coder.numeric[c] else repr(str(v)))
+                         for v in values]
+    if cols.shape[1] == 1:
+        return conds[:, 0].tolist()
+    return [" & ".join(row) for row in conds.tolist()]
+
+
+def _distinct_rows(codes: np.ndarray, universe_sizes: Sequence[int]) -> np.ndarray:
+    """Positions of the first occurrence of each distinct row of coded columns (in order;
+    as ``DataFrame.drop_duplicates``: equal codes are equal values, missing included)."""
+    key = np.zeros(codes.shape[1], dtype=np.int64)
+    bound = 1  # key < bound
+    for x, size in zip(codes, universe_sizes):
+        width = int(size) + 1  # ranks and "missing"
+        if bound > (1 << 62) // width:
+            key = pd.factorize(key)[0].astype(np.int64)  # re-densify before overflow
+            bound = int(key.max(initial=0)) + 1
+        key = key * width + (x.astype(np.int64) + 1)
+        bound *= width
+    return np.flatnonzero(~pd.Series(key).duplicated().to_numpy())
+
+
+def singling_out(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    threat: ThreatModel,
+    holdout: pd.DataFrame | None = None,
+    schema: Schema | None = None,
+    mode: str = "multivariate",
+    columns: Sequence[str] | None = None,
+    n_attacks: int | None = 500,
+    n_cols: int = 3,
+    max_attempts: int = 10_000_000,
+    size_correction: str = "subsample",
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> AttackResult:
+    """Singling-out risk: predicates isolating one synthetic record, tried on real data.
+
+    Parameters
+    ----------
+    real, synthetic, holdout
+        Training data, one synthetic release, and real rows the generator never saw (the
+        control set; optional, see the module notes).
+    threat, schema
+        The threat model and (optionally) the schema; see ``prepare_review``.
+    mode
+        ``multivariate`` (``n_cols`` columns per predicate) or ``univariate``.
+    columns
+        Columns the predicates may use; default every analysed column (Anonymeter's use,
+        and the setting of the risk-insertion experiments). Pass
+        ``threat.quasi_identifiers`` for the QI-only reading of consensus R1.
+    n_attacks
+        Predicates to generate (the Wilson denominator, even when fewer are found, as
+        Anonymeter). None: one per distinct training record.
+    n_cols
+        Conditions per multivariate predicate.
+    max_attempts
+        Cap on predicates drawn; drawing also stops after 100 rounds of 1,000 draws that
+        add no new predicate (``params["generation"]`` says which).
+    size_correction
+        How the control count is made comparable when |control| != |training|:
+        ``subsample`` (default) evaluates training and control on random subsets of equal
+        size (the larger one subsampled, seeded); ``fit`` is Anonymeter's correction
+        f(|T|)/f(|C|) fitted by ``curve_fit`` on control subsamples (falls back to
+        ``subsample`` with a warning if the fit fails); ``none`` uses raw counts.
+    confidence
+        Level of the Wilson intervals.
+    seed
+        Seed of every random step (``SeedSequence`` children).
+
+    Returns
+    -------
+    AttackResult
+        Named ``singling_out``. ``records``: one row per (predicate, role) with ``guess``
+        the predicate text, ``truth`` the number of rows it matches, ``success`` (exactly
+        one) and ``record`` the singled-out row's index label.
+
+    Raises
+    ------
+    ParameterError
+        Bad option values, ``n_cols`` larger than the number of columns, several releases.
+    ThreatModelError
+        ``columns`` names a column that is not analysed.
+
+    Notes
+    -----
+    Giomi et al. (PoPETs 2023); ``risk-insertion-framework.md`` §4.3.1 (guesses as
+    Bernoulli trials, Wilson interval) and §5.3.2 (control set); ``metric-reference.md``
+    §2 (generation, baseline, size correction). Training, synthetic and control tables are
+    de-duplicated first, as in Anonymeter.
+    """
+    check_choice("mode", mode, SINGLING_OUT_MODES)
+    check_choice("size_correction", size_correction, SIZE_CORRECTIONS)
+    n_attacks = _check_n_attacks(n_attacks)
+    n_cols = check_positive_int("n_cols", n_cols)
+    max_attempts = check_positive_int("max_attempts", max_attempts)
+    confidence = check_confidence(confidence)
+    seed = check_seed(seed)
+    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
+    syn_full = _single_release(data)
+    hold = _check_holdout(data)
+    cols = _resolve_columns(data, columns, "columns", data.schema.included)
+    m = n_cols if mode == "multivariate" else 1
+    if m > len(cols):
+        raise ParameterError(
+            f"`n_cols` must be at most the number of columns used ({len(cols)}); got {n_cols}.")
+    # every table is coded once; de-duplication (over all analysed columns, as Anonymeter)
+    # and every predicate count then work on the int32 codes
+    included = data.schema.included
+    frames = [data.real, syn_full] + ([hold] if hold is not None else [])
+    full_coder, coded = _RankCoder.fit_codes(data.schema, included, frames,
+                                             [data.codes_of(f) for f in frames])
+    sizes = [len(u) for u in full_coder.universe]
+    distinct = [_distinct_rows(x, sizes) for x in coded]
+    on_cols = [included.index(c) for c in cols]
+    coder = full_coder.subset(on_cols)
+    if on_cols != list(range(len(included))):
+        coded = [x[on_cols] for x in coded]
+    ori_codes, syn_codes, *rest = [x[:, keep] for x, keep in zip(coded, distinct)]
+    ctrl_codes = rest[0] if rest else None
+    ori_labels = data.real.index.to_numpy()[distinct[0]]
+    ctrl_labels = hold.index.to_numpy()[distinct[2]] if hold is not None else None
+    n_ori, n_syn = ori_codes.shape[1], syn_codes.shape[1]
+    n_ctrl = None if ctrl_codes is None else ctrl_codes.shape[1]
+    if n_attacks is None:
+        n_attacks = n_ori
+    rng_gen, rng_base, rng_size = _rngs(seed, 3)
+
+    if mode == "multivariate":
+        above = []
+        for j, c in enumerate(cols):
+            if coder.numeric[j]:
+                x = coder.universe[j][syn_codes[j][syn_codes[j] >= 0]]
+                med = float(np.median(x)) if x.size else np.inf
+                above.append(coder.universe[j] > med)
+            else:
+                above.append(np.zeros(0, dtype=bool))
+        bits = _generator_index(syn_codes, coder.numeric, above, rng_gen)
+        *queries, attempts, status = _multivariate_queries(
+            syn_codes, coder.numeric, above, n_queries=n_attacks, n_cols=m,
+            max_attempts=max_attempts, rng=rng_gen, bits=bits)
+    else:
+        *queries, attempts, status = _univariate_queries(
+            syn_codes, coder.numeric, n_queries=n_attacks, rng=rng_gen)
+    queries_t = tuple(queries)
+    n_found = len(queries_t[0])
+    if n_found < n_attacks:
+        warnings.warn(
+            f"Only {n_found} of the {n_attacks} requested singling-out predicates could be "
+            f"generated ({status}); unfound predicates count as failures, so the risk may be "
+            "underestimated.", UntrustworthyResultWarning, stacklevel=2)
+
+    # make the control count comparable when the tables differ in size
+    ori_pick = np.arange(n_ori)
+    ctrl_pick = None if n_ctrl is None else np.arange(n_ctrl)
+    correction = 1.0
+    applied = "none"
+    method = size_correction
+    if n_ctrl is not None and n_ctrl != n_ori and method == "fit" and n_found:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                correction = _size_correction_factor(ctrl_codes, queries_t, n_ori, rng_size)
+            applied = "fit"
+        except (RuntimeError, ValueError) as exc:
+            warnings.warn(f"The control-size correction fit failed ({exc}); falling back to "
+                          "equal-size subsamples.", UntrustworthyResultWarning, stacklevel=2)
+            method = "subsample"
+    if n_ctrl is not None and n_ctrl != n_ori and method == "subsample":
+        size = min(n_ori, n_ctrl)
+        if n_ori > size:
+            ori_pick = _sample_positions(n_ori, size, rng_size)
+        else:
+            ctrl_pick = _sample_positions(n_ctrl, size, rng_size)
+        applied = "subsample"
+
+    guesses = _describe_all(coder, queries_t)
+    ori_eval, ori_eval_labels = ori_codes[:, ori_pick], ori_labels[ori_pick]
+    counts_t, first_t = _count_matches(ori_eval, *queries_t)
+    k_train = int((counts_t == 1).sum())
+    records = [_so_table(guesses, ori_eval_labels, counts_t, first_t, "training")]
+    k_ctrl: float | None = None
+    if ctrl_codes is not None:
+        counts_c, first_c = _count_matches(ctrl_codes[:, ctrl_pick], *queries_t)
+        k_ctrl = float((counts_c == 1).sum()) * correction
+        records.append(_so_table(guesses, ctrl_labels[ctrl_pick], counts_c, first_c,
+                                 "control"))
+
+    base_q = _random_queries(syn_codes, coder.numeric, n_queries=n_attacks, n_cols=m, rng=rng_base)
+    counts_b, first_b = _count_matches(ori_eval, *base_q)
+    baseline_table = _so_table(_describe_all(coder, base_q), ori_eval_labels, counts_b,
+                               first_b, "baseline")
+
+    params = {
+        "mode": mode, "columns": cols, "n_attacks": n_attacks, "n_cols": m,
+        "max_attempts": max_attempts, "attempts": int(attempts), "generation": status,
+        "n_queries": n_found, "size_correction": size_correction,
+        "size_correction_applied": applied, "control_correction_factor": correction,
+        "n_training_rows": n_ori, "n_synthetic_rows": n_syn, "n_control_rows": n_ctrl,
+        "n_training_evaluated": len(ori_pick),
+        "n_control_evaluated": None if ctrl_pick is None else len(ctrl_pick),
+        "control": n_ctrl is not None, "confidence": confidence, "seed": seed,
+    }
+    shell = AttackResult(
+        name="singling_out", value=float("nan"), ci=None, params=params,
+        record_table=pd.concat(records, ignore_index=True), goal="lower", bounds=(0.0, 1.0),
+        n_attacks=n_attacks, n_success=k_train,
+        n_control_attacks=n_attacks if n_ctrl is not None else 0, n_control_success=k_ctrl,
+        n_baseline_attacks=n_attacks, n_baseline_success=int((counts_b == 1).sum()),
+        confidence=confidence, baseline_table=baseline_table)
+    result = _with_summary(shell, confidence)
+    if n_ctrl is None:
+        _warn_no_control("singling-out")
+    _warn_untrustworthy(result, "singling-out")
+    return result
