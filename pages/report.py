@@ -1,4 +1,4 @@
-"""Review & report: the decision record of a review, exported as HTML or JSON."""
+"""Review & report: the decision record of a review, exported as HTML, PDF or JSON."""
 
 import streamlit as st
 
@@ -50,10 +50,13 @@ report = guarded(build)
 if report is not None:
     figures = {"RAPID threshold curve": plots.rapid_threshold_curve(results["rapid"])} \
         if "rapid" in results else {}
-    d1, d2 = st.columns(2)
+    d1, d2, d3 = st.columns(3)
     d1.download_button("Download HTML report", pc.render_html(report, figures),
                        file_name="privacy_review.html", mime="text/html", type="primary")
-    d2.download_button("Download JSON record", report.to_json(), file_name="privacy_review.json",
+    d2.download_button("Download PDF sign-off sheet", pc.render_pdf(report),
+                       file_name="privacy_review.pdf", mime="application/pdf")
+    d3.download_button("Download JSON record", report.to_json(), file_name="privacy_review.json",
                        mime="application/json")
-    st.caption("Aggregates only unless you ticked the per-record option above. The HTML file is "
-               "self-contained and opens offline.")
+    st.caption("Aggregates only unless you ticked the per-record option above (per-record tables "
+               "go into the HTML and JSON files, never the PDF). The HTML file is self-contained "
+               "and opens offline; the PDF is a printable record of the decision.")

@@ -42,7 +42,7 @@ from .fidelity import evaluate_fidelity, fidelity_baselines, wasserstein_fidelit
 from .inputs import ReviewData, prepare_review
 from .measures import MEASURES, evaluate_measures, measure_names
 from .results import MetricResult
-from .report import ReviewReport, build_report, render_html
+from .report import ReviewReport, build_report, render_html, render_pdf
 from .risk import (
     ATTACKER_LABELS,
     ATTACKERS,

@@ -216,7 +216,7 @@ def cmd_fidelity(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .data import infer_schema
     from .measures import get_measure
-    from .report import build_report, render_html
+    from .report import build_report, render_html, render_pdf
 
     names = _csv_list(args.metrics) or ["rapid", "ims", "dcr", "singling_out", "linkability",
                                         "inference", "wasserstein", "query_error",
@@ -240,8 +240,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                           decision=args.decision, notes=args.notes or "",
                           include_records=args.include_records)
     try:
-        Path(args.out).write_text(render_html(report, _report_figures(results)),
-                                  encoding="utf-8")
+        if Path(args.out).suffix.lower() == ".pdf":
+            Path(args.out).write_bytes(render_pdf(report))
+        else:
+            Path(args.out).write_text(render_html(report, _report_figures(results)),
+                                      encoding="utf-8")
     except OSError as exc:
         raise CLIError(f"cannot write {args.out!r}: {exc.strerror or exc}") from None
     _emit(args, _payload("report", real, synthetic, args.seed, results),
@@ -329,7 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="run the review and write an HTML report")
     _add_shared(p)
     p.add_argument("--metrics", help="comma-separated measure names")
-    p.add_argument("--out", required=True, help="HTML file to write")
+    p.add_argument("--out", required=True,
+                   help="report file to write: HTML, or a PDF sign-off sheet when it ends in .pdf")
     p.add_argument("--decision", default="undecided",
                    choices=["undecided", "release", "release with changes", "do not release"])
     p.add_argument("--notes", default="")

@@ -1,10 +1,11 @@
-"""The review report: an auditable, JSON-serialisable record of a review and its HTML export.
+"""The review report: an auditable, JSON-serialisable record of a review; HTML and PDF exports.
 
 A report holds provenance (file names, row counts, content fingerprints, seeds), the
 schema and threat model, every measure's headline value with interval, baseline,
 direction and parameters, the reviewer's decision and notes, and, only when asked,
 per-record tables. The HTML export is one self-contained file (plotly's JavaScript is
-embedded once) that opens offline.
+embedded once) that opens offline; the PDF export (fpdf2) is the printable sign-off sheet,
+aggregates only.
 """
 
 from __future__ import annotations
@@ -184,3 +185,119 @@ Sensitive: {html.escape(', '.join(threat['sensitive']))}</p>
 <h2>Parameters</h2>{params_html}
 {records_html}
 </body></html>"""
+
+
+# Core PDF fonts cover Latin-1 only: the few other symbols our labels use, spelled out.
+_PDF_SPELLING = {"–": "-", "—": "-", "≤": "<=", "≥": ">=", "κ": "kappa", "τ": "tau",
+                 "ε": "epsilon", "α": "alpha", "×": "x", "’": "'", "“": '"', "”": '"'}
+
+
+def _pdf_text(value: Any) -> str:
+    text = str(value)
+    for symbol, spelled in _PDF_SPELLING.items():
+        text = text.replace(symbol, spelled)
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def _param_summary(params: Mapping[str, Any]) -> str:
+    """The scalar parameters of a measure (lists are shown when short)."""
+    parts = []
+    for key, value in params.items():
+        if isinstance(value, (list, tuple)):
+            if len(value) > 8 or any(isinstance(v, (list, dict)) for v in value):
+                continue
+            value = ", ".join(map(str, value))
+        elif isinstance(value, dict):
+            continue
+        elif isinstance(value, float):
+            value = f"{value:.6g}"
+        parts.append(f"{key}={value}")
+    return "; ".join(parts)
+
+
+def render_pdf(report: ReviewReport) -> bytes:
+    """The report as a printable PDF: decision, provenance, threat model, results table and
+    each measure's parameters. Per-record tables are never put in the PDF (they stay in the
+    HTML and JSON exports, and only when asked for)."""
+    from fpdf import FPDF
+    from fpdf.enums import XPos, YPos
+
+    d = report.to_dict()
+    prov = d["provenance"]
+    created = _dt.datetime.fromisoformat(d["created"])
+    pdf = FPDF(format="A4")
+    pdf.set_compression(False)  # plain-text content streams: searchable and diff-able
+    pdf.set_creation_date(created)
+    pdf.set_title("Synthetic data privacy review")
+    pdf.set_creator(_pdf_text(prov["software"]))
+    pdf.set_auto_page_break(True, margin=15)
+    pdf.add_page()
+    next_line = {"new_x": XPos.LMARGIN, "new_y": YPos.NEXT}
+
+    def heading(text: str, size: int = 13) -> None:
+        pdf.ln(2)
+        pdf.set_font("Helvetica", "B", size)
+        pdf.cell(0, 8, _pdf_text(text), **next_line)
+        pdf.set_font("Helvetica", "", 10)
+
+    def para(text: str, height: float = 5) -> None:
+        pdf.multi_cell(0, height, _pdf_text(text), align="L", **next_line)
+
+    heading("Synthetic data privacy review", 17)
+    para(f"Created {d['created']} with {prov['software']}.")
+    pdf.ln(2)
+    pdf.set_fill_color(238, 244, 251)
+    pdf.set_font("Helvetica", "B", 12)
+    pdf.cell(0, 10, _pdf_text(f"Decision: {d['decision']}"), fill=True, **next_line)
+    pdf.set_font("Helvetica", "", 10)
+    if d["notes"]:
+        para(d["notes"])
+
+    heading("Inputs")
+    real = prov["real"]
+    para(f"Real: {real['name']}: {real['rows']:,} rows, fingerprint {real['fingerprint']}")
+    for s in prov["synthetic"]:
+        para(f"Synthetic: {s['name']}: {s['rows']:,} rows, fingerprint {s['fingerprint']}")
+    hold = prov.get("holdout")
+    para("Holdout: " + (f"{hold['name']}: {hold['rows']:,} rows, fingerprint "
+                        f"{hold['fingerprint']}" if hold else "none"))
+
+    heading("Threat model")
+    para("Quasi-identifiers: " + ", ".join(d["threat"]["quasi_identifiers"]))
+    para("Sensitive: " + ", ".join(d["threat"]["sensitive"]))
+
+    heading("Results")
+    pdf.set_font("Helvetica", "", 9)
+    with pdf.table(col_widths=(52, 20, 34, 20, 22), text_align="LEFT",
+                   line_height=5) as table:
+        table.row([_pdf_text(h) for h in
+                   ("measure", "value", "95% interval", "baseline", "direction")])
+        for name, m in d["metrics"].items():
+            spec = MEASURES.get(name)
+            ci = m.get("ci")
+            ci_text = f"{ci[0]:.4f} - {ci[1]:.4f}" if ci and None not in ci else "-"
+            label = spec.label + (" (indicator)" if spec.indicator else "") if spec else name
+            table.row([_pdf_text(x) for x in (
+                label, _fmt_plain(m.get("value")), ci_text, _fmt_plain(m.get("baseline")),
+                f"{m.get('goal', '')} is better")])
+    pdf.set_font("Helvetica", "", 10)
+    para("Indicators measure similarity, not disclosure (consensus R3).", 6)
+
+    heading("Parameters and seeds")
+    for name, m in d["metrics"].items():
+        pdf.set_font("Helvetica", "B", 9)
+        pdf.cell(0, 5, _pdf_text(name), **next_line)
+        pdf.set_font("Helvetica", "", 8)
+        para(_param_summary(m.get("params", {})) or "-", 4)
+    if d.get("records"):
+        pdf.set_font("Helvetica", "I", 9)
+        para("Per-record tables were requested; they are in the HTML and JSON exports only.")
+    return bytes(pdf.output())
+
+
+def _fmt_plain(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)

@@ -171,7 +171,8 @@ def test_review_page_exports_aggregates_only_by_default():
     at.switch_page("pages/report.py").run()
     assert not at.exception and not at.error
     buttons = {b.label: b for b in at.get("download_button")}
-    assert "Download JSON record" in buttons
+    assert {"Download HTML report", "Download PDF sign-off sheet",
+            "Download JSON record"} <= set(buttons)
     at.radio(key="report_decision").set_value("release with changes").run()
     record = json.loads(pc.build_report(
         real=workspace(at).real.frame, synthetic=[t.frame for t in workspace(at).releases],

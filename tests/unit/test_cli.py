@@ -146,6 +146,13 @@ def test_report_writes_aggregates_only_by_default(files, holdout):
                "--out", str(target))
     assert proc.returncode == 0, proc.stderr
     assert "ims: per-record table" in target.read_text()
+    # a .pdf target gets the printable sign-off sheet
+    pdf = files["dir"] / "report.pdf"
+    proc = run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--sensitive", "disease", "--metrics", "ims", "--decision", "release",
+               "--out", str(pdf))
+    assert proc.returncode == 0, proc.stderr
+    assert pdf.read_bytes().startswith(b"%PDF-") and b"Decision: release" in pdf.read_bytes()
 
 
 @pytest.mark.parametrize("args, fragment", [
