@@ -257,6 +257,8 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
 _LEADING_ZERO = r"^[+-]?0[0-9]"  # "007", "01234": a code, not a number
 _DECIMAL_COMMA = r"^[+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+),[0-9]+$"  # 1,5  1.234,56
 _PLAIN_INTEGER = r"^[+-]?[0-9]+$"
+# in a column with decimal commas, 1.234 is one thousand two hundred and thirty-four
+_DOTTED_THOUSANDS = r"^[+-]?[0-9]{1,3}(?:\.[0-9]{3})+$"
 _BOOLEAN_TEXT = ("true", "false")
 _INT64_LIMIT = float(2**63)
 
@@ -268,8 +270,9 @@ def _clean_text_columns(frame: pl.DataFrame, label: str = "the file", *,
     A text column becomes numeric when every value is a number: Int64 when all are whole
     numbers in range and none is missing, else Float64. Exceptions, in the order checked:
     values with leading zeros ("007", postcodes) stay text; a column of numbers with
-    decimal commas ("1,5", "1.234,56"; only with ``decimal_comma``, for files not delimited
-    by commas) is read as Float64 with a warning; "true"/"false" columns become booleans.
+    decimal commas ("1,5", "1.234,56", and "1.000" as a thousand beside them; only with
+    ``decimal_comma``, for files not delimited by commas) is read as Float64 with a warning;
+    "true"/"false" columns become booleans.
     """
     exprs = []
     for col, dtype in zip(frame.columns, frame.dtypes, strict=True):
@@ -294,6 +297,7 @@ def _clean_text_columns(frame: pl.DataFrame, label: str = "the file", *,
             continue
         if decimal_comma and present.str.contains(_DECIMAL_COMMA).any() and (
                 present.str.contains(_DECIMAL_COMMA) | present.str.contains(_PLAIN_INTEGER)
+                | present.str.contains(_DOTTED_THOUSANDS)
         ).all():
             comma_columns.append(col)
             casts.append(pl.col(col).str.replace_all(".", "", literal=True)

@@ -63,11 +63,11 @@ def test_codes_with_leading_zeros_stay_text():
 
 
 def test_decimal_commas_are_read_in_semicolon_files_only():
-    content = b"x;y;label\n1,5;1.234,56;a\n-2,25;7;b\n3;0,5;c\n"
+    content = b"x;y;label\n1,5;1.234,56;a\n-2,25;7;b\n3;1.000;c\n"
     with pytest.warns(DataLoadWarning, match=r"'x', 'y'.*decimal commas"):
         frame = load_table(content, name="eu.csv")
     assert frame["x"].tolist() == [1.5, -2.25, 3.0]
-    assert frame["y"].tolist() == [1234.56, 7.0, 0.5]
+    assert frame["y"].tolist() == [1234.56, 7.0, 1000.0]  # 1.000 beside commas: a thousand
     # with commas as delimiter, a quoted "1,234" is a thousands separator: left as text
     us = load_table(b'x,label\n"1,234",a\n"2,500",b\n', name="us.csv")
     assert us["x"].tolist() == ["1,234", "2,500"]
