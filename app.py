@@ -12,7 +12,7 @@ os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
 
 import streamlit as st  # noqa: E402
 
-from ui.state import require_workspace  # noqa: E402
+from ui.state import DEEP_LINK, NAVIGATION_RAN, require_workspace  # noqa: E402
 from ui.widgets import sidebar_summary  # noqa: E402
 
 st.set_page_config(page_title="Synthetic data privacy review", page_icon=":material/shield:",
@@ -41,6 +41,13 @@ PAGES = {
 }
 
 navigation = st.navigation(PAGES)
+st.session_state[NAVIGATION_RAN] = True
+deep_link = st.session_state.pop(DEEP_LINK, None)
+if deep_link:  # a page opened before the navigation existed (see ui.state)
+    target = next((p for group in PAGES.values() for p in group if p.url_path == deep_link),
+                  None)
+    if target is not None and target is not navigation:
+        st.switch_page(target)
 workspace = require_workspace()
 sidebar_summary(workspace)
 navigation.run()

@@ -30,17 +30,13 @@ LevelCodes = Mapping[str, np.ndarray]
 class _CodedTables:
     """Lookup of the level codes computed while the tables were canonicalised."""
 
-    real: pd.DataFrame
-    synthetic: tuple[pd.DataFrame, ...]
-    holdout: pd.DataFrame | None
-    level_codes: tuple[LevelCodes, ...]
+    level_codes: tuple[tuple[pd.DataFrame, LevelCodes], ...]
 
     def codes_of(self, frame: pd.DataFrame) -> LevelCodes:
         """``{column: level positions}`` of one of these tables (see
         :func:`~privacy_core.data.level_positions`); empty for any other frame, so a
         caller that subsets or copies a table falls back to coding it itself."""
-        frames = (self.real, *self.synthetic, self.holdout)
-        for f, codes in zip(frames, self.level_codes):
+        for f, codes in self.level_codes:
             if f is frame:
                 return codes
         return {}
@@ -50,9 +46,10 @@ class _CodedTables:
 class ReviewData(_CodedTables):
     """Canonical real, synthetic and holdout tables with their schema and threat model.
 
-    ``level_codes`` holds, for the real table, each synthetic table and the holdout (in
-    that order), the integer codes of their categorical columns that canonicalisation
-    computed anyway; read them with :meth:`codes_of`.
+    ``level_codes`` pairs each table (real, synthetic, holdout) with the integer codes of
+    its categorical columns that canonicalisation computed anyway; read them with
+    :meth:`codes_of`. The pairs hold the table itself, so a table swapped in later (e.g.
+    by ``dataclasses.replace``) has no codes rather than another table's.
     """
 
     schema: Schema
@@ -60,7 +57,8 @@ class ReviewData(_CodedTables):
     real: pd.DataFrame
     synthetic: tuple[pd.DataFrame, ...]
     holdout: pd.DataFrame | None = None
-    level_codes: tuple[LevelCodes, ...] = field(default=(), repr=False)
+    level_codes: tuple[tuple[pd.DataFrame, LevelCodes], ...] = field(
+        default=(), repr=False)
 
 
 def as_release_list(synthetic: pd.DataFrame | Sequence[pd.DataFrame]) -> list[pd.DataFrame]:
@@ -80,7 +78,8 @@ class ReleaseTables(_CodedTables):
     real: pd.DataFrame
     synthetic: tuple[pd.DataFrame, ...]
     holdout: pd.DataFrame | None = None
-    level_codes: tuple[LevelCodes, ...] = field(default=(), repr=False)
+    level_codes: tuple[tuple[pd.DataFrame, LevelCodes], ...] = field(
+        default=(), repr=False)
 
 
 def prepare_release_tables(
@@ -133,8 +132,9 @@ def prepare_release_tables(
                 f"{min_rows}.")
     if not schema.included:
         raise InsufficientDataError("The real table has no usable column (all are excluded).")
+    frames = [real_c, *conformed] + ([hold] if hold is not None else [])
     return ReleaseTables(schema=schema, real=real_c, synthetic=tuple(conformed), holdout=hold,
-                         level_codes=tuple(codes))
+                         level_codes=tuple(zip(frames, codes, strict=True)))
 
 
 def is_canonical(frame: pd.DataFrame, schema: Schema) -> bool:
@@ -166,7 +166,8 @@ def canonical_codes(frame: pd.DataFrame, schema: Schema) -> dict[str, np.ndarray
             if col.dtype != object:
                 return None
             codes, levels = pd.factorize(col.to_numpy())
-            if not all(type(v) is str for v in levels):
+            # missing values (code -1) are not canonical: they become the MISSING level
+            if (codes < 0).any() or not all(type(v) is str for v in levels):
                 return None
             positions = level_positions(np.asarray(levels, dtype=object), codes,
                                         spec.categories)

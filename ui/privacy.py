@@ -26,7 +26,10 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
                 "aux_a": tuple(qis[:half]), "aux_b": tuple(qis[half:] or qis[:1]),
                 "so_mode": "multivariate",
                 "so_cols": min(3, len(ws.schema.included))}
-    return {**defaults, **(ws.setting("privacy") or {})}
+    params = {**defaults, **(ws.setting("privacy") or {})}
+    # a later type change may have excluded columns since the setting was stored
+    params["so_cols"] = max(1, min(int(params["so_cols"]), len(ws.schema.included)))
+    return params
 
 
 def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import privacy_core as pc
 
@@ -23,6 +24,10 @@ ERRORS = "control_errors"
 NOTICES = "control_notices"
 SESSION_SALT = "session_salt"
 RESULTS = "session_results"
+# Set by app.py once its navigation has run in this session; a page run without it was
+# opened by a deep link on a fresh server, where Streamlit runs ``pages/`` files directly.
+NAVIGATION_RAN = "navigation_ran"
+DEEP_LINK = "deep_link"
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,7 @@ def get_workspace() -> Workspace | None:
 
 
 def require_workspace() -> Workspace:
+    _through_navigation()
     ws = get_workspace()
     if ws is None:
         from .demo import load_default_workspace
@@ -121,6 +127,25 @@ def require_workspace() -> Workspace:
         ws = load_default_workspace()
         st.session_state[WORKSPACE] = ws
     return ws
+
+
+def _through_navigation() -> None:
+    """Send a page that runs outside app.py's navigation back through it.
+
+    On a freshly started server, Streamlit serves a deep link such as ``/privacy`` by
+    running ``pages/privacy.py`` on its own (the ``pages/`` folder turns on its legacy
+    page discovery until app.py has declared ``st.navigation`` once): no sidebar, no
+    demo, the automatic page list. The page then remembers where the user wanted to go
+    and switches to app.py, which declares the navigation and switches on to that page.
+    """
+    if st.session_state.get(NAVIGATION_RAN):
+        return
+    url = st.context.url or ""
+    st.session_state[DEEP_LINK] = url.split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+    try:
+        st.switch_page("app.py")
+    except StreamlitAPIException:  # the page itself is the entry point: render it alone
+        st.session_state.pop(DEEP_LINK, None)
 
 
 def commit(ws: Workspace, *, control: str | None = None) -> bool:

@@ -74,3 +74,18 @@ def test_univariate_singling_out_from_the_settings_form():
     # computed anew, not read from the multivariate cache; CART draws continuous values from
     # training rows, so a value seen once in the release often isolates its training owner
     assert metric(at, "Singling out") > multivariate + 0.2
+
+
+def test_stored_predicate_width_is_clamped_after_columns_are_excluded():
+    from dataclasses import replace
+
+    at = start()
+    ws = at.session_state["workspace"]
+    stored = ws.with_settings(privacy={"so_mode": "multivariate",
+                                       "so_cols": len(ws.schema.included)})
+    # a later type change on the data page excludes a column
+    at.session_state["workspace"] = replace(stored, overrides=(("income", "exclude"),))
+    at.run()
+    assert not at.exception, at.exception
+    width = next(n for n in at.number_input if n.label.startswith("Singling out: columns"))
+    assert width.value == len(at.session_state["workspace"].schema.included)

@@ -28,8 +28,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url():
+def _serve():
+    """Start ``streamlit run app.py`` on a free port; yield its URL; stop it."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
@@ -54,6 +54,17 @@ def app_url():
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    yield from _serve()
+
+
+@pytest.fixture()
+def fresh_app_url():
+    """A server no session has visited yet (deep links behave differently there)."""
+    yield from _serve()
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,19 @@ def no_exception(page) -> None:
     assert "Traceback" not in page.content()
 
 
+def test_deep_link_on_a_fresh_server_keeps_the_navigation(page, fresh_app_url, artifacts):
+    # the first request a new server sees is a link straight to a page
+    page.goto(f"{fresh_app_url}/privacy")
+    expect(page.get_by_role("heading", name="Privacy metrics").first).to_be_visible()
+    expect(page.get_by_text("Loaded review").first).to_be_visible()  # app.py's sidebar
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    expect(nav.get_by_text("Privacy metrics")).to_be_visible()
+    expect(nav.get_by_text("privacy", exact=True)).to_have_count(0)  # no automatic page list
+    assert page.url.rstrip("/").endswith("/privacy")
+    no_exception(page)
+    page.screenshot(path=str(artifacts / "deep_link.png"))
+
+
 def test_first_start_then_move_tau(page, app_url, artifacts):
     page.goto(app_url)
     expect(page.get_by_text("RAPID (mean of attackers)").first).to_be_visible()

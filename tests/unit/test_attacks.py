@@ -224,6 +224,33 @@ def test_rank_codes_from_canonicalisation_equal_codes_from_hashing(health):
     assert data.codes_of(data.real.copy()) == {}
 
 
+def test_object_column_with_missing_values_is_canonicalised_not_coded_as_a_level():
+    # an object column holding None is not canonical: None becomes the MISSING level
+    real = pd.DataFrame({"c": pd.Series(["a"] * 38 + ["b", None], dtype=object),
+                         "x": np.arange(40.0) % 7 + 0.5})
+    data = pc.prepare_review(real, real, threat=pc.ThreatModel(["x"], ["c"]))
+    assert data.real["c"].iloc[-1] == pc.data.MISSING
+    cats = np.array(data.schema["c"].categories, dtype=object)
+    np.testing.assert_array_equal(cats[data.codes_of(data.real)["c"]], data.real["c"])
+    as_text = real.astype({"c": "str"})
+    for frame in (real, as_text):  # the same predicates whatever the input dtype
+        res = quiet(singling_out, frame, frame, threat=pc.ThreatModel(["x"], ["c"]),
+                    mode="univariate", columns=["c"], n_attacks=2, seed=0)
+        guesses = set(res.records.loc[res.records["role"] == "training", "guess"])
+        assert guesses == {"c == 'b'", f"c == '{pc.data.MISSING}'"}
+
+
+def test_a_replaced_table_never_inherits_another_tables_codes(health):
+    from dataclasses import replace
+
+    train, control, syn = health
+    data = pc.prepare_review(train, syn, threat=HEALTH_THREAT, holdout=control)
+    swapped = replace(data, real=data.holdout)
+    assert swapped.codes_of(swapped.real) is data.codes_of(data.holdout)  # its own codes
+    other = replace(data, real=data.real.iloc[::-1])
+    assert other.codes_of(other.real) == {}
+
+
 def test_multivariate_predicates_each_single_out_one_synthetic_row(health):
     train, control, _ = health
     syn = pc.synthesize(pc.prepare_table(train, pc.infer_schema(train)), method="cart", seed=2)

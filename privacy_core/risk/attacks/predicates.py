@@ -566,7 +566,8 @@ def singling_out(
     check_choice("mode", mode, SINGLING_OUT_MODES)
     check_choice("size_correction", size_correction, SIZE_CORRECTIONS)
     n_attacks = _check_n_attacks(n_attacks)
-    n_cols = check_positive_int("n_cols", n_cols)
+    if mode == "multivariate":  # univariate predicates have one condition, whatever n_cols
+        n_cols = check_positive_int("n_cols", n_cols)
     max_attempts = check_positive_int("max_attempts", max_attempts)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
