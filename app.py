@@ -18,36 +18,31 @@ from ui.widgets import sidebar_summary  # noqa: E402
 st.set_page_config(page_title="Synthetic data privacy review", page_icon=":material/shield:",
                    layout="wide")
 
-PAGES = {
-    "Review": [
-        st.Page("pages/overview.py", title="Overview", icon=":material/home:", default=True),
-        st.Page("pages/data.py", title="Data & threat model", icon=":material/table_view:",
-                url_path="data"),
-        st.Page("pages/report.py", title="Review & report", icon=":material/description:",
-                url_path="report"),
-    ],
-    "Risk": [
-        st.Page("pages/rapid.py", title="RAPID", icon=":material/target:", url_path="rapid"),
-        st.Page("pages/privacy.py", title="Privacy metrics", icon=":material/policy:",
-                url_path="privacy"),
-        st.Page("pages/lab.py", title="Risk lab", icon=":material/science:", url_path="lab"),
-    ],
-    "Utility": [
-        st.Page("pages/fidelity.py", title="Fidelity & utility", icon=":material/insights:",
-                url_path="fidelity"),
-        st.Page("pages/map.py", title="Risk–utility map", icon=":material/scatter_plot:",
-                url_path="map"),
-    ],
-}
+PAGES: dict[str, list] = {"Review": [], "Risk": [], "Utility": []}
+BY_FILE: dict[str, st.Page] = {}
+
+
+def page(group: str, path: str, title: str, icon: str, **kwargs) -> None:
+    BY_FILE[path] = st.Page(path, title=title, icon=icon, **kwargs)
+    PAGES[group].append(BY_FILE[path])
+
+
+page("Review", "pages/overview.py", "Overview", ":material/home:", default=True)
+page("Review", "pages/data.py", "Data & threat model", ":material/table_view:", url_path="data")
+page("Review", "pages/report.py", "Review & report", ":material/description:",
+     url_path="report")
+page("Risk", "pages/rapid.py", "RAPID", ":material/target:", url_path="rapid")
+page("Risk", "pages/privacy.py", "Privacy metrics", ":material/policy:", url_path="privacy")
+page("Risk", "pages/lab.py", "Risk lab", ":material/science:", url_path="lab")
+page("Utility", "pages/fidelity.py", "Fidelity & utility", ":material/insights:",
+     url_path="fidelity")
+page("Utility", "pages/map.py", "Risk–utility map", ":material/scatter_plot:", url_path="map")
 
 navigation = st.navigation(PAGES)
 st.session_state[NAVIGATION_RAN] = True
 deep_link = st.session_state.pop(DEEP_LINK, None)
-if deep_link:  # a page opened before the navigation existed (see ui.state)
-    target = next((p for group in PAGES.values() for p in group if p.url_path == deep_link),
-                  None)
-    if target is not None and target is not navigation:
-        st.switch_page(target)
+if deep_link in BY_FILE:  # a page that ran before the navigation existed (see ui.state)
+    st.switch_page(BY_FILE[deep_link])
 workspace = require_workspace()
 sidebar_summary(workspace)
 navigation.run()

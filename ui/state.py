@@ -8,9 +8,11 @@ choice shows an error next to its control and leaves the previous good state int
 
 from __future__ import annotations
 
+import sys
 import uuid
 import warnings
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -140,12 +142,22 @@ def _through_navigation() -> None:
     """
     if st.session_state.get(NAVIGATION_RAN):
         return
-    url = st.context.url or ""
-    st.session_state[DEEP_LINK] = url.split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+    st.session_state[DEEP_LINK] = _running_page()
     try:
         st.switch_page("app.py")
     except StreamlitAPIException:  # the page itself is the entry point: render it alone
         st.session_state.pop(DEEP_LINK, None)
+
+
+def _running_page() -> str | None:
+    """The ``pages/<name>.py`` file whose run called us (Streamlit sets its ``__file__``)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = Path(frame.f_globals.get("__file__") or "")
+        if path.parent.name == "pages" and path.suffix == ".py":
+            return f"pages/{path.name}"
+        frame = frame.f_back
+    return None
 
 
 def commit(ws: Workspace, *, control: str | None = None) -> bool:
