@@ -521,9 +521,12 @@ def level_positions(levels: np.ndarray, codes: np.ndarray, categories: Sequence[
     return remap[codes]
 
 
-def _level_strings(distinct: pd.Series) -> list[str]:
-    """Sorted canonical levels of a column, from its distinct values (missing included)."""
-    return sorted(set(_category_strings(distinct)))
+def _level_strings(series: pd.Series) -> list[str]:
+    """Sorted canonical levels of a column (missing included), converted from its distinct
+    values; mixed objects are converted row by row, as hashing merges 0, 0.0 and False."""
+    if series.dtype != object:
+        series = pd.Series(series.unique(), dtype=series.dtype)
+    return sorted(set(_category_strings(series)))
 
 
 def _is_integral(values: pd.Series) -> bool:
@@ -537,8 +540,7 @@ def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
     n_missing = int(series.isna().sum())
     # everything below needs only the distinct values (one hash pass over the rows)
     distinct = pd.Series(series.unique(), dtype=series.dtype)
-    # ... except the levels of mixed objects: hashing merges 0 and 0.0, str() does not
-    level_source = series if series.dtype == object else distinct
+    levels_from = series if series.dtype == object else distinct  # see _level_strings
     non_null = distinct.dropna()
     n_unique = len(non_null)
     base = {"name": name, "n_unique": n_unique, "n_missing": n_missing}
@@ -555,7 +557,7 @@ def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
         _is_integral(non_null)
     )))
     if pd.api.types.is_bool_dtype(series.dtype) or (is_num and n_unique <= 2 and integer):
-        return ColumnSpec(kind="boolean", categories=tuple(_level_strings(level_source)),
+        return ColumnSpec(kind="boolean", categories=tuple(_level_strings(levels_from)),
                           **base)
     if n >= _ID_MIN_ROWS and n_missing == 0 and n_unique == n and (integer or not is_num):
         return ColumnSpec(
@@ -564,7 +566,7 @@ def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
         )
     if is_num:
         return ColumnSpec(kind="numeric", integer=integer, **base)
-    return ColumnSpec(kind="categorical", categories=tuple(_level_strings(level_source)),
+    return ColumnSpec(kind="categorical", categories=tuple(_level_strings(levels_from)),
                       **base)
 
 
@@ -588,8 +590,7 @@ def _apply_override(series: pd.Series, spec: ColumnSpec, kind: str) -> ColumnSpe
             )
         integer = _is_integral(as_num.dropna())
         return replace(spec, kind="numeric", integer=integer, categories=(), note="set by the user")
-    distinct = series if series.dtype == object else pd.Series(series.unique(), dtype=series.dtype)
-    cats = tuple(_level_strings(distinct))
+    cats = tuple(_level_strings(series))
     if kind == "boolean" and len([c for c in cats if c != MISSING]) > 2:
         raise SchemaError(
             f"Column {spec.name!r} has {len(cats)} distinct values; a boolean column has two."

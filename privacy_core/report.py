@@ -110,11 +110,7 @@ def _version() -> str:
 
 
 def _fmt(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return html.escape(str(value))
+    return "—" if value is None else html.escape(_fmt_plain(value))
 
 
 def render_html(report: ReviewReport, figures: Mapping[str, Any] | None = None) -> str:

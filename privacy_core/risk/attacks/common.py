@@ -7,6 +7,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,7 @@ from ...errors import (
     ThreatModelError,
     UntrustworthyResultWarning,
 )
-from ...inputs import ReviewData
+from ...inputs import ReviewData, prepare_review
 from ...results import MetricResult
 from ...stats import (
     bounded_estimate,
@@ -272,6 +273,13 @@ def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -
     if n is None or n >= len(frame):
         return frame
     return frame.iloc[_sample_positions(len(frame), n, rng)]
+
+
+def _attack_inputs(real: pd.DataFrame, synthetic: Any, *, threat: Any, holdout: Any,
+                   schema: Any) -> tuple[ReviewData, pd.DataFrame, pd.DataFrame | None]:
+    """The validated review, its one synthetic release and the holdout (if any)."""
+    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
+    return data, _single_release(data), _check_holdout(data)
 
 
 def _check_holdout(data: ReviewData) -> pd.DataFrame | None:

@@ -19,7 +19,7 @@ from ...errors import (
     ThreatModelError,
     UntrustworthyResultWarning,
 )
-from ...inputs import ReviewData, prepare_review
+from ...inputs import ReviewData
 from ...stats import (
     bootstrap_weights,
 )
@@ -34,13 +34,12 @@ from ..attackers import fit_predict
 from .common import (
     AttackResult,
     MLInferenceResult,
-    _check_holdout,
+    _attack_inputs,
     _check_n_attacks,
     _continuous_summary,
     _resolve_columns,
     _rngs,
     _sample_rows,
-    _single_release,
     _warn_no_control,
     _warn_untrustworthy,
     _with_summary,
@@ -127,9 +126,8 @@ def distance_inference(
     tolerance = check_in_range("tolerance", tolerance, 0, 1e9)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
-    syn = _single_release(data)
-    hold = _check_holdout(data)
+    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
+                                  schema=schema)
     aux = _resolve_columns(data, aux_cols, "aux_cols", data.threat.quasi_identifiers)
     target = _resolve_secret(data, secret, aux)
     if regression is None:
@@ -259,9 +257,8 @@ def ml_inference(
     n_bootstrap = check_positive_int("n_bootstrap", n_bootstrap)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
-    syn = _single_release(data)
-    hold = _check_holdout(data)
+    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
+                                  schema=schema)
     if hold is None:
         raise InsufficientDataError(
             "ML inference compares members with non-members and needs a holdout: real rows "

@@ -15,7 +15,6 @@ from ...errors import (
     ParameterError,
     ThreatModelError,
 )
-from ...inputs import prepare_review
 from ...threat import ThreatModel
 from ...validation import (
     check_confidence,
@@ -24,13 +23,12 @@ from ...validation import (
 )
 from .common import (
     LinkabilityResult,
-    _check_holdout,
+    _attack_inputs,
     _check_n_attacks,
     _linked,
     _resolve_columns,
     _rngs,
     _sample_rows,
-    _single_release,
     _warn_no_control,
     _warn_untrustworthy,
     _with_summary,
@@ -119,9 +117,8 @@ def linkability(
     n_neighbors = check_positive_int("n_neighbors", n_neighbors)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
-    syn = _single_release(data)
-    hold = _check_holdout(data)
+    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
+                                  schema=schema)
     if aux_cols is None:
         qis = list(data.threat.quasi_identifiers)
         if len(qis) < 2:

@@ -17,7 +17,6 @@ from ...errors import (
     ParameterError,
     UntrustworthyResultWarning,
 )
-from ...inputs import prepare_review
 from ...threat import ThreatModel
 from ...validation import (
     check_choice,
@@ -27,12 +26,11 @@ from ...validation import (
 )
 from .common import (
     AttackResult,
-    _check_holdout,
+    _attack_inputs,
     _check_n_attacks,
     _resolve_columns,
     _rngs,
     _sample_positions,
-    _single_release,
     _warn_no_control,
     _warn_untrustworthy,
     _with_summary,
@@ -571,9 +569,8 @@ def singling_out(
     max_attempts = check_positive_int("max_attempts", max_attempts)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
-    syn_full = _single_release(data)
-    hold = _check_holdout(data)
+    data, syn_full, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
+                                  schema=schema)
     cols = _resolve_columns(data, columns, "columns", data.schema.included)
     m = n_cols if mode == "multivariate" else 1
     if m > len(cols):
