@@ -260,6 +260,45 @@ def _report_figures(results: dict[str, MetricResult]) -> dict[str, Any]:
         figures["RAPID threshold curve"] = plots.rapid_threshold_curve(results["rapid"])
     return figures
 
+def _float_list(text: str | None, option: str) -> list[float] | None:
+    if not text:
+        return None
+    try:
+        return [float(v) for v in _csv_list(text)]
+    except ValueError:
+        raise CLIError(f"{option} must be comma-separated numbers; got {text!r}.") from None
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from .calibration import DEFAULT_LEVELS, DEFAULT_RATIOS, calibrate
+
+    real = _load(args.real, "real")
+    if args.synthetic:
+        raise CLIError("calibrate builds its own reference releases (a copy of the training "
+                       "rows, unseen real rows and mixtures); --synthetic is not used.")
+    control = load_table(args.control) if args.control else None
+    if control is not None and list(control.columns) != list(real.columns):
+        raise CLIError("--control must have the same columns as --real.")
+    threat = _threat(args, real)
+    result = calibrate(
+        real, threat=threat, holdout=control, measures=_csv_list(args.metrics) or None,
+        levels=_float_list(args.levels, "--levels") or DEFAULT_LEVELS,
+        ratios=_float_list(args.ratios, "--ratios") or DEFAULT_RATIOS,
+        max_training=args.max_training, seed=args.seed)
+    payload = {"command": "calibrate", "n_real": result.n_real, "n_synthetic": [],
+               "seed": args.seed, **result.to_dict()}
+    frame = result.summary_frame()
+    lines = [f"calibration: {result.params['n_training']} training rows, ratios "
+             f"{', '.join(f'{r:g}:1' for r in result.ratios)}, "
+             f"{result.params['seconds']:.1f} s",
+             f"{'measure':<34} {'floor':>6} {'ceiling':>7} {'slope':>6} {'gap':>5}  result"]
+    for r in frame.to_dict("records"):
+        verdict = "pass" if r["pass"] else f"FAIL: {r['reasons']}"
+        lines.append(f"{r['measure']:<34} {r['floor']:>6.3f} {r['ceiling']:>7.3f} "
+                     f"{r['slope']:>6.2f} {r['ratio_gap']:>5.2f}  {verdict}")
+    _emit(args, payload, "\n".join(lines))
+    return 0
+
 
 # ----------------------------------------------------------------------------- parser
 def _add_shared(p: argparse.ArgumentParser) -> None:
@@ -340,6 +379,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-records", action="store_true",
                    help="add per-record tables (they contain real records)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("calibrate", help="the risk-insertion framework run on the measures "
+                                         "themselves: floor, ceiling, slope, size-ratio gap")
+    _add_shared(p)
+    p.add_argument("--metrics", help="comma-separated privacy measures (default: all)")
+    p.add_argument("--levels", help="leak fractions f_l (default 0,0.25,0.5,0.75,1)")
+    p.add_argument("--ratios", help="training:holdout size ratios (default 1,2,4)")
+    p.add_argument("--max-training", type=int, default=None,
+                   help="cap on the training rows of the reference releases")
+    p.set_defaults(func=cmd_calibrate)
 
     for name, register in _EXTRA_COMMANDS:
         register(sub, name)

@@ -39,6 +39,29 @@ class MeasureSpec:
     replicates_native: bool = False  # accepts a list of releases itself
     # a similarity indicator, not a disclosure measure (consensus R3)
     indicator: bool = False
+    # Calibration contract (DESIGN.md): the variants a measure is checked in, a ceiling
+    # promised on a full copy when the measure's definition caps it below 0.9, and the
+    # reason a measure is not expected to read 0 on unseen real rows (absolute measures).
+    modes: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (("default", ()),)
+    documented_ceiling: float | None = None
+    calibration_note: str = ""
+    absolute: bool = False
+    # False for a measure known not to meet the contract on every data set; its
+    # calibration_note says why, and the app shows it with an "uncalibrated" badge
+    calibrated: bool = True
+
+    def mode_options(self, mode: str) -> dict[str, Any]:
+        """Keyword arguments of one calibration mode (``default`` for measures with one)."""
+        for name, opts in self.modes:
+            if name == mode:
+                return dict(opts)
+        raise ParameterError(
+            f"{self.label} has no mode {mode!r}; choose from "
+            f"{', '.join(m for m, _ in self.modes)}.")
+
+    @property
+    def mode_names(self) -> tuple[str, ...]:
+        return tuple(m for m, _ in self.modes)
 
     @property
     def function(self) -> Callable[..., MetricResult]:
@@ -48,14 +71,22 @@ class MeasureSpec:
 
 def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: bool,
        threat: bool = True, description: str = "", uses_holdout: bool = True,
-       native: bool = False, indicator: bool = False) -> MeasureSpec:
+       native: bool = False, indicator: bool = False,
+       modes: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (("default", ()),),
+       documented_ceiling: float | None = None, calibration_note: str = "",
+       absolute: bool = False, calibrated: bool = True) -> MeasureSpec:
     return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
-                       description, uses_holdout, native, indicator)
+                       description, uses_holdout, native, indicator, modes,
+                       documented_ceiling, calibration_note, absolute, calibrated)
 
 
 MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
     _m("rapid", "RAPID attribute inference", "privacy", "risk.rapid:rapid", holdout=False,
-       uses_holdout=False, native=True,
+       uses_holdout=False, native=True, absolute=True, calibrated=False,
+       calibration_note="RAPID is an absolute risk (consensus R8): on unseen real rows it "
+                        "reads how well the population's own patterns reveal the secret, "
+                        "not 0. Read it against the HALF reference (a fresh real sample); "
+                        "the relative reading is the members-minus-non-members difference.",
        fast=False, description="Share of real records whose secret an attacker trained on the "
                                "release predicts confidently beyond the base rate."),
     _m("ims", "Identical match share", "privacy", "risk.distance:identical_match_share",
@@ -68,7 +99,8 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
        indicator=True,
        description="DCR with the distance to the k nearest training rows, k = 1..K."),
     _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=False,
-       fast=True, description="Predicates from the release that isolate exactly one real person."),
+       fast=True, modes=(("univariate", (("mode", "univariate"),)),
+                         ("multivariate", (("mode", "multivariate"),))), description="Predicates from the release that isolate exactly one real person."),
     _m("linkability", "Linkability", "privacy", "risk.attacks:linkability", holdout=False,
        fast=True, description="Can two halves of a person's record be linked through the release?"),
     _m("inference", "Distance-based inference", "privacy", "risk.attacks:distance_inference",
@@ -78,9 +110,25 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
     _m("gtcap", "GTCAP", "privacy", "risk.cap:gtcap", holdout=True, fast=False,
        description="Correct attribution from target-homogeneous synthetic key groups."),
     _m("domias", "DOMIAS", "privacy", "risk.membership:domias", holdout=True, fast=False,
+       documented_ceiling=0.1,
+       calibration_note="DOMIAS is capped by its density estimator: a Gaussian KDE with "
+                        "Scott's bandwidth averages each density over a wide neighbourhood, "
+                        "so a copied record raises the release's density at itself by a "
+                        "bounded factor and even a full copy reads well below 1 (0.14-0.24 "
+                        "on the health demo; the risk-insertion paper reports 0.03-0.54, "
+                        "Table 2). The contract asks it to reach at least 0.1 on a copy and "
+                        "to rise with the leak.",
        description="Density-ratio membership inference (AUC, normalised)."),
     _m("membership", "Membership disclosure (F_rel)", "privacy",
-       "risk.membership:membership_disclosure", holdout=True, fast=True,
+       "risk.membership:membership_disclosure", holdout=True, fast=True, calibrated=False,
+       calibration_note="F_rel is relative to the naive attacker who calls everyone a "
+                        "member (consensus R5), not to an uninformative release: when the "
+                        "release tells nothing, matching finds fewer members than the naive "
+                        "guess and F_rel reads below 0, further below as the member "
+                        "prevalence t grows (it moves with the training:holdout ratio when "
+                        "t is not given). A full copy is capped by how many non-members "
+                        "share a member's binned quasi-identifiers. Read it against the "
+                        "calibration curve of your data, not against 0 and 1.",
        description="Partition attack by matching, F1 relative to a naive guesser."),
     _m("wasserstein", "Wasserstein fidelity", "fidelity", "fidelity:wasserstein_fidelity",
        holdout=False, fast=False, threat=False, uses_holdout=False, native=True),

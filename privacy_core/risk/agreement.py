@@ -12,8 +12,15 @@ Mapping (a real training record is flagged when ...):
 * ``ims``: a synthetic row is identical to it;
 * ``dcr`` / ``knn``: it is the nearest training record of a synthetic row closer than the
   alpha-percentile of real-to-real distances;
-* ``singling_out``, ``linkability``, ``inference``, ``ml_inference``: the attack succeeded on
-  it as a training target;
+* ``singling_out``, ``linkability``: the attack succeeded on it as a training target;
+* ``inference``, ``ml_inference``: the attack succeeded on it as a training target *beyond
+  the base rate* (risk-insertion framework §5.3.3): a correct guess that non-members get
+  just as often comes from the population's patterns, not from this record. Distance
+  inference counts a hit only when the guessing synthetic row is closer to the record
+  than the nearest synthetic row is to 95 % of the control (non-member) targets; ML
+  inference only when the guess is one that is wrong for most non-members it is made for
+  (categorical) or the error is below the 5th percentile of the non-members' errors
+  (continuous). Without control targets every hit counts.
 * ``membership``: it is a member predicted to be a member (only when the attack beats
   the naive guesser, F_rel > 0: otherwise it calls nearly everyone a member);
 * ``domias``: it is a member whose density-ratio score exceeds the 95th percentile of the
@@ -50,6 +57,9 @@ def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
         return rec.loc[rec["at_risk"], "real_record"].to_numpy()
     if name in _ATTACKS:
         hit = rec["success"].astype(bool) & (rec["role"] == "training")
+        control = rec[rec["role"] == "control"]
+        if name in ("inference", "ml_inference") and len(control):
+            hit &= _beyond_base_rate(name, rec, control)
         return rec.loc[hit, "record"].to_numpy()
     if name == "membership":
         if not result.value > 0:  # the attack does not beat a naive guesser: no signal
@@ -61,6 +71,20 @@ def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
         cut = np.nanpercentile(rec.loc[~members, "score"], 95) if (~members).any() else np.inf
         return rec.loc[members & (rec["score"] > cut), "record"].to_numpy()
     return None
+
+
+def _beyond_base_rate(name: str, rec: pd.DataFrame, control: pd.DataFrame) -> pd.Series:
+    """Which guesses are not explained by what the release teaches about anyone."""
+    if name == "inference" and "distance" in rec:
+        cut = float(np.nanpercentile(control["distance"].to_numpy(dtype=float), 5))
+        return rec["distance"].astype(float) < cut
+    if "error" in rec:  # continuous ML inference
+        cut = float(np.nanpercentile(np.abs(control["error"].to_numpy(dtype=float)), 5))
+        return rec["error"].astype(float).abs() < cut
+    # categorical: the share of non-members for whom this guess was right
+    right = control.groupby(control["guess"].astype(str))["success"].mean()
+    share = rec["guess"].astype(str).map(right).fillna(0.0)
+    return share < 0.5
 
 
 def record_flags(results: Mapping[str, MetricResult], real_index: Sequence) -> pd.DataFrame:

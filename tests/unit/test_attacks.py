@@ -429,8 +429,73 @@ def test_fitted_size_correction_with_a_larger_control(health):
     assert res.n_control_success == pytest.approx(raw * factor)
     assert 0 <= res.value <= 1 and res.extra["control_rate"] < 1
     sub = quiet(singling_out, small, small.copy(), threat=HEALTH_THREAT, holdout=control,
-                mode="univariate", n_attacks=100, seed=0)
+                mode="univariate", n_attacks=100, size_correction="subsample", seed=0)
     assert sub.params["n_control_evaluated"] == sub.params["n_training_evaluated"] == 300
+    # the default mixture reference keeps every row and reads a copy as a copy
+    mix = quiet(singling_out, small, small.copy(), threat=HEALTH_THREAT, holdout=control,
+                mode="univariate", n_attacks=100, seed=0)
+    assert mix.params["size_correction_applied"] == "mixture"
+    assert mix.params["n_control_evaluated"] == 800 and mix.params["n_training_evaluated"] == 300
+    assert mix.params["reference_control_share"] == 1.0
+    assert mix.value > 0.9
+
+
+def test_mixture_reference_probabilities_match_a_simulation():
+    """The exact hypergeometric average equals the rate over random reference tables."""
+    from privacy_core.risk.attacks.predicates import _reference_probabilities
+
+    rng = np.random.default_rng(0)
+    n_t, n_c = 60, 20
+    c_t = np.array([0, 1, 1, 2, 5, 0, 3])
+    c_c = np.array([1, 0, 1, 0, 0, 2, 1])
+    p, rho = _reference_probabilities(c_t, c_c, n_t, n_c)
+    assert rho == pytest.approx(n_c / n_t)
+    # simulate: training rows 0..c_t-1 match; R is a random (n_t - n_c)-subset of training
+    hits = np.zeros(len(c_t))
+    reps = 20000
+    for _ in range(reps):
+        take = rng.choice(n_t, size=n_t - n_c, replace=False)
+        in_r = (take[:, None] < c_t[None, :]).sum(axis=0)
+        hits += (in_r + c_c) == 1
+    np.testing.assert_allclose(p, hits / reps, atol=0.01)
+    # a control as large as training: a random n_t-subset of the control, exactly averaged
+    p2, rho2 = _reference_probabilities(c_t, np.array([1, 2, 0, 5, 10, 3, 1]), 10, 40)
+    assert rho2 == 1.0
+    sims = np.zeros(7)
+    ctrl = np.array([1, 2, 0, 5, 10, 3, 1])
+    for _ in range(reps):
+        take = rng.choice(40, size=10, replace=False)
+        sims += (take[:, None] < ctrl[None, :]).sum(axis=0) == 1
+    np.testing.assert_allclose(p2, sims / reps, atol=0.01)
+
+
+@pytest.mark.parametrize("rho", [0.25, 0.5, 0.8])
+def test_undilute_inverts_the_mixture(rho):
+    """R_M = rho R / (1 - (1 - rho) R) (the derivation in singling_out's Notes)."""
+    from privacy_core.risk.attacks.common import _undilute
+
+    for r in np.linspace(0, 1, 11):
+        r_m = rho * r / (1 - (1 - rho) * r)
+        assert _undilute(r_m, rho) == pytest.approx(r)
+    assert _undilute(-0.01, rho) == pytest.approx(-0.01 / rho)
+
+
+def test_singling_out_copy_and_unseen_rows_with_a_small_control():
+    """|T| > |C|: the old equal-size subsample read a copy of 3,000 rows as 0.31 (1,500
+    control rows); the mixture reads it as a copy, and unseen rows as nothing."""
+    from privacy_core.datasets import simulate_health
+
+    real = simulate_health(6000, kappa=1, seed=3)
+    train, pool, control = real.iloc[:3000], real.iloc[3000:4500], real.iloc[4500:]
+    threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
+    for mode in ("univariate", "multivariate"):
+        copy = quiet(singling_out, train, train.sample(frac=1, random_state=0), threat=threat,
+                     holdout=control, mode=mode, seed=0)
+        assert copy.value >= 0.95, (mode, copy.value)
+        assert copy.params["reference_control_share"] == pytest.approx(0.5)
+        unseen = quiet(singling_out, train, pool, threat=threat, holdout=control, mode=mode,
+                       seed=0)
+        assert unseen.value <= 0.1 and unseen.ci[0] == 0.0, (mode, unseen.value, unseen.ci)
 
 
 # ============================================================== ML inference
@@ -592,3 +657,38 @@ def test_attack_figures_show_training_control_and_baseline(health):
     assert list(risk.data[0].x) == pytest.approx([so.value, lk.value])
     curve = linkability_neighbors_figure(lk)
     assert list(curve.data[1].x) == [1, 2, 3]
+
+
+def test_informative_split_puts_identifying_columns_in_both_halves():
+    from privacy_core.datasets import simulate_health
+    from privacy_core.risk.attacks import informative_split
+
+    real = simulate_health(1500, kappa=1, seed=2)
+    cols = ["gender", "age", "education", "income", "health"]
+    a, b = informative_split(real, cols)
+    assert set(a) | set(b) == set(cols) and not set(a) & set(b)
+    # the two continuous columns (unique per record) end up in different halves
+    assert ("income" in a) != ("income" in b) and ("income" in a) != ("health" in a)
+    # the old list-order split left one half (gender, age, education) unable to identify
+    for half in (a, b):
+        assert (~real[half].duplicated(keep=False)).mean() > 0.9
+
+
+def test_inference_flags_count_only_hits_beyond_the_base_rate():
+    from privacy_core.datasets import simulate_health
+    from privacy_core.risk.agreement import record_flags
+    from privacy_core.synth.leaky import leaky_release
+
+    real = simulate_health(3000, kappa=1, seed=3)
+    train, pool, control = real.iloc[:1000], real.iloc[1000:2000], real.iloc[2000:]
+    threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
+    for f, most in ((0.0, False), (1.0, True)):
+        rel = leaky_release(train, pool, leak_fraction=f, seed=1).release
+        res = quiet(distance_inference, train, rel, threat=threat, holdout=control,
+                    n_attacks=None, seed=0)
+        hits = int(((res.records["role"] == "training") & res.records["success"]).sum())
+        flagged = int(record_flags({"inference": res}, train.index)["inference"].sum())
+        if most:  # a copy: every hit came from the record's own row
+            assert flagged >= 0.95 * hits
+        else:  # unseen rows: hits are base-rate hits, only the ~5 % tail is flagged
+            assert hits > 300 and flagged <= 0.1 * hits

@@ -55,6 +55,9 @@ class AttackResult(MetricResult):
     n_baseline_success: float = 0.0
     confidence: float = 0.95
     baseline_table: pd.DataFrame | None = None
+    # Share of the control reference that is holdout rows (singling out's ``mixture``
+    # correction); below 1 the control-baseline risk is un-diluted (see ``_undilute``).
+    dilution: float = 1.0
 
     @property
     def baseline_records(self) -> pd.DataFrame | None:
@@ -218,11 +221,32 @@ def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
         extra.update({"control_rate": rc, "control_ci": list(bounded_estimate(rc, ec)[1]),
                       "n_control_attacks": int(result.n_control_attacks),
                       "n_control_success": float(result.n_control_success)})
-    value, ci = bounded_estimate(risk, err)
+    if result.n_control_success is not None and result.dilution < 1:
+        lo, hi = (_undilute(x, result.dilution) for x in (risk - err, risk + err))
+        extra.update({"risk_reference": risk, "reference_control_share": result.dilution})
+        risk = _undilute(risk, result.dilution)
+        clip = (lambda x: float(min(max(x, 0.0), 1.0)))
+        value = clip(risk) if math.isfinite(risk) else float("nan")
+        ci = (clip(lo), clip(hi)) if math.isfinite(lo) and math.isfinite(hi) else None
+        err = (hi - lo) / 2
+    else:
+        value, ci = bounded_estimate(risk, err)
     extra.update({"risk_unclipped": risk, "risk_error": err})
     baseline = bounded_estimate(rb, eb)[0] if math.isfinite(rb) else None
     return replace(result, value=value, ci=ci, baseline=baseline, extra=extra,
                    confidence=confidence)
+
+
+def _undilute(risk: float, rho: float) -> float:
+    """Invert R_M = rho R / (1 - (1 - rho) R): the risk against a reference table whose
+    share 1 - rho of rows comes from the training set (derivation in
+    :func:`~privacy_core.risk.attacks.predicates.singling_out`). Below 0 the map continues
+    with its slope at 0 (1 / rho), so noise around 0 stays symmetric and monotone."""
+    if not math.isfinite(risk):
+        return risk
+    if risk < 0:
+        return risk / rho
+    return risk / (rho + (1 - rho) * min(risk, 1.0))
 
 
 def _warn_untrustworthy(result: AttackResult, attack: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.optimize import curve_fit
+from scipy.stats import hypergeom
 
 from ...data import Schema
 from ...errors import (
@@ -37,7 +38,7 @@ from .common import (
 )
 
 SINGLING_OUT_MODES = ("multivariate", "univariate")
-SIZE_CORRECTIONS = ("subsample", "fit", "none")
+SIZE_CORRECTIONS = ("mixture", "subsample", "fit", "none")
 _QUERY_BATCH = 1000  # predicates drawn per round (as Anonymeter)
 _SATURATION_BATCHES = 100  # stop drawing after this many rounds without a new predicate
 _MASK_BLOCK = 1 << 20  # predicate x row mask entries evaluated at once
@@ -437,6 +438,30 @@ def _size_correction_factor(ctrl_codes: np.ndarray, queries: tuple[np.ndarray, .
     return float(model(np.array(float(n_training)), *popt) / denom)
 
 
+def _reference_probabilities(counts_t: np.ndarray, counts_c: np.ndarray, n_training: int,
+                             n_control: int) -> tuple[np.ndarray, float]:
+    """Per predicate, the exact probability that it singles out a row of a reference table
+    as large as the training set, and the share of that table that is holdout rows.
+
+    Holdout at least as large as training: the reference is a uniform random subset of the
+    holdout of the training size, averaged exactly (hypergeometric), so no sampling noise is
+    added. Smaller holdout: the reference is the holdout plus a uniform random subset of
+    ``n_training - n_control`` training rows; a predicate matching ``c_C`` holdout rows and
+    ``c_T`` training rows singles out one of its rows with probability
+    ``[c_C = 0] P(H = 1) + [c_C = 1] P(H = 0)``, H ~ Hypergeometric(n_training, c_T,
+    n_training - n_control). The returned share rho = n_control / n_training is what
+    :func:`~privacy_core.risk.attacks.common._undilute` inverts.
+    """
+    c_c = counts_c.astype(np.int64)
+    if n_control >= n_training:
+        return hypergeom.pmf(1, n_control, c_c, n_training), 1.0
+    draws = n_training - n_control
+    c_t = counts_t.astype(np.int64)
+    p = np.where(c_c == 0, hypergeom.pmf(1, n_training, c_t, draws),
+                 np.where(c_c == 1, hypergeom.pmf(0, n_training, c_t, draws), 0.0))
+    return p, n_control / n_training
+
+
 def _so_table(guesses: list[str], labels: np.ndarray, counts: np.ndarray, first: np.ndarray,
               role: str) -> pd.DataFrame:
     hit = counts == 1
@@ -502,7 +527,7 @@ def singling_out(
     n_attacks: int | None = 500,
     n_cols: int = 3,
     max_attempts: int = 10_000_000,
-    size_correction: str = "subsample",
+    size_correction: str = "mixture",
     confidence: float = 0.95,
     seed: int = 0,
 ) -> AttackResult:
@@ -530,11 +555,16 @@ def singling_out(
         Cap on predicates drawn; drawing also stops after 100 rounds of 1,000 draws that
         add no new predicate (``params["generation"]`` says which).
     size_correction
-        How the control count is made comparable when |control| != |training|:
-        ``subsample`` (default) evaluates training and control on random subsets of equal
-        size (the larger one subsampled, seeded); ``fit`` is Anonymeter's correction
-        f(|T|)/f(|C|) fitted by ``curve_fit`` on control subsamples (falls back to
-        ``subsample`` with a warning if the fit fails); ``none`` uses raw counts.
+        How the control count is made comparable when |control| != |training| (see
+        Notes): ``mixture`` (default) compares the training set with a reference table of
+        the same size, made of the control rows and, when the control is smaller, a
+        random remainder of training rows whose contribution is then inverted exactly;
+        ``subsample`` evaluates training and control on random subsets of equal size
+        (the larger one subsampled, seeded; under-reads a copy by |C|/|T| when the
+        control is smaller); ``fit`` is Anonymeter's correction f(|T|)/f(|C|) fitted by
+        ``curve_fit`` on control subsamples (Anonymeter parity; extrapolating to a larger
+        table over-reads an independent release: 0.19 at 20,000 / 5,000 rows); ``none``
+        uses raw counts.
     confidence
         Level of the Wilson intervals.
     seed
@@ -560,6 +590,27 @@ def singling_out(
     Bernoulli trials, Wilson interval) and §5.3.2 (control set); ``metric-reference.md``
     §2 (generation, baseline, size correction). Training, synthetic and control tables are
     de-duplicated first, as in Anonymeter.
+
+    *The ``mixture`` size correction.* A predicate's chance of singling out a row depends on
+    the size of the table it is tried on, so the control rate must be read at the training
+    size n_T. With a control of n_C >= n_T rows the reference is a random n_T-subset of the
+    control, averaged exactly over all such subsets (hypergeometric). With n_C < n_T no
+    estimate of the n_T-size rate can come from the control alone without a model of how
+    the rate grows with the table (the ``fit`` option's model, which over-reads private
+    releases). Instead the reference table M is the control plus a random subset R of
+    n_T - n_C training rows, averaged exactly over R. M holds n_T rows of the population,
+    so when the release is independent of the training records E[r_M] = E[r_T] and the
+    risk is 0 in expectation. When the release memorises training records, each memorised
+    target is in R with probability 1 - rho, rho = n_C / n_T, and then counts in r_M as it
+    does in r_T; otherwise M is a fresh sample. Writing phi*Delta for the memorised
+    predicates' share times their excess success, r_T = p + phi*Delta and
+    r_M = p + (1 - rho)*phi*Delta, so the measured risk is
+    R_M = (r_T - r_M) / (1 - r_M) = rho R / (1 - (1 - rho) R), with R = phi*Delta / (1 - p)
+    the risk against a fresh reference of n_T rows. The reported risk inverts this:
+    R = R_M / (rho + (1 - rho) R_M), applied to the estimate and to both interval ends.
+    It is exact at both ends (0 for an independent release, 1 for a copy, at any size
+    ratio); the price of a small control is a wider interval (the slope of the inversion
+    at 0 is 1/rho).
     """
     check_choice("mode", mode, SINGLING_OUT_MODES)
     check_choice("size_correction", size_correction, SIZE_CORRECTIONS)
@@ -626,6 +677,7 @@ def singling_out(
     ori_pick = np.arange(n_ori)
     ctrl_pick = None if n_ctrl is None else np.arange(n_ctrl)
     correction = 1.0
+    dilution = 1.0
     applied = "none"
     method = size_correction
     if n_ctrl is not None and n_ctrl != n_ori and method == "fit" and n_found:
@@ -636,8 +688,8 @@ def singling_out(
             applied = "fit"
         except (RuntimeError, ValueError) as exc:
             warnings.warn(f"The control-size correction fit failed ({exc}); falling back to "
-                          "equal-size subsamples.", UntrustworthyResultWarning, stacklevel=2)
-            method = "subsample"
+                          "the mixture reference.", UntrustworthyResultWarning, stacklevel=2)
+            method = "mixture"
     if n_ctrl is not None and n_ctrl != n_ori and method == "subsample":
         size = min(n_ori, n_ctrl)
         if n_ori > size:
@@ -654,9 +706,16 @@ def singling_out(
     k_ctrl: float | None = None
     if ctrl_codes is not None:
         counts_c, first_c = _count_matches(ctrl_codes[:, ctrl_pick], *queries_t)
-        k_ctrl = float((counts_c == 1).sum()) * correction
-        records.append(_so_table(guesses, ctrl_labels[ctrl_pick], counts_c, first_c,
-                                 "control"))
+        control_table = _so_table(guesses, ctrl_labels[ctrl_pick], counts_c, first_c,
+                                  "control")
+        if method == "mixture" and n_ctrl != n_ori:
+            p_ref, dilution = _reference_probabilities(counts_t, counts_c, n_ori, n_ctrl)
+            k_ctrl = float(p_ref.sum())
+            control_table["p_reference"] = p_ref
+            applied = "mixture"
+        else:
+            k_ctrl = float((counts_c == 1).sum()) * correction
+        records.append(control_table)
 
     base_q = _random_queries(syn_codes, coder.numeric, n_queries=n_attacks, n_cols=m, rng=rng_base)
     counts_b, first_b = _count_matches(ori_eval, *base_q)
@@ -668,6 +727,7 @@ def singling_out(
         "max_attempts": max_attempts, "attempts": int(attempts), "generation": status,
         "n_queries": n_found, "size_correction": size_correction,
         "size_correction_applied": applied, "control_correction_factor": correction,
+        "reference_control_share": dilution,
         "n_training_rows": n_ori, "n_synthetic_rows": n_syn, "n_control_rows": n_ctrl,
         "n_training_evaluated": len(ori_pick),
         "n_control_evaluated": None if ctrl_pick is None else len(ctrl_pick),
@@ -679,7 +739,7 @@ def singling_out(
         n_attacks=n_attacks, n_success=k_train,
         n_control_attacks=n_attacks if n_ctrl is not None else 0, n_control_success=k_ctrl,
         n_baseline_attacks=n_attacks, n_baseline_success=int((counts_b == 1).sum()),
-        confidence=confidence, baseline_table=baseline_table)
+        confidence=confidence, baseline_table=baseline_table, dilution=dilution)
     result = _with_summary(shell, confidence)
     if n_ctrl is None:
         _warn_no_control("singling-out")

@@ -1,0 +1,493 @@
+"""Calibration of the measures themselves: the leaky risk model run on every registered
+disclosure measure, at several training:holdout size ratios.
+
+A reviewer reads a measure as "0 = this release leaks nothing, 1 = it leaks everything".
+:func:`calibrate` checks that reading on the user's own data and threat model. The real
+rows (and the holdout, pooled with them) are split once (seeded) into
+
+* *training*: the records whose privacy is at stake (``real`` for every measure);
+* a *release pool* of unseen real rows of the same population, as large as training;
+* a *control* reservoir: the measures' holdout. At ratio r the holdout is the first
+  ``len(training) / r`` rows of the reservoir, so the smaller holdouts are nested in the
+  larger ones and only the holdout size changes between ratios.
+
+At each leak level f_l the release is the leaky risk model's
+(:func:`privacy_core.synth.leaky.leaky_release`): ``round(f_l * n)`` training records and
+the rest pool records, n = ``len(training)``. f_l = 0 is a perfectly private release
+(unseen real rows), f_l = 1 a shuffled full copy. The release and the measure seeds are
+the same at every ratio (common random numbers), so differences between ratios are the
+holdout size and nothing else.
+
+Per measure and mode, :class:`CalibrationSummary` reports the *floor* (value at f_l = 0,
+worst ratio), the *ceiling* (value at f_l = 1, worst ratio), the least-squares *slope*
+and *linearity* (R²) of the value against f_l, *monotonicity* within noise and the *ratio
+gap* (largest |value(largest ratio) - value(ratio 1)| over levels). A measure passes the
+contract (DESIGN.md, "Calibration contract") when its floor interval reaches 0 or the
+floor is at most 0.05 at every ratio, its ceiling is at least 0.9 (or the documented
+ceiling of its registry entry), it is monotone within noise and its ratio gap is at most
+0.1 — or, on small data whose intervals are wide, at most 0.1 beyond the two readings'
+combined interval half-widths (a gap inside the noise is no evidence of a size bias).
+
+Notes
+-----
+``risk-insertion-framework.md`` §5.1.1 (leaky risk model), §6.2 (leak fractions in equal
+steps) and Table 2 (values at no and at maximal inserted risk).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data import Schema, infer_schema, prepare_table
+from .errors import InsufficientDataError, ParameterError, PrivacyCoreError
+from .measures import MEASURES, evaluate_measures, get_measure, measure_names
+from .results import jsonable
+from .synth.leaky import leaky_release
+from .threat import ThreatModel
+from .validation import check_positive_int, check_seed
+
+ProgressFn = Callable[[float, str], None]
+RowsFn = Callable[[pd.DataFrame], None]
+
+DEFAULT_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
+DEFAULT_RATIOS = (1.0, 2.0, 4.0)
+FLOOR_MAX = 0.05
+CEILING_MIN = 0.9
+RATIO_GAP_MAX = 0.1
+# A fall between neighbouring levels smaller than this (or than the points' combined
+# half-widths) is noise, not a failure of monotonicity.
+MONOTONE_SLACK = 0.05
+
+ROW_COLUMNS = ["metric", "mode", "ratio", "level", "value", "ci_low", "ci_high",
+               "n_training", "n_holdout", "n_release", "seconds", "note"]
+
+
+def calibration_key(metric: str, mode: str) -> str:
+    """``metric`` or ``metric:mode`` (the JSON summary's keys)."""
+    return metric if mode == "default" else f"{metric}:{mode}"
+
+
+def calibration_targets(measures: Sequence[str] | None = None) -> list[tuple[str, str]]:
+    """(measure, mode) pairs to calibrate: every mode of each chosen privacy measure."""
+    names = measure_names("privacy") if measures is None else list(measures)
+    out = []
+    for name in names:
+        spec = get_measure(name)
+        if spec.family != "privacy":
+            raise ParameterError(
+                f"{spec.label} is a fidelity measure; calibration checks disclosure "
+                "measures only.")
+        out.extend((name, mode) for mode in spec.mode_names)
+    return out
+
+
+# ============================================================================ results
+@dataclass(frozen=True)
+class CalibrationSummary:
+    """How one measure (in one mode) responds to inserted risk."""
+
+    metric: str
+    mode: str
+    floor: float
+    floor_ci: tuple[float, float] | None
+    ceiling: float
+    ceiling_ci: tuple[float, float] | None
+    slope: float
+    intercept: float
+    linearity: float
+    monotone: bool
+    ratio_gap: float
+    documented_ceiling: float | None
+    passed: bool
+    reasons: tuple[str, ...]
+    note: str = ""
+    ratio_gap_beyond_noise: float = 0.0
+
+    @property
+    def key(self) -> str:
+        return calibration_key(self.metric, self.mode)
+
+    def reading(self) -> str:
+        """One sentence a stakeholder can read without knowing the measure."""
+        return (f"On a full copy of this data the measure reads {self.ceiling:.2f}; on "
+                f"unseen real rows of the same population it reads {self.floor:.2f}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return jsonable({
+            "floor": self.floor, "floor_ci": self.floor_ci, "ceiling": self.ceiling,
+            "ceiling_ci": self.ceiling_ci, "slope": self.slope, "intercept": self.intercept,
+            "linearity": self.linearity, "monotone": self.monotone,
+            "ratio_gap": self.ratio_gap,
+            "ratio_gap_beyond_noise": self.ratio_gap_beyond_noise,
+            "documented_ceiling": self.documented_ceiling,
+            "pass": self.passed, "reasons": list(self.reasons), "note": self.note,
+        })
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationResult:
+    """Every (measure, mode, ratio, level) value and the per-measure summaries."""
+
+    rows: pd.DataFrame
+    summaries: tuple[CalibrationSummary, ...]
+    levels: tuple[float, ...]
+    ratios: tuple[float, ...]
+    seed: int
+    n_real: int
+    params: dict[str, Any] = field(default_factory=dict)
+    stopped: bool = False
+
+    def summary(self, metric: str, mode: str = "default") -> CalibrationSummary | None:
+        key = calibration_key(metric, mode)
+        return next((s for s in self.summaries if s.key == key), None)
+
+    def summary_frame(self) -> pd.DataFrame:
+        label = {n: s.label for n, s in MEASURES.items()}
+        return pd.DataFrame([{
+            "measure": label.get(s.metric, s.metric) + ("" if s.mode == "default"
+                                                       else f" ({s.mode})"),
+            "key": s.key, "floor": s.floor, "ceiling": s.ceiling, "slope": s.slope,
+            "linearity": s.linearity, "monotone": s.monotone, "ratio_gap": s.ratio_gap,
+            "documented_ceiling": s.documented_ceiling, "pass": s.passed,
+            "reasons": "; ".join(s.reasons),
+        } for s in self.summaries])
+
+    def to_dict(self) -> dict[str, Any]:
+        rows = [{"metric": r.metric, "mode": r.mode, "ratio": float(r.ratio),
+                 "level": float(r.level), "value": r.value,
+                 "ci": (None if not (np.isfinite(r.ci_low) and np.isfinite(r.ci_high))
+                        else [float(r.ci_low), float(r.ci_high)])}
+                for r in self.rows.itertuples()]
+        return jsonable({
+            "rows": rows, "summary": {s.key: s.to_dict() for s in self.summaries},
+            "levels": list(self.levels), "ratios": list(self.ratios),
+            "params": self.params, "stopped": self.stopped,
+        })
+
+
+# ============================================================================ summary
+def _half_width(lo: float, hi: float) -> float:
+    return (hi - lo) / 2 if np.isfinite(lo) and np.isfinite(hi) else 0.0
+
+
+def summarise(rows: pd.DataFrame, metric: str, mode: str) -> CalibrationSummary:
+    """The contract's figures for one (measure, mode) from its calibration rows."""
+    spec = get_measure(metric)
+    g = rows[(rows["metric"] == metric) & (rows["mode"] == mode)]
+    g = g[np.isfinite(g["value"].to_numpy(dtype=float))]
+    reasons: list[str] = []
+    if g.empty:
+        return CalibrationSummary(metric, mode, math.nan, None, math.nan, None, math.nan,
+                                  math.nan, math.nan, False, math.nan,
+                                  spec.documented_ceiling, False,
+                                  ("no value could be computed",), spec.calibration_note,
+                                  math.nan)
+    ratios = sorted(g["ratio"].unique())
+    lo_level, hi_level = g["level"].min(), g["level"].max()
+
+    def at(level: float) -> pd.DataFrame:
+        return g[g["level"] == level]
+
+    floors = at(lo_level)
+    worst_floor = floors.loc[floors["value"].idxmax()]
+    floor_ok = all(r.value <= FLOOR_MAX or (np.isfinite(r.ci_low) and r.ci_low <= 0)
+                   for r in floors.itertuples())
+    ceilings = at(hi_level)
+    worst_ceiling = ceilings.loc[ceilings["value"].idxmin()]
+    need = CEILING_MIN if spec.documented_ceiling is None else spec.documented_ceiling
+    ceiling_ok = bool(worst_ceiling["value"] >= need)
+    x, y = g["level"].to_numpy(dtype=float), g["value"].to_numpy(dtype=float)
+    if np.ptp(x) > 0:
+        slope, intercept = np.polyfit(x, y, 1)
+        resid = y - (slope * x + intercept)
+        total = float(((y - y.mean()) ** 2).sum())
+        linearity = 1.0 - float((resid ** 2).sum()) / total if total > 0 else 1.0
+    else:
+        slope, intercept, linearity = math.nan, float(y.mean()), math.nan
+    monotone = True
+    for ratio in ratios:
+        h = g[g["ratio"] == ratio].sort_values("level")
+        v = h["value"].to_numpy(dtype=float)
+        hw = [_half_width(a, b) for a, b in zip(h["ci_low"], h["ci_high"], strict=True)]
+        for i in range(len(v) - 1):
+            slack = max(MONOTONE_SLACK, math.hypot(hw[i], hw[i + 1]))
+            if v[i + 1] < v[i] - slack:
+                monotone = False
+    # the gap between the smallest and the largest ratio, and how much of it is beyond
+    # the two readings' own uncertainty (small holdouts give wide intervals; a gap inside
+    # them is not evidence of a size bias)
+    gap, gap_beyond = 0.0, 0.0
+    if len(ratios) > 1:
+        first, last = ratios[0], ratios[-1]
+        for level in sorted(g["level"].unique()):
+            a = g[(g["level"] == level) & (g["ratio"] == first)]
+            b = g[(g["level"] == level) & (g["ratio"] == last)]
+            if len(a) and len(b):
+                ra, rb = a.iloc[0], b.iloc[0]
+                d = abs(float(rb["value"]) - float(ra["value"]))
+                noise = math.hypot(_half_width(ra["ci_low"], ra["ci_high"]),
+                                   _half_width(rb["ci_low"], rb["ci_high"]))
+                gap = max(gap, d)
+                gap_beyond = max(gap_beyond, d - noise)
+    if not floor_ok:
+        reasons.append(f"reads {worst_floor['value']:.2f} on unseen real rows (ratio "
+                       f"{worst_floor['ratio']:g}:1), interval above 0")
+    if not ceiling_ok:
+        reasons.append(f"reads only {worst_ceiling['value']:.2f} on a full copy (ratio "
+                       f"{worst_ceiling['ratio']:g}:1; needs {need:.2f})")
+    if not monotone:
+        reasons.append("falls as the leak grows")
+    if gap > RATIO_GAP_MAX and gap_beyond > RATIO_GAP_MAX:
+        reasons.append(f"moves by {gap:.2f} between size ratios {ratios[0]:g}:1 and "
+                       f"{ratios[-1]:g}:1, {gap_beyond:.2f} beyond its intervals")
+    if spec.absolute and not floor_ok:
+        reasons.append("absolute measure (see note)")
+
+    def ci(row: pd.Series) -> tuple[float, float] | None:
+        lo, hi = float(row["ci_low"]), float(row["ci_high"])
+        return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else None
+
+    return CalibrationSummary(
+        metric=metric, mode=mode, floor=float(worst_floor["value"]), floor_ci=ci(worst_floor),
+        ceiling=float(worst_ceiling["value"]), ceiling_ci=ci(worst_ceiling),
+        slope=float(slope), intercept=float(intercept), linearity=float(linearity),
+        monotone=monotone, ratio_gap=float(gap), ratio_gap_beyond_noise=float(gap_beyond),
+        documented_ceiling=spec.documented_ceiling,
+        passed=not reasons, reasons=tuple(reasons),
+        note=spec.calibration_note)
+
+
+# ============================================================================ engine
+@dataclass(frozen=True, eq=False)
+class CalibrationTables:
+    """The split behind a calibration: training, release pool and holdout reservoir."""
+
+    training: pd.DataFrame
+    pool: pd.DataFrame
+    reservoir: pd.DataFrame
+
+    def holdout(self, ratio: float) -> pd.DataFrame:
+        n = max(2, int(round(len(self.training) / ratio)))
+        return self.reservoir.iloc[:n]
+
+
+def calibration_tables(real: pd.DataFrame, *, ratios: Sequence[float],
+                       max_training: int | None = None, seed: int = 0) -> CalibrationTables:
+    """Split canonical real rows into training, pool and holdout reservoir (seeded).
+
+    Training and pool are equal; the reservoir holds ``len(training) / min(ratios)``
+    rows. ``max_training`` caps the training size (the rest of the rows is unused).
+    """
+    n = len(real)
+    smallest = min(ratios)
+    n_train = int(n // (2 + 1 / smallest))
+    if max_training is not None:
+        n_train = min(n_train, max_training)
+    n_res = int(round(n_train / smallest))
+    if n_train < 20 or n_res < 10:
+        raise InsufficientDataError(
+            f"Calibration splits the real rows into training, an equal pool of unseen rows "
+            f"and a holdout of training/{smallest:g} rows; {n} rows leave only {n_train} "
+            "training rows. Give at least 100 rows (a few thousand for tight intervals).")
+    order = np.random.default_rng(seed).permutation(n)
+    train = real.iloc[np.sort(order[:n_train])]
+    pool = real.iloc[np.sort(order[n_train:2 * n_train])]
+    # the reservoir keeps its random order so that every prefix is a random sample
+    reservoir = real.iloc[order[2 * n_train:2 * n_train + n_res]]
+    return CalibrationTables(training=train, pool=pool, reservoir=reservoir)
+
+
+def _check_grid(name: str, values: Sequence[float], low: float, high: float, *,
+                minimum: int) -> tuple[float, ...]:
+    try:
+        out = tuple(sorted(float(v) for v in values))
+    except (TypeError, ValueError):
+        raise ParameterError(f"`{name}` must be numbers; got {values!r}.") from None
+    if len(out) < minimum or len(set(out)) != len(out):
+        raise ParameterError(
+            f"`{name}` needs at least {minimum} distinct value(s); got {list(values)}.")
+    if out[0] < low or out[-1] > high:
+        raise ParameterError(f"`{name}` must lie in [{low:g}, {high:g}]; got {list(out)}.")
+    return out
+
+
+def calibrate(
+    real: pd.DataFrame,
+    *,
+    threat: ThreatModel,
+    holdout: pd.DataFrame | None = None,
+    schema: Schema | None = None,
+    measures: Sequence[str] | None = None,
+    levels: Sequence[float] = DEFAULT_LEVELS,
+    ratios: Sequence[float] = DEFAULT_RATIOS,
+    options: dict[str, dict[str, Any]] | None = None,
+    max_training: int | None = None,
+    seed: int = 0,
+    progress: ProgressFn | None = None,
+    on_rows: RowsFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> CalibrationResult:
+    """Run the leaky risk model on the measures and check the calibration contract.
+
+    Parameters
+    ----------
+    real
+        The real table (raw or canonical).
+    threat
+        The threat model every measure uses.
+    holdout
+        Optional further real rows; pooled with ``real`` before the split.
+    schema
+        Schema of ``real`` (inferred when omitted).
+    measures
+        Registry names of privacy measures; default every one. Every mode of a measure is
+        calibrated (singling out: univariate and multivariate).
+    levels
+        Leak fractions f_l in [0, 1]; the lowest is the floor, the highest the ceiling.
+    ratios
+        training:holdout size ratios (>= 1 means the holdout is that many times smaller).
+    options
+        ``{measure: {keyword: value}}`` passed to the measures, as on the Privacy page.
+    max_training
+        Cap on the training rows (bounds the time on large tables).
+    seed
+        Seed of the split, the releases and the measures.
+    progress, on_rows, should_stop
+        Progress callback ``(fraction, message)``; callback with each finished cell's
+        rows; checked between cells: True stops with the rows finished so far.
+
+    Returns
+    -------
+    CalibrationResult
+
+    Raises
+    ------
+    ParameterError
+        Unknown or fidelity measures, bad levels or ratios.
+    InsufficientDataError
+        Too few rows for the split.
+    """
+    seed = check_seed(seed)
+    levels = _check_grid("levels", levels, 0.0, 1.0, minimum=2)
+    ratios = _check_grid("ratios", ratios, 1.0, 100.0, minimum=1)
+    if max_training is not None:
+        max_training = check_positive_int("max_training", max_training)
+    targets = calibration_targets(measures)
+    if not isinstance(threat, ThreatModel):
+        raise ParameterError(f"`threat` must be a ThreatModel; got {type(threat).__name__}.")
+    table = real if holdout is None else pd.concat([real, holdout], ignore_index=True)
+    if schema is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema = infer_schema(real)
+    table = prepare_table(table, schema).reset_index(drop=True)
+    threat.validate(schema, table)
+    split_seed, release_seed, measure_seed = (
+        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(3))
+    parts = calibration_tables(table, ratios=ratios, max_training=max_training,
+                               seed=split_seed)
+    opts = {k: dict(v) for k, v in (options or {}).items()}
+    for k in opts:
+        get_measure(k)
+
+    # one cell = one (level, measure, mode); measures that take no holdout are run once
+    # per level and their value holds for every ratio
+    cells = [(lv, m, md) for lv in levels for m, md in targets]
+    total = sum(1 if not get_measure(m).uses_holdout else len(ratios) for _, m, _ in cells)
+    done = 0
+    rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    stopped = False
+    releases: dict[float, pd.DataFrame] = {}
+    for level, metric, mode in cells:
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
+        if level not in releases:
+            releases[level] = leaky_release(parts.training, parts.pool, leak_fraction=level,
+                                            schema=schema, seed=release_seed).release
+        spec = get_measure(metric)
+        kwargs = {**opts.get(metric, {}), **spec.mode_options(mode)}
+        run_ratios = ratios if spec.uses_holdout else ratios[:1]
+        cell_rows = []
+        for ratio in run_ratios:
+            hold = parts.holdout(ratio)
+            if progress:
+                progress(done / total, f"{spec.label}"
+                         f"{'' if mode == 'default' else f' ({mode})'}: f_l = {level:g}, "
+                         f"ratio {ratio:g}:1")
+            t0 = time.perf_counter()
+            value, lo, hi, note = _evaluate(parts.training, releases[level], hold, metric,
+                                            kwargs, threat, schema, measure_seed)
+            seconds = time.perf_counter() - t0
+            for r in (ratios if not spec.uses_holdout else (ratio,)):
+                cell_rows.append({
+                    "metric": metric, "mode": mode, "ratio": float(r), "level": float(level),
+                    "value": value, "ci_low": lo, "ci_high": hi,
+                    "n_training": len(parts.training),
+                    "n_holdout": len(parts.holdout(r)) if spec.uses_holdout else 0,
+                    "n_release": len(releases[level]), "seconds": seconds, "note": note})
+            done += 1
+        rows.extend(cell_rows)
+        if on_rows is not None:
+            on_rows(pd.DataFrame(cell_rows, columns=ROW_COLUMNS))
+    if progress:
+        progress(1.0, "stopped" if stopped else "done")
+    frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
+    seen = {(m, md) for m, md in zip(frame["metric"], frame["mode"], strict=True)}
+    summaries = tuple(summarise(frame, m, md) for m, md in targets if (m, md) in seen)
+    params = {
+        "measures": [calibration_key(m, md) for m, md in targets],
+        "n_training": len(parts.training), "n_pool": len(parts.pool),
+        "n_holdout": {f"{r:g}": len(parts.holdout(r)) for r in ratios},
+        "options": jsonable(opts), "max_training": max_training, "seed": seed,
+        "seconds": time.perf_counter() - started,
+        "contract": {"floor_max": FLOOR_MAX, "ceiling_min": CEILING_MIN,
+                     "ratio_gap_max": RATIO_GAP_MAX, "monotone_slack": MONOTONE_SLACK},
+    }
+    return CalibrationResult(rows=frame, summaries=summaries, levels=levels, ratios=ratios,
+                             seed=seed, n_real=len(table), params=params, stopped=stopped)
+
+
+def _evaluate(training: pd.DataFrame, release: pd.DataFrame, holdout: pd.DataFrame,
+              metric: str, kwargs: dict[str, Any], threat: ThreatModel, schema: Schema,
+              seed: int) -> tuple[float, float, float, str]:
+    note = ""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = evaluate_measures(training, release, names=[metric], threat=threat,
+                                    holdout=holdout, schema=schema, seed=seed,
+                                    options={metric: kwargs})[metric]
+        except PrivacyCoreError as exc:
+            return math.nan, math.nan, math.nan, f"error: {' '.join(str(exc).split())}"
+    warned = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
+    if warned:
+        note = "; ".join(warned)
+    lo, hi = res.ci if res.ci is not None else (math.nan, math.nan)
+    return float(res.value), float(lo), float(hi), note
+
+
+__all__ = [
+    "CEILING_MIN",
+    "DEFAULT_LEVELS",
+    "DEFAULT_RATIOS",
+    "FLOOR_MAX",
+    "RATIO_GAP_MAX",
+    "CalibrationResult",
+    "CalibrationSummary",
+    "CalibrationTables",
+    "calibrate",
+    "calibration_key",
+    "calibration_tables",
+    "calibration_targets",
+    "summarise",
+]
