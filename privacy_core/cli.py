@@ -189,7 +189,7 @@ def cmd_privacy(args: argparse.Namespace) -> int:
 
     options: dict[str, dict[str, Any]] = {
         "dcr": {"alpha": args.alpha}, "knn": {"alpha": args.alpha, "k_max": args.k},
-        "singling_out": {"n_attacks": args.n_attacks, "mode": args.singling_out_mode,
+        "singling_out": {"n_attacks": args.n_attacks or 500, "mode": args.singling_out_mode,
                          "n_cols": args.singling_out_cols},
         "linkability": {"n_attacks": args.n_attacks},
         "inference": {"n_attacks": args.n_attacks},
@@ -351,7 +351,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", help="comma-separated measure names (default: all but rapid)")
     p.add_argument("--alpha", type=float, default=2.0, help="DCR percentile in percent")
     p.add_argument("--k", type=int, default=5, help="largest k of the k-NN DCR variants")
-    p.add_argument("--n-attacks", type=int, default=500, help="attack targets per attack")
+    p.add_argument("--n-attacks", type=int, default=None,
+                   help="singling-out predicates (default 500) and attack targets per "
+                        "attack (default: every record, consensus R2)")
     p.add_argument("--radius", type=float, default=0.1, help="GTCAP radius (min-max scale)")
     p.add_argument("--singling-out-mode", default="multivariate",
                    choices=["multivariate", "univariate"],

@@ -110,14 +110,16 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
     _m("gtcap", "GTCAP", "privacy", "risk.cap:gtcap", holdout=True, fast=False,
        description="Correct attribution from target-homogeneous synthetic key groups."),
     _m("domias", "DOMIAS", "privacy", "risk.membership:domias", holdout=True, fast=False,
-       documented_ceiling=0.1,
+       calibrated=False,
        calibration_note="DOMIAS is capped by its density estimator: a Gaussian KDE with "
                         "Scott's bandwidth averages each density over a wide neighbourhood, "
                         "so a copied record raises the release's density at itself by a "
-                        "bounded factor and even a full copy reads well below 1 (0.14-0.24 "
-                        "on the health demo; the risk-insertion paper reports 0.03-0.54, "
-                        "Table 2). The contract asks it to reach at least 0.1 on a copy and "
-                        "to rise with the leak.",
+                        "bounded factor and even a full copy reads far below 1, less the "
+                        "larger the table and the smaller the holdout (0.24 on a copy of "
+                        "2,000 health records, 0.07-0.17 on 6,666; the risk-insertion paper "
+                        "reports 0.03-0.54, Table 2). A smaller `bandwidth` raises the "
+                        "ceiling (0.45 at 0.25) without raising the floor. Read it against "
+                        "the calibration curve of your data, not against 0 and 1.",
        description="Density-ratio membership inference (AUC, normalised)."),
     _m("membership", "Membership disclosure (F_rel)", "privacy",
        "risk.membership:membership_disclosure", holdout=True, fast=True, calibrated=False,

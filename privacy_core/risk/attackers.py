@@ -23,6 +23,15 @@ from sklearn.linear_model import LassoCV, LogisticRegression
 from ..errors import ParameterError, UntrustworthyResultWarning
 
 ATTACKERS = ("rf", "xgb", "logit")
+# ML inference's default attacker (not one of RAPID's): xgboost without regularisation or
+# capacity caps that act as one (no L2 penalty, no minimum leaf weight, deep trees, fine
+# histogram bins), so it can memorise a release that copies its training rows. The
+# default xgboost (depth 6, 256 bins, lambda 1) reads a full copy of 6,666 records as
+# only 0.55; this one reads it as 0.999, and unseen rows as 0.02 (calibration contract).
+UNREGULARISED_XGB = {"n_estimators": 50, "max_depth": 10, "max_bin": 1024,
+                     "learning_rate": 0.5, "min_child_weight": 0.0, "reg_lambda": 0.0}
+DEFAULT_XGB = {"n_estimators": 100, "max_depth": 6, "learning_rate": 0.3}
+XGB_VARIANTS = {"xgb": DEFAULT_XGB, "xgb-unregularised": UNREGULARISED_XGB}
 # xgboost runs single-threaded: on 2 shared cores its thread pool oversubscribes (fits took
 # 10-100x longer under load), and boosting on QIs is fast enough on one core.
 ATTACKER_LABELS = {"rf": "Random forest", "xgb": "Gradient boosting (xgboost)",
@@ -95,11 +104,10 @@ def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray
                                        min_samples_split=10, n_jobs=n_jobs, random_state=seed)
         model.fit(X, remap)
         importance = model.feature_importances_
-    elif attacker == "xgb":
+    elif attacker in XGB_VARIANTS:
         from xgboost import XGBClassifier
 
-        model = XGBClassifier(n_estimators=100, max_depth=6, learning_rate=0.3,
-                              tree_method="hist", n_jobs=1,
+        model = XGBClassifier(**XGB_VARIANTS[attacker], tree_method="hist", n_jobs=1,
                               random_state=seed, verbosity=0)
         model.fit(X, remap)
         importance = model.feature_importances_
@@ -125,11 +133,10 @@ def _fit_regressor(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray,
                                       min_samples_split=5, n_jobs=n_jobs, random_state=seed)
         model.fit(X, y)
         importance = model.feature_importances_
-    elif attacker == "xgb":
+    elif attacker in XGB_VARIANTS:
         from xgboost import XGBRegressor
 
-        model = XGBRegressor(n_estimators=100, max_depth=6, learning_rate=0.3,
-                             tree_method="hist", n_jobs=1,
+        model = XGBRegressor(**XGB_VARIANTS[attacker], tree_method="hist", n_jobs=1,
                              random_state=seed, verbosity=0)
         model.fit(X, y)
         importance = model.feature_importances_

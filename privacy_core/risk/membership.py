@@ -83,6 +83,7 @@ def domias(
     bootstrap: int = 1000,
     confidence: float = 0.95,
     numeric_missing: str = "median",
+    bandwidth: float = 1.0,
     seed: int = 0,
 ) -> DomiasResult:
     """DOMIAS membership inference by the density ratio p_S(x) / p_R(x).
@@ -125,6 +126,12 @@ def domias(
         Interval level.
     numeric_missing
         Missing numerics in the encoder: ``median`` imputation or ``error``.
+    bandwidth
+        Multiplier of Scott's bandwidth factor for both densities (default 1: the
+        reference implementation's ``gaussian_kde``). Smaller values let the release's
+        density peak at copied records: on 6,666 health records a full copy reads 0.17 at
+        1, 0.33 at 0.5 and 0.45 at 0.25, unseen rows about 0 at each; the measure stays
+        capped well below 1 (see the registry's calibration note).
     seed
         Seeds the split, the subsampling and the bootstrap.
 
@@ -155,6 +162,7 @@ def domias(
         max_rows = check_positive_int("max_rows", max_rows, minimum=10)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
+    bandwidth = check_in_range("bandwidth", bandwidth, 0, 10, low_inclusive=False)
     _require_holdout(holdout, "domias")
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
                           min_rows=4)
@@ -195,6 +203,9 @@ def domias(
 
     kde_s = gaussian_kde(project(X_s).T)
     kde_r = gaussian_kde(project(X_r).T)
+    if bandwidth != 1.0:
+        for kde in (kde_s, kde_r):
+            kde.set_bandwidth(kde.factor * bandwidth)
     test = np.vstack([X_m, X_n])
     z = project(test).T
     log_s = kde_s.logpdf(z)
@@ -220,7 +231,9 @@ def domias(
         "seed": seed, "split_seed": s_split, "subsample_seed": s_sub, "bootstrap_seed": s_boot,
         "n_members": len(X_m), "n_non_members": len(X_n), "n_reference": len(X_r),
         "n_synthetic_used": len(X_s), "kde_dimensions": int(basis.shape[0]),
-        "encoded_dimensions": int(X_t.shape[1]), "density": "gaussian_kde (Scott)",
+        "encoded_dimensions": int(X_t.shape[1]),
+        "density": "gaussian_kde (Scott)" if bandwidth == 1.0
+        else f"gaussian_kde (Scott x {bandwidth:g})", "bandwidth": bandwidth,
     }
     return DomiasResult(name="domias", value=max(0.0, 2 * auc - 1), ci=ci, params=params,
                         record_table=table, goal="lower", bounds=(0.0, 1.0),

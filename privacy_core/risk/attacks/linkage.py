@@ -97,7 +97,7 @@ def linkability(
     holdout: pd.DataFrame | None = None,
     schema: Schema | None = None,
     aux_cols: tuple[Sequence[str], Sequence[str]] | None = None,
-    n_attacks: int | None = 500,
+    n_attacks: int | None = None,
     n_neighbors: int = 1,
     numeric_missing: str = "median",
     confidence: float = 0.95,
@@ -120,8 +120,8 @@ def linkability(
         records as possible. (Splitting them in list order left the identifying columns in
         one half, so that even a full copy read 0.15 on the health demo.)
     n_attacks
-        Training (and control) targets, sampled without replacement; None = every record
-        (consensus R2).
+        Training (and control) targets, sampled without replacement; None (default) =
+        every record (consensus R2).
     n_neighbors
         k. Results for any k' <= k are re-read with ``result.at(n_neighbors=k')``.
     numeric_missing
