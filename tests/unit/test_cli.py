@@ -184,3 +184,71 @@ def test_mismatched_synthetic_file(files):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: The synthetic table does not match") and "'age'" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def calibration_files(tmp_path_factory):
+    """Issue #9's reproduction: 3,000 training rows, an exact copy, unseen rows of the same
+    population, and holdouts of 3,000 (1:1) and 1,500 (2:1) rows."""
+    d = tmp_path_factory.mktemp("calib")
+    path = d / "all.csv"
+    assert run("demo-data", "--n", "9000", "--kappa", "1", "--seed", "3", "--out",
+               str(path)).returncode == 0
+    frame = pd.read_csv(path)
+    files = {}
+    for name, part in {"train": frame.iloc[:3000], "unseen": frame.iloc[3000:6000],
+                       "hold1": frame.iloc[6000:9000], "hold2": frame.iloc[6000:7500],
+                       "copy": frame.iloc[:3000].sample(frac=1, random_state=0)}.items():
+        files[name] = d / f"{name}.csv"
+        part.to_csv(files[name], index=False)
+    return files
+
+
+@pytest.mark.parametrize("holdout", ["hold1", "hold2"])
+def test_privacy_reads_a_copy_as_a_copy_and_unseen_rows_as_nothing(calibration_files, holdout):
+    f = calibration_files
+    metrics = "ims,dcr,singling_out,inference,linkability"
+    for release, mode in (("copy", "multivariate"), ("copy", "univariate"),
+                          ("unseen", "multivariate"), ("unseen", "univariate")):
+        proc = run("privacy", "--real", str(f["train"]), "--synthetic", str(f[release]),
+                   "--control", str(f[holdout]), "--sensitive", "disease", "--metrics",
+                   metrics, "--singling-out-mode", mode, "--seed", "1", "--json", "-")
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)["metrics"]
+        for name, m in out.items():
+            if release == "copy":
+                assert m["value"] >= 0.9, (holdout, mode, name, m["value"])
+            else:
+                assert m["value"] <= 0.1 and m["ci"][0] <= 1e-9, (holdout, mode, name, m)
+
+
+def test_calibrate_json_contract(calibration_files):
+    proc = run("calibrate", "--real", str(calibration_files["train"]), "--sensitive",
+               "disease", "--metrics", "ims,singling_out,linkability", "--levels", "0,0.5,1",
+               "--ratios", "1,2", "--seed", "4", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["command"] == "calibrate" and out["n_real"] == 3000 and out["seed"] == 4
+    assert {r["metric"] for r in out["rows"]} == {"ims", "singling_out", "linkability"}
+    assert len(out["rows"]) == 4 * 3 * 2  # (ims, so:uni, so:multi, link) x levels x ratios
+    assert set(out["rows"][0]) >= {"metric", "mode", "ratio", "level", "value", "ci"}
+    assert set(out["summary"]) == {"ims", "singling_out:univariate",
+                                   "singling_out:multivariate", "linkability"}
+    for s in out["summary"].values():
+        assert set(s) >= {"floor", "ceiling", "slope", "monotone", "ratio_gap",
+                          "documented_ceiling", "pass"}
+        assert s["pass"] is True and s["ceiling"] >= 0.9
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--levels", "0,x"], "--levels must be comma-separated numbers"),
+    (["--ratios", "0.5,1"], "ratios"),
+    (["--metrics", "wasserstein"], "fidelity measure"),
+    (["--metrics", "nope"], "Unknown measure"),
+])
+def test_calibrate_bad_options_exit_2(calibration_files, args, message):
+    proc = run("calibrate", "--real", str(calibration_files["train"]), "--sensitive",
+               "disease", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error:") and message in proc.stderr
+    assert "Traceback" not in proc.stderr
