@@ -45,15 +45,25 @@ with source_builtin:
             (0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0) else 1.0,
             help="How strongly the quasi-identifiers determine disease in the simulation: "
                  "0 = hardly, 100 = almost deterministic. Watch RAPID rise with it.")
-        n = c2.number_input("Rows (simulation size, or Adult subset; 0 = all of Adult)", 0,
-                            1_000_000, int(current.get("n", 2000) or 0), 500)
+        # the sizes offered are the engine's tested list; "all" (None, shown as 0 since a
+        # widget value of None means "no value") is for Adult only
+        sizes = sorted({v or 0 for opts in pc.BUILTIN_SIZES.values() for v in opts},
+                       key=lambda v: v or float("inf"))
+        chosen = current.get("n", 2000) or 0
+        n = c2.select_slider(
+            "Training rows (simulation size, or Adult subset)", options=sizes,
+            value=chosen if chosen in sizes else 2000,
+            format_func=lambda v: f"{v:,}" if v else "all of Adult",
+            help="The holdout has as many rows for the simulation, a quarter as many for "
+                 "Adult (all of Adult: an 80/20 split of its 48,842 rows).")
         seed = c3.number_input("Seed", 0, 2**31 - 1, int(current.get("seed", 0)))
         load = st.form_submit_button("Load dataset with a CART release", type="primary")
     error_slot("builtin")
     if load:
-        rows = int(n) if (name == "health" or int(n) > 0) else None
-        if name == "health" and not rows:
-            set_error("builtin", "The simulation needs at least 10 rows.")
+        rows = int(n) or None
+        if rows not in pc.BUILTIN_SIZES[name]:
+            set_error("builtin", "“All” is for UCI Adult; choose a number of rows for the "
+                                 "simulation.")
             st.rerun()
         new = guarded(lambda: builtin_workspace(name, n=rows, kappa=float(kappa), seed=int(seed)),
                       control="builtin")

@@ -419,7 +419,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except MemoryError:
             sys.stderr.write("error: out of memory; subsample the inputs and try again.\n")
             return 2
-    for w in caught:
-        if issubclass(w.category, UserWarning):
+    shown: set[str] = set()
+    for w in caught:  # each measure re-validates the inputs: say each note once
+        if issubclass(w.category, UserWarning) and str(w.message) not in shown:
+            shown.add(str(w.message))
             sys.stderr.write(f"warning: {w.message}\n")
     return code

@@ -12,8 +12,11 @@ Contract
   columns only, numerics as float64 (missing stays NaN), categoricals as strings with
   missing as its own level :data:`MISSING`.
 * :func:`conform_table` checks a synthetic or holdout table against the real schema,
-  raising :class:`~privacy_core.errors.SchemaMismatchError` with every problem at once,
-  and returns it in canonical form.
+  raising :class:`~privacy_core.errors.SchemaMismatchError` with every problem at once
+  (missing or extra columns, text in numeric columns), and returns it in canonical form.
+  Categories the real table never holds are not a problem: they are kept, reported with
+  an :class:`~privacy_core.errors.UnseenCategoryWarning`, and become levels of their own
+  appended after the real categories (:meth:`Schema.with_unseen`).
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ import hashlib
 import io
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -39,6 +42,7 @@ from .errors import (
     SchemaError,
     SchemaMismatchError,
     SchemaWarning,
+    UnseenCategoryWarning,
 )
 
 MISSING = "(missing)"
@@ -335,6 +339,15 @@ class ColumnSpec:
     n_missing: int = 0
     categories: tuple[str, ...] = ()
     note: str = ""
+    # Levels appended to ``categories`` that the real table does not hold: seen only in a
+    # holdout or synthetic table of the review (see Schema.with_unseen).
+    unseen: tuple[str, ...] = ()
+
+    @property
+    def real_categories(self) -> tuple[str, ...]:
+        """The categories of the real table (``categories`` without the appended unseen
+        levels)."""
+        return self.categories[:len(self.categories) - len(self.unseen)]
 
     @property
     def included(self) -> bool:
@@ -402,6 +415,48 @@ class Schema:
 
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame([c.to_dict() for c in self.columns])
+
+    def with_unseen(self, unseen: Mapping[str, Iterable[str]]) -> Schema:
+        """This schema with categories that the real table does not hold appended.
+
+        Parameters
+        ----------
+        unseen
+            ``{column: categories}`` found in a holdout or synthetic table; categories
+            the schema already knows are ignored.
+
+        Returns
+        -------
+        Schema
+            ``self`` when nothing is new; otherwise a copy whose specs have the new
+            categories appended (sorted) to ``categories`` and recorded in ``unseen``.
+
+        Notes
+        -----
+        Why appended and not merged into the sorted list: the real levels keep their
+        positions (:func:`level_positions`), so the real table's codes, and every code a
+        measure computed before, stay valid; an unseen level gets a position of its own,
+        so it never equals a real category while rows holding the same unseen value equal
+        each other. Why not one shared "other" level: two different invented categories
+        would then count as equal. Categorical measures only test equality of levels, so
+        the order of the appended tail carries no meaning.
+        """
+        add: dict[str, tuple[str, ...]] = {}
+        for col, levels in unseen.items():
+            spec = self[col]
+            if not spec.is_categorical:
+                raise SchemaError(f"Column {col!r} is not categorical; it has no categories.")
+            known = set(spec.categories)
+            new = tuple(sorted({str(v) for v in levels} - known))
+            if new:
+                add[col] = new
+        if not add:
+            return self
+        columns = tuple(
+            replace(spec, categories=spec.categories + add[spec.name],
+                    unseen=spec.unseen + add[spec.name]) if spec.name in add else spec
+            for spec in self.columns)
+        return replace(self, columns=columns)
 
     def to_dict(self) -> dict:
         return {"n_rows": self.n_rows, "columns": [c.to_dict() for c in self.columns]}
@@ -507,11 +562,13 @@ def _category_levels(series: pd.Series) -> tuple[pd.Series, np.ndarray, np.ndarr
 
 def level_positions(levels: np.ndarray, codes: np.ndarray, categories: Sequence[str]
                     ) -> np.ndarray | None:
-    """Each row's position in the schema's sorted ``categories`` (int32), from its index
+    """Each row's position in the schema's ``categories`` (int32), from its index
     ``codes`` into ``levels``; None when a level is not among the categories.
 
-    Positions in sorted levels are order-preserving integer codes of a categorical column:
-    measures that compare or count values (singling out) use them instead of hashing the
+    The categories are the real table's levels, sorted, then any unseen levels appended
+    (:meth:`Schema.with_unseen`): positions are integer codes of a categorical column, equal
+    exactly when the values are equal, and order-preserving among the real levels.
+    Measures that compare or count values (singling out) use them instead of hashing the
     strings again.
     """
     where = {v: i for i, v in enumerate(categories)}
@@ -638,9 +695,10 @@ def conform_table(
 ) -> pd.DataFrame:
     """Check ``other`` against the real schema and return it in canonical form.
 
-    Every problem (missing or extra columns, non-numeric values in numeric columns,
-    categories never seen in the real data) is collected and raised together as a
-    :class:`SchemaMismatchError`.
+    Every problem (missing or extra columns, non-numeric values in numeric columns) is
+    collected and raised together as a :class:`SchemaMismatchError`. Categories never seen
+    in the real data are kept as they are and reported with an
+    :class:`~privacy_core.errors.UnseenCategoryWarning` (see :func:`conform_table_levels`).
     """
     return conform_table_coded(other, schema, table=table)[0]
 
@@ -648,7 +706,62 @@ def conform_table(
 def conform_table_coded(
     other: pd.DataFrame, schema: Schema, *, table: str = "synthetic"
 ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
-    """:func:`conform_table` and the :func:`level_positions` of its categorical columns."""
+    """:func:`conform_table` and the :func:`level_positions` of its categorical columns.
+
+    A column with categories never seen in the real data has positions in
+    ``schema.with_unseen(...)``, the schema extended by this table's unseen categories; use
+    :func:`conform_table_levels` to get those categories with the codes.
+    """
+    conformed = conform_table_levels(other, schema, table=table)
+    if conformed.unseen:
+        warn_unseen({table: conformed.unseen}, stacklevel=3)
+    return conformed.frame, conformed.codes
+
+
+class ConformedTable(NamedTuple):
+    """A table in canonical form, its level codes and its unseen categories."""
+
+    frame: pd.DataFrame
+    codes: dict[str, np.ndarray]
+    """``{column: positions}`` in ``schema.with_unseen(unseen)``."""
+    unseen: dict[str, tuple[str, ...]]
+    """``{column: categories}`` the real table does not hold (sorted; only non-empty)."""
+
+
+def conform_table_levels(
+    other: pd.DataFrame, schema: Schema, *, table: str = "synthetic"
+) -> ConformedTable:
+    """:func:`conform_table_coded` without the warning, returning the unseen categories.
+
+    Parameters
+    ----------
+    other
+        A synthetic or holdout table.
+    schema
+        The real table's schema (possibly already extended by :meth:`Schema.with_unseen`).
+    table
+        The table's label in error messages.
+
+    Returns
+    -------
+    ConformedTable
+        The canonical table; the level positions of every categorical column in
+        ``schema.with_unseen(unseen)``; the categories the schema does not know.
+
+    Raises
+    ------
+    SchemaMismatchError
+        Missing or extra columns, or non-numeric values in a numeric column (every
+        problem at once).
+
+    Notes
+    -----
+    A category the real table does not hold is a sample's normal variation in a holdout
+    (rare levels absent from the real sample) and a generator's invention in a synthetic
+    table; neither makes the table unreviewable, so it is kept as a level of its own
+    (appended after the real ones, see :meth:`Schema.with_unseen`) instead of being
+    refused or merged into a real level.
+    """
     _check_frame(other, table)
     other = _with_string_names(other)
     problems: list[str] = []
@@ -661,7 +774,9 @@ def conform_table_coded(
         problems.append(
             f"column(s) not in the real table: {', '.join(map(repr, extra))}"
         )
-    out, coded = {}, {}
+    out: dict[str, pd.Series] = {}
+    coded: dict[str, np.ndarray] = {}
+    unseen: dict[str, tuple[str, ...]] = {}
     for spec in schema.columns:
         if not spec.included or spec.name not in other.columns:
             continue
@@ -681,20 +796,61 @@ def conform_table_coded(
             out[spec.name] = _as_float(as_num)
         else:
             values, levels, codes = _category_levels(col)
-            unseen = sorted(set(levels) - set(spec.categories))
-            if unseen:
-                shown = ", ".join(map(repr, unseen[:5]))
-                more = f" and {len(unseen) - 5} more" if len(unseen) > 5 else ""
-                problems.append(
-                    f"column {spec.name!r} has categories never seen in the real data: "
-                    f"{shown}{more}"
-                )
-                continue
+            new = tuple(sorted(set(levels) - set(spec.categories)))
+            categories = spec.categories + new
+            if new:
+                unseen[spec.name] = new
             out[spec.name] = values
-            coded[spec.name] = level_positions(levels, codes, spec.categories)
+            positions = level_positions(levels, codes, categories)
+            if positions is not None:  # always: the categories hold every level
+                coded[spec.name] = positions
     if problems:
         raise SchemaMismatchError(problems, table=table)
-    return pd.DataFrame(out, index=other.index), coded  # built in schema.included order
+    # built in schema.included order
+    return ConformedTable(pd.DataFrame(out, index=other.index), coded, unseen)
+
+
+_MAX_SHOWN = 5  # categories listed per column; the rest are counted
+
+
+def unseen_message(unseen: Mapping[str, Mapping[str, Sequence[str]]]) -> str:
+    """The note on categories never seen in the real data, naming every table, column and
+    (up to five per column) category, and how they are treated.
+
+    ``unseen`` maps a table's label (e.g. ``"holdout"``) to ``{column: categories}``.
+    """
+    parts = []
+    for table, columns in unseen.items():
+        shown = []
+        for col, levels in columns.items():
+            listed = ", ".join(map(repr, list(levels)[:_MAX_SHOWN]))
+            more = f" and {len(levels) - _MAX_SHOWN} more" if len(levels) > _MAX_SHOWN else ""
+            shown.append(f"column {col!r} has {listed}{more}")
+        parts.append(f"The {table} table: {'; '.join(shown)}.")
+    tables = set(unseen)
+    why = []
+    if any(t.startswith("holdout") for t in tables):
+        why.append(" A holdout is another sample of the same population, so rare categories "
+                   "absent from the real sample are expected there.")
+    if any(not t.startswith("holdout") for t in tables):
+        why.append(" A synthetic release with such categories holds values its generator "
+                   "invented.")
+    return (
+        "Categories never seen in the real data. " + " ".join(parts) + " "
+        "Each is kept as a category of its own, placed after the real categories: it never "
+        "equals a real category, rows with the same unseen value equal each other, and the "
+        "shared encoder gives it a one-hot column of its own." + "".join(why)
+    )
+
+
+def warn_unseen(unseen: Mapping[str, Mapping[str, Sequence[str]]], *,
+                stacklevel: int = 2) -> None:
+    """Issue the :class:`UnseenCategoryWarning` of :func:`unseen_message`."""
+    warnings.warn(
+        UnseenCategoryWarning(
+            unseen_message(unseen),
+            unseen={t: {c: tuple(v) for c, v in cols.items()} for t, cols in unseen.items()}),
+        stacklevel=stacklevel + 1)
 
 
 def fingerprint(frame: pd.DataFrame) -> str:

@@ -31,6 +31,13 @@ ADULT_DEFAULT_THREAT = {
     "quasi_identifiers": ("age", "sex", "race", "marital-status", "education"),
     "sensitive": ("income",),
 }
+BUILTIN_SIZES: dict[str, tuple[int | None, ...]] = {
+    "health": (500, 1000, 2000, 5000, 10_000, 20_000),
+    "adult": (500, 1000, 2000, 5000, 10_000, 20_000, None),
+}
+"""The training sizes ``n`` offered for each built-in dataset (None: all of UCI Adult, its
+80/20 split of 48,842 rows). The app's Data page offers exactly these, and a test loads
+and reviews every one, so a size a user can pick is a size that works."""
 ADULT_CREDIT = (
     "UCI Adult (Census Income), Becker & Kohavi (1996), UCI Machine Learning Repository, "
     "https://doi.org/10.24432/C5XW20, licensed CC BY 4.0."

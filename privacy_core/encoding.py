@@ -3,7 +3,10 @@
 Fitted on the real table only (so nothing about the synthetic data leaks into the scale),
 then reused for attackers, generators and distances: numerics are min-max scaled to
 [0, 1] by the real range (synthetic values may fall outside), categoricals are one-hot
-encoded over the real categories (an unseen category encodes as all zeros).
+encoded over the real categories followed by the schema's unseen categories (those a
+holdout or synthetic table of the review holds, see ``Schema.with_unseen``: their columns
+are all zeros on the real rows). A category the schema does not know at all encodes as
+all zeros.
 
 Numeric missing values are handled by an explicit, recorded strategy: ``"median"``
 imputes the real median, ``"error"`` rejects them with :class:`MissingValueError`.
@@ -68,6 +71,11 @@ class TableEncoder:
                 start += 1
             else:
                 cats = sorted(map(str, pd.unique(real[c])))
+                # Unseen levels get columns of their own after the real ones: all zeros
+                # would put such a value at half the distance of a real mismatch from
+                # every real category, and make two different unseen values equal.
+                known = set(cats)
+                cats += [v for v in spec.unseen if v not in known]
                 self.categories_[c] = cats
                 self.feature_names_.extend(f"{c}={v}" for v in cats)
                 self.slices_[c] = slice(start, start + len(cats))

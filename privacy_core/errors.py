@@ -69,3 +69,20 @@ class DataLoadWarning(PrivacyCoreWarning):
 
 class UntrustworthyResultWarning(PrivacyCoreWarning):
     """A result could be computed but should not be trusted (tiny sample, no signal...)."""
+
+
+class UnseenCategoryWarning(PrivacyCoreWarning):
+    """A holdout or synthetic table holds categories the real table does not.
+
+    Not an error: a holdout is a sample of the same population, so rare categories absent
+    from the real sample are expected there, and a generator that invents a category is
+    worth knowing about but still reviewable. Each such value is kept as a level of its
+    own, appended after the real categories (see :meth:`~privacy_core.data.Schema.with_unseen`).
+
+    ``unseen`` maps each table's label to ``{column: (category, ...)}``.
+    """
+
+    def __init__(self, message: str = "", *,
+                 unseen: dict[str, dict[str, tuple[str, ...]]] | None = None):
+        super().__init__(message)
+        self.unseen = dict(unseen or {})

@@ -3,6 +3,12 @@
 Every measure starts here: the real table fixes the schema (inferred unless given), the
 synthetic releases and the holdout are conformed to it (all mismatches reported at once),
 and the threat model is validated against it.
+
+Categories that a holdout or synthetic table holds and the real table does not are not a
+mismatch: the review's schema is the real one extended by them
+(:meth:`~privacy_core.data.Schema.with_unseen`: appended after the real categories, so
+every table's level codes share one list and the real levels keep their codes), and one
+:class:`~privacy_core.errors.UnseenCategoryWarning` names them.
 """
 
 from __future__ import annotations
@@ -15,11 +21,13 @@ import numpy as np
 import pandas as pd
 
 from .data import (
+    ConformedTable,
     Schema,
-    conform_table_coded,
+    conform_table_levels,
     infer_schema,
     level_positions,
     prepare_table_coded,
+    warn_unseen,
 )
 from .errors import InsufficientDataError, SchemaError, ThreatModelError
 from .threat import ThreatModel
@@ -95,10 +103,23 @@ def prepare_release_tables(
     The same steps as :func:`~privacy_core.inputs.prepare_review` without the threat
     model, which fidelity and utility measures do not need.
 
+    Returns
+    -------
+    ReleaseTables
+        Its ``schema`` is the given (or inferred) one, extended by any categories the
+        synthetic or holdout tables hold and the real one does not.
+
+    Warns
+    -----
+    UnseenCategoryWarning
+        A synthetic or holdout table holds categories never seen in the real data (one
+        warning naming every table, column and category).
+
     Raises
     ------
     SchemaMismatchError
-        A synthetic or holdout table does not match the real one.
+        A synthetic or holdout table does not match the real one (missing or extra
+        columns, text in a numeric column).
     InsufficientDataError
         A table has fewer than ``min_rows`` rows.
     """
@@ -112,16 +133,27 @@ def prepare_release_tables(
     else:
         real_c, real_codes = prepare_table_coded(real, schema)
     releases = as_release_list(synthetic)
-    conformed, codes = [], [real_codes]
-    for i, frame in enumerate(releases):
-        label = "synthetic" if len(releases) == 1 else f"synthetic #{i + 1}"
-        table, table_codes = _conform(frame, schema, label)
-        conformed.append(table)
-        codes.append(table_codes)
-    hold = None
+    labels = ["synthetic" if len(releases) == 1 else f"synthetic #{i + 1}"
+              for i in range(len(releases))]
+    parts = [_conform(frame, schema, label)
+             for frame, label in zip(releases, labels, strict=True)]
     if holdout is not None:
-        hold, hold_codes = _conform(holdout, schema, "holdout")
-        codes.append(hold_codes)
+        parts.append(_conform(holdout, schema, "holdout"))
+        labels.append("holdout")
+    unseen = {label: p.unseen for label, p in zip(labels, parts, strict=True) if p.unseen}
+    codes = [real_codes, *(p.codes for p in parts)]
+    if unseen:
+        merged: dict[str, set[str]] = {}
+        for columns in unseen.values():
+            for c, levels in columns.items():
+                merged.setdefault(c, set()).update(levels)
+        extended = schema.with_unseen(merged)
+        # each table coded its own unseen levels after the real ones; recode them to the
+        # shared list (the real prefix is the same in both, so only the tail moves)
+        codes = [real_codes, *(_recoded(p, schema, extended) for p in parts)]
+        schema = extended
+    conformed = [p.frame for p in parts[:len(releases)]]
+    hold = parts[-1].frame if holdout is not None else None
     tables = [("real", real_c), *[(f"synthetic #{i + 1}", f) for i, f in enumerate(conformed)]]
     if hold is not None:
         tables.append(("holdout", hold))
@@ -132,6 +164,9 @@ def prepare_release_tables(
                 f"{min_rows}.")
     if not schema.included:
         raise InsufficientDataError("The real table has no usable column (all are excluded).")
+    note = _not_in_real(unseen, real_c, real_codes)
+    if note:
+        warn_unseen(note, stacklevel=2)
     frames = [real_c, *conformed] + ([hold] if hold is not None else [])
     return ReleaseTables(schema=schema, real=real_c, synthetic=tuple(conformed), holdout=hold,
                          level_codes=tuple(zip(frames, codes, strict=True)))
@@ -177,12 +212,46 @@ def canonical_codes(frame: pd.DataFrame, schema: Schema) -> dict[str, np.ndarray
     return coded
 
 
-def _conform(frame: pd.DataFrame, schema: Schema, label: str
-             ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+def _conform(frame: pd.DataFrame, schema: Schema, label: str) -> ConformedTable:
     codes = canonical_codes(frame, schema)
     if codes is not None:
-        return frame, codes
-    return conform_table_coded(frame, schema, table=label)
+        return ConformedTable(frame, codes, {})
+    return conform_table_levels(frame, schema, table=label)
+
+
+def _not_in_real(unseen: dict[str, dict[str, tuple[str, ...]]], real: pd.DataFrame,
+                 real_codes: LevelCodes) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``unseen`` without the levels the real table holds after all.
+
+    A schema given by the caller may lack levels of the real table (e.g. one inferred on
+    part of it); such a column has no real codes, and its levels are not news to report.
+    """
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for label, columns in unseen.items():
+        kept = {}
+        for c, levels in columns.items():
+            if c not in real_codes:
+                held = set(real[c].unique())
+                levels = tuple(v for v in levels if v not in held)
+            if levels:
+                kept[c] = levels
+        if kept:
+            out[label] = kept
+    return out
+
+
+def _recoded(part: ConformedTable, schema: Schema, extended: Schema) -> dict[str, np.ndarray]:
+    """``part``'s level codes, from positions in ``schema.with_unseen(part.unseen)`` to
+    positions in ``extended``."""
+    codes = dict(part.codes)
+    for c, levels in part.unseen.items():
+        own = schema[c].categories + levels
+        if own != extended[c].categories:
+            moved = level_positions(np.asarray(own, dtype=object), codes[c],
+                                    extended[c].categories)
+            if moved is not None:  # always: the extended list holds every level of own
+                codes[c] = moved
+    return codes
 
 
 def prepare_review(
@@ -196,6 +265,11 @@ def prepare_review(
 ) -> ReviewData:
     """Validate and canonicalise the inputs of a review: :func:`prepare_release_tables`
     plus the threat model's check against the schema.
+
+    Warns
+    -----
+    UnseenCategoryWarning
+        See :func:`prepare_release_tables`.
 
     Raises
     ------

@@ -427,7 +427,9 @@ def _query_matrix(frame: pd.DataFrame, columns: Sequence[str], schema: Schema,
         if schema[c].is_numeric:
             out[:, j] = frame[c].to_numpy(dtype=float)
         else:
-            out[:, j] = pd.Categorical(frame[c].astype(str), categories=categories[c]).codes
+            # -1 for a value outside ``categories`` (a synthetic category the real data
+            # never holds): it meets no point condition
+            out[:, j] = pd.Index(categories[c]).get_indexer(frame[c].astype(str))
     return out
 
 
@@ -507,7 +509,10 @@ def query_error(
     if not usable:
         raise ParameterError(
             f"`ways` {ways_t} all exceed the number of columns ({len(cols)}).")
-    categories = {c: sorted(set(map(str, data.schema[c].categories))
+    # the real levels only (not the schema's appended unseen ones): a point query asks
+    # about the real distribution; a synthetic value the real data never holds codes as
+    # -1 and so meets no point condition
+    categories = {c: sorted(set(map(str, data.schema[c].real_categories))
                             | set(data.real[c].astype(str)))
                   for c in cols if not data.schema[c].is_numeric}
     X_real = _query_matrix(data.real, cols, data.schema, categories)

@@ -73,7 +73,7 @@ def evaluate(key: str, compute: Callable[[], Any]) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def builtin_tables(name: str, n: int, kappa: float, seed: int
+def builtin_tables(name: str, n: int | None, kappa: float, seed: int
                    ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return pc.builtin_dataset(name, n=n, kappa=kappa, seed=seed)
 

@@ -11,7 +11,7 @@ DEMO = {"name": "health", "n": 2000, "kappa": 1.0, "seed": 0}
 DEMO_RELEASE = {"method": "cart", "params": (("min_leaf", 5),), "seed": 0}
 
 
-def builtin_workspace(name: str, *, n: int, kappa: float, seed: int,
+def builtin_workspace(name: str, *, n: int | None, kappa: float, seed: int,
                       release: dict | None = None) -> Workspace:
     """A workspace on a built-in dataset with one generated release (CART by default)."""
     train, holdout, threat = builtin_tables(name, n, kappa, seed)

@@ -24,6 +24,7 @@ import privacy_core as pc
 WORKSPACE = "workspace"
 ERRORS = "control_errors"
 NOTICES = "control_notices"
+NOTES = "control_notes"  # (control, workspace key, notes) of the last commit
 SESSION_SALT = "session_salt"
 RESULTS = "session_results"
 # Set by app.py once its navigation has run in this session; a page run without it was
@@ -84,15 +85,29 @@ class Workspace:
         merged = {**dict(self.settings), **values}
         return replace(self, settings=tuple(sorted(merged.items())))
 
-    def validate(self) -> None:
-        """Raise the engine's error if the workspace is not usable as a whole."""
+    def validate(self) -> list[str]:
+        """Raise the engine's error if the workspace is not usable as a whole.
+
+        Returns the notes worth showing the user: one message naming the categories of
+        the releases and the holdout that the real table never holds (accepted, each as
+        a category of its own; see ``privacy_core.UnseenCategoryWarning``).
+        """
         schema = self.schema
-        real_c = pc.prepare_table(self.real.frame, schema)
-        self.threat.validate(schema, real_c)
-        for t in self.releases:
-            pc.conform_table(t.frame, schema, table=f"synthetic table {t.name!r}")
-        if self.holdout is not None:
-            pc.conform_table(self.holdout.frame, schema, table=f"holdout table {self.holdout.name!r}")
+        unseen: dict[str, dict[str, tuple[str, ...]]] = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pc.UnseenCategoryWarning)
+            real_c = pc.prepare_table(self.real.frame, schema)
+            self.threat.validate(schema, real_c)
+            for t in self.releases:
+                pc.conform_table(t.frame, schema, table=f"synthetic {t.name!r}")
+            if self.holdout is not None:
+                pc.conform_table(self.holdout.frame, schema,
+                                 table=f"holdout {self.holdout.name!r}")
+        for w in caught:
+            if isinstance(w.message, pc.UnseenCategoryWarning):
+                unseen.update(w.message.unseen)
+        # one note for all tables rather than one per table
+        return [pc.unseen_message(unseen)] if unseen else []
 
 
 def _schema(fingerprint: str, frame: pd.DataFrame, overrides: tuple[tuple[str, str], ...]
@@ -161,15 +176,29 @@ def _running_page() -> str | None:
 
 
 def commit(ws: Workspace, *, control: str | None = None) -> bool:
-    """Validate ``ws`` and store it; on failure keep the old one and show the error."""
+    """Validate ``ws`` and store it; on failure keep the old one and show the error.
+
+    The validation's notes (e.g. categories never seen in the real data) are attached to
+    the control, shown by its slot for as long as this workspace is the current one.
+    """
     try:
-        ws.validate()
+        notes = ws.validate()
     except pc.PrivacyCoreError as exc:
         set_error(control or "workspace", str(exc))
         return False
     st.session_state[WORKSPACE] = ws
     clear_error(control or "workspace")
+    st.session_state[NOTES] = (control or "workspace", ws.key, notes)
     return True
+
+
+def get_notes(control: str) -> list[str]:
+    """The notes of the commit made through ``control``, while its workspace is current."""
+    stored = st.session_state.get(NOTES)
+    ws = get_workspace()
+    if not stored or ws is None or stored[0] != control or stored[1] != ws.key:
+        return []
+    return list(stored[2])
 
 
 def set_error(control: str, message: str) -> None:

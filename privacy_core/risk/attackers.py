@@ -95,7 +95,8 @@ def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray
         warnings.warn(
             "The release has a single class of the sensitive attribute; the attacker "
             "predicts it with certainty.", UntrustworthyResultWarning, stacklevel=3)
-        proba[:, present[0]] = 1.0
+        if present[0] >= 0:  # -1: a class the real data never hold (invented by the release)
+            proba[:, present[0]] = 1.0
         return AttackerOutput(proba, np.full(X_t.shape[0], present[0]), np.zeros(X.shape[1]))
     # Models see contiguous labels; map back to the real class list afterwards.
     remap = np.searchsorted(present, y)
@@ -122,7 +123,10 @@ def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray
         raise ParameterError(f"Unknown attacker {attacker!r}; choose from {', '.join(ATTACKERS)}.")
     # Parallel tree averaging sums in thread order; rounding makes reruns bit-identical.
     p = np.round(model.predict_proba(X_t), 12)
-    proba[:, present] = p
+    # a class the real data never hold (code -1, invented by the release) is learnt as a
+    # class of its own but has no column among the real classes: its probability is dropped
+    keep = present >= 0
+    proba[:, present[keep]] = p[:, keep]
     return AttackerOutput(proba, proba.argmax(axis=1), _normalise(importance))
 
 

@@ -539,7 +539,7 @@ def rapid(
 
     if kind == "categorical":
         classes = tuple(sorted(real_c[target].unique()))
-        y_true = pd.Categorical(targets[target], categories=classes).codes.astype(np.int64)
+        y_true = pd.Index(classes).get_indexer(targets[target]).astype(np.int64)
         prevalence = np.bincount(y_true, minlength=len(classes)) / len(y_true)
         y_scale = 1.0
     else:
@@ -570,7 +570,7 @@ def rapid(
                 )
         X_syn = encoder.transform(syn)
         if kind == "categorical":
-            y_syn = pd.Categorical(syn[target], categories=classes).codes.astype(np.int64)
+            y_syn = pd.Index(classes).get_indexer(syn[target]).astype(np.int64)
         else:
             y_syn = syn[target].to_numpy(dtype=float)
         for j, att in enumerate(attackers):

@@ -99,6 +99,42 @@ def test_builtin_dependency_knob_raises_risk():
     assert high > low + 0.2
 
 
+def test_loading_adult_at_the_default_size_succeeds_with_a_note():
+    # the reported failure: UCI Adult at 2,000 rows was refused because its holdout holds
+    # rare categories ('Without-pay', 'Preschool') that the training sample lacks
+    at = start("pages/data.py")
+    rows = next(s for s in at.select_slider if s.label.startswith("Training rows"))
+    assert rows.value == 2000
+    at.radio[0].set_value("adult")
+    at.button(key="FormSubmitter:builtin_form-Load dataset with a CART release").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    ws = workspace(at)
+    assert ws.dataset == "adult" and len(ws.real.frame) == 2000 and ws.holdout is not None
+    notes = [i.value for i in at.info if "never seen in the real data" in i.value]
+    assert len(notes) == 1, [i.value for i in at.info]
+    for fragment in ("holdout", "'workclass' has 'Without-pay'", "'education' has 'Preschool'",
+                     "category of its own"):
+        assert fragment in notes[0]
+    assert any(s.value.startswith("Loaded UCI Adult") for s in at.success)
+    at.run()  # the note stays while this workspace is loaded
+    assert sum("never seen in the real data" in i.value for i in at.info) == 1
+    # and the review keeps working on it, without repeating the note under every measure
+    at.switch_page("pages/privacy.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "Identical match share" in {m.label for m in at.metric}
+    assert not any("never seen in the real data" in w.value for w in at.warning)
+
+
+def test_all_rows_is_refused_for_the_simulation_only():
+    at = start("pages/data.py")
+    rows = next(s for s in at.select_slider if s.label.startswith("Training rows"))
+    rows.set_value(0)  # "all of Adult"
+    at.button(key="FormSubmitter:builtin_form-Load dataset with a CART release").click().run()
+    assert not at.exception
+    assert any("UCI Adult" in e.value for e in at.error)
+    assert workspace(at).dataset == "health" and len(workspace(at).real.frame) == 2000
+
+
 def _upload_form(at: AppTest, real: bytes | None, synthetic: list[tuple[str, bytes]]) -> AppTest:
     uploaders = at.file_uploader
     if real is not None:

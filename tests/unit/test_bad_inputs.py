@@ -32,6 +32,7 @@ from privacy_core import (
     TableEncoder,
     ThreatModel,
     ThreatModelError,
+    UnseenCategoryWarning,
     conform_table,
     infer_schema,
     load_table,
@@ -93,7 +94,7 @@ def _mismatched_release() -> Callable[[], object]:
     synthetic["extra"] = 1  # extra column
     synthetic["income"] = synthetic["income"].astype(object)
     synthetic.loc[3, "income"] = "lots"  # text in a numeric column
-    synthetic.loc[5, "education"] = "phd"  # unseen category
+    synthetic.loc[5, "education"] = "phd"  # unseen category: a note, not a problem
     return lambda: conform_table(synthetic, schema)
 
 
@@ -213,9 +214,9 @@ ERROR_CASES = [
     ("duplicate column names in a frame",
      lambda t: lambda: infer_schema(pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"])),
      SchemaError, ["duplicate", "a"]),
-    ("release with missing, extra, text and unseen values",
+    ("release with missing, extra and text values (and an unseen category)",
      lambda t: _mismatched_release(),
-     SchemaMismatchError, ["4 problems", "'health'", "'extra'", "'lots'", "'phd'"]),
+     SchemaMismatchError, ["3 problems", "'health'", "'extra'", "'lots'"]),
     ("no synthetic table at all",
      lambda t: lambda: prepare_review(simulate_health(30), [],
                                       threat=ThreatModel(["age"], ["disease"])),
@@ -293,12 +294,13 @@ def test_mismatch_lists_every_problem_at_once():
     with pytest.raises(SchemaMismatchError) as excinfo:
         _mismatched_release()()
     problems = excinfo.value.problems
-    assert len(problems) == 4
+    assert len(problems) == 3
     joined = "\n".join(problems)
     assert "missing column(s): 'health'" in joined
     assert "not in the real table: 'extra'" in joined
     assert any("'income'" in p and "non-numeric" in p and "'lots'" in p for p in problems)
-    assert any("'education'" in p and "never seen" in p and "'phd'" in p for p in problems)
+    # a category the real data never holds is accepted (see the warning test below)
+    assert "'phd'" not in joined
 
 
 def test_mismatch_names_the_table():
@@ -308,6 +310,19 @@ def test_mismatch_names_the_table():
 
 
 # --------------------------------------------------------------------- repaired with a warning
+@pytest.mark.parametrize("table", ["synthetic", "holdout"])
+def test_unseen_category_is_accepted_with_a_warning(table):
+    real = simulate_health(60, seed=0)
+    schema = infer_schema(real)
+    other = real.copy()
+    other.loc[5, "education"] = "phd"
+    with pytest.warns(UnseenCategoryWarning, match="'education' has 'phd'") as record:
+        out = conform_table(other, schema, table=table)
+    assert out.loc[5, "education"] == "phd"
+    assert record[0].message.unseen == {table: {"education": ("phd",)}}
+    assert table in str(record[0].message) and "category of its own" in str(record[0].message)
+
+
 def test_non_utf8_file_loads_with_a_warning(tmp_path):
     text = "name,city,n\nJos\u00e9,Z\u00fcrich,1\nRen\u00e9e,Gen\u00e8ve,2\n"
     path = _write(tmp_path, "latin.csv", text.encode("cp1252"))

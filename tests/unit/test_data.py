@@ -15,8 +15,8 @@ from privacy_core import (
     ColumnNotFoundError,
     DataLoadWarning,
     SchemaError,
-    SchemaMismatchError,
     SchemaWarning,
+    UnseenCategoryWarning,
     canonical_schema,
     conform_table,
     fingerprint,
@@ -297,10 +297,25 @@ def test_conform_matches_numeric_levels_written_differently():
 def test_conform_reports_many_unseen_categories_briefly(health_real, health_schema):
     release = health_real.copy()
     release["education"] = [f"level{i}" for i in range(len(release))]
-    with pytest.raises(SchemaMismatchError) as excinfo:
-        conform_table(release, health_schema)
-    (problem,) = excinfo.value.problems
-    assert "and 295 more" in problem
+    with pytest.warns(UnseenCategoryWarning) as record:
+        out = conform_table(release, health_schema)
+    (warning,) = record
+    message = str(warning.message)
+    assert "column 'education' has 'level0'" in message and "and 295 more" in message
+    assert len(warning.message.unseen["synthetic"]["education"]) == len(release)
+    assert out["education"].tolist() == release["education"].tolist()
+
+
+def test_schema_with_unseen_appends_after_the_real_categories(health_schema):
+    extended = health_schema.with_unseen({"education": ["zzz", "aaa", "high"]})
+    spec = extended["education"]
+    real = health_schema["education"].categories
+    assert spec.categories == (*real, "aaa", "zzz")  # known "high" ignored, new ones sorted
+    assert spec.unseen == ("aaa", "zzz") and spec.real_categories == real
+    assert extended.with_unseen({"education": ["aaa"]}) is extended  # nothing new
+    assert health_schema.with_unseen({}) is health_schema
+    with pytest.raises(SchemaError, match="'age' is not categorical"):
+        health_schema.with_unseen({"age": ["x"]})
 
 
 def test_conform_rejects_a_release_with_no_rows(health_schema, health_real):
