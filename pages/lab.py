@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from privacy_core.calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
 from privacy_core.experiments import LEVEL_NAMES, RISK_MODELS
 from privacy_core.measures import measure_names
+from privacy_core.plots.calibration import calibration_figure, calibration_table
 from privacy_core.plots.lab import (
     lab_correlation_heatmap,
     lab_response_figure,
@@ -20,13 +22,23 @@ from ui.lab import (
     lab_run,
     lab_settings,
     measure_label,
-    request_stop,
     results_tables,
     should_autorun,
 )
+from ui.calibration import (
+    CAL_DEFAULTS,
+    LEVEL_CHOICES,
+    RATIO_CHOICES,
+    VIEW,
+    calibration_cached,
+    calibration_run,
+    calibration_settings,
+    expected_rows,
+    remember_calibration,
+)
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_error
-from ui.widgets import error_slot, explanation
+from ui.widgets import error_slot, explanation, stop_button
 
 st.title("Risk lab — does each measure see the risk we insert?")
 st.caption(
@@ -42,12 +54,184 @@ st.caption(f"The lab splits the {len(real):,} real records of the workspace (tra
            "holdout pooled) into its own training, control and release parts for every "
            "replicate; your synthetic releases are not used here.")
 
+VIEW_LABELS = {**RISK_MODEL_LABELS, VIEW: "Calibration of the measures"}
 keep("lab_model", "leaky")
 model = st.segmented_control(
-    "Risk model", list(RISK_MODELS), key="lab_model", on_change=remember, args=("lab_model",),
-    format_func=lambda m: RISK_MODEL_LABELS[m], selection_mode="single")
+    "Experiment", [*RISK_MODELS, VIEW], key="lab_model", on_change=remember,
+    args=("lab_model",), format_func=lambda m: VIEW_LABELS[m], selection_mode="single",
+    help="Three risk models that insert a known risk into releases, and the calibration "
+         "of the measures themselves on your data.")
 if model is None:  # a click on the selected segment clears it: keep the previous model
     model = st.session_state.get("_keep_lab_model") or "leaky"
+
+# ================================================================== calibration view
+if model == VIEW:
+    st.subheader("Calibration — what do 0 and 1 mean for each measure on this data?")
+    st.markdown(
+        "A reviewer reads every measure as *0 = this release leaks nothing, 1 = it leaks "
+        "everything*. The calibration checks that reading on your own data and threat "
+        "model. It builds **leaky reference releases** from your real rows: a share f_l "
+        "of each release is copied from a training set and the rest are real people who "
+        "were never in it — at f_l = 0 a release of unseen real rows, at f_l = 1 a full "
+        "copy of the training rows. Every measure is run on them, with the holdout at "
+        "several **training:holdout size ratios** (1:1 to 4:1). Its **floor** is what it "
+        "reads on unseen rows, its **ceiling** what it reads on a full copy, its **ratio "
+        "gap** how much it moves when only the holdout size changes. A measure is "
+        f"calibrated when its floor is at most {FLOOR_MAX:g} (or its interval reaches 0), "
+        f"its ceiling at least {CEILING_MIN:g} (or the ceiling documented for it), it "
+        f"rises with f_l and its ratio gap is at most {RATIO_GAP_MAX:g} (on small data, at "
+        f"most {RATIO_GAP_MAX:g} beyond the readings' own intervals); otherwise it is "
+        "marked **uncalibrated on this data**, with the reason, here and on its Privacy "
+        "page card.")
+    cal = calibration_settings(ws)
+    with st.expander("Calibration settings", expanded=False):
+        with st.form("cal_form"):
+            cal_measures = st.multiselect(
+                "Measures", list(CAL_DEFAULTS["measures"]), default=list(cal["measures"]),
+                format_func=measure_label,
+                help="Every privacy measure by default; singling out is calibrated in both "
+                     "its modes (univariate and multivariate). The measures use the "
+                     "settings of the Privacy metrics page.")
+            f1, f2 = st.columns(2)
+            cal_levels = f1.multiselect(
+                "Leak fractions f_l", sorted(set(LEVEL_CHOICES) | set(cal["levels"])),
+                default=list(cal["levels"]),
+                help="The lowest is the floor, the highest the ceiling: keep 0 and 1.")
+            cal_ratios = f2.multiselect(
+                "Training:holdout size ratios", sorted(set(RATIO_CHOICES) | set(cal["ratios"])),
+                default=list(cal["ratios"]), format_func=lambda r: f"{r:g}:1",
+                help="The holdout is 1/r of the training rows; the releases are the same "
+                     "at every ratio.")
+            g1, g2 = st.columns(2)
+            cal_max = g1.number_input(
+                "Use at most this many training rows (0 = as many as the data allows)", 0,
+                1_000_000, int(cal["max_training"]), 100,
+                help="Bounds the time: the pool of unseen rows is as large, the holdout "
+                     "1/r of it. The default runs in well under a minute on the demo.")
+            cal_seed = g2.number_input("Seed", 0, 2**31 - 1, int(cal["seed"]),
+                                       key="cal_seed_input")
+            a1, a2 = st.columns(2)
+            cal_apply = a1.form_submit_button("Apply settings", type="primary")
+            cal_reset = a2.form_submit_button("Reset to the defaults")
+        error_slot("cal_settings")
+        if cal_apply or cal_reset:
+            new = dict(CAL_DEFAULTS) if cal_reset else {
+                "measures": tuple(cal_measures),
+                "levels": tuple(sorted(float(v) for v in cal_levels)),
+                "ratios": tuple(sorted(float(v) for v in cal_ratios)),
+                "max_training": int(cal_max), "seed": int(cal_seed)}
+            if len(new["levels"]) < 2:
+                set_error("cal_settings", "Choose at least two leak fractions (0 and 1 give "
+                                          "the floor and the ceiling).")
+            elif not new["ratios"]:
+                set_error("cal_settings", "Choose at least one training:holdout ratio.")
+            elif not new["measures"]:
+                set_error("cal_settings", "Choose at least one measure.")
+            else:
+                commit(ws.with_settings(calibration=new), control="cal_settings")
+            st.rerun()
+    st.caption(
+        f"f_l ∈ {{{', '.join(f'{v:g}' for v in cal['levels'])}}} · ratios "
+        f"{', '.join(f'{r:g}:1' for r in cal['ratios'])} · {len(cal['measures'])} "
+        f"measure(s) · "
+        + (f"at most {int(cal['max_training']):,} training rows" if cal["max_training"]
+           else "as many training rows as the data allows") + f" · seed {cal['seed']}")
+
+    calibration = calibration_cached(ws, cal)
+    c_run, c_stop, _ = st.columns([1, 1, 4])
+    run_cal = c_run.button("Run calibration", type="primary", icon=":material/play_arrow:",
+                           disabled=calibration is not None and not calibration.stopped,
+                           key="cal_run")
+    stop_slot = c_stop.empty()
+    running = run_cal and (calibration is None or calibration.stopped)
+    stop_button(stop_slot, running=running, key="cal_stop",
+                help="Ends the calibration after the measure being evaluated; the values "
+                     "finished so far are kept.")
+    progress_area = st.container()
+    live_cal = st.empty()
+    if running:
+        calibration = calibration_run(ws, cal, live_slot=live_cal, area=progress_area)
+        stop_button(stop_slot, running=False, key="cal_stop")
+    if calibration is None:
+        st.info("Press **Run calibration** — it is slow work and never starts on its own. "
+                "The default (every privacy measure × 5 leak fractions × 3 ratios on at "
+                "most 500 training rows) takes well under a minute on the demo data.")
+        explanation("calibration")
+        st.stop()
+    remember_calibration(ws, calibration)
+    if calibration.stopped:
+        st.warning(f"Partial results: {len(calibration.rows)} of {expected_rows(calibration)} "
+                   "values were computed before the run was stopped. Measures marked "
+                   "*incomplete* have provisional floors and ceilings.",
+                   icon=":material/stop_circle:")
+    table = calibration_table(calibration)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Calibrated on this data", f"{table['status'].str.startswith('✓').sum()} of "
+                                         f"{len(table)}")
+    m2.metric("Uncalibrated on this data", int(table["status"].str.startswith("✗").sum()))
+    if calibration.stopped:
+        m3.metric("Not finished (stopped)", int(table["status"].str.startswith("…").sum()))
+    else:
+        m3.metric("Training rows", f"{calibration.params.get('n_training', 0):,}",
+                  help="Training rows of the split; the pool of unseen rows is as large and "
+                       "the holdout is 1/r of it.")
+    st.subheader("How each measure responds to copied records")
+    st.plotly_chart(calibration_figure(calibration), width="stretch", key="cal_figure")
+    st.caption("One panel per measure: the value at each leak fraction f_l, one line per "
+               "training:holdout ratio with the measure's 95% interval. Dashed: the ideal "
+               f"y = f_l. Shaded: the floor band 0 – {FLOOR_MAX:g}. Dotted (where documented): "
+               "the measure's ceiling. ✓ pass / ✗ uncalibrated is each panel's verdict.")
+    st.subheader("Verdict per measure")
+    shown_table = table.drop(columns=["key", "note"])
+    if shown_table["documented ceiling"].isna().all():
+        shown_table = shown_table.drop(columns=["documented ceiling"])
+    st.dataframe(
+        shown_table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3,
+        column_config={
+            "floor": st.column_config.NumberColumn(
+                "floor (unseen rows)", format="%.3f",
+                help="Value at the lowest f_l (a release of unseen real rows), worst ratio."),
+            "ceiling": st.column_config.NumberColumn(
+                "ceiling (full copy)", format="%.3f",
+                help="Value at the highest f_l (a full copy of training), worst ratio."),
+            "slope": st.column_config.NumberColumn(format="%.2f"),
+            "linearity": st.column_config.NumberColumn("linearity (R²)", format="%.2f"),
+            "ratio gap": st.column_config.NumberColumn(
+                format="%.3f", help="Largest change between the smallest and the largest "
+                                    "ratio at any f_l."),
+            "gap beyond intervals": st.column_config.NumberColumn(
+                "gap beyond CIs", format="%.3f",
+                help="The part of the ratio gap beyond the two readings' intervals: only "
+                     "this counts against the measure when the gap exceeds the limit."),
+            "documented ceiling": st.column_config.NumberColumn(format="%.2f"),
+            "reasons": st.column_config.TextColumn(width="large"),
+        })
+    for row in table.itertuples():
+        note = f" *{row.note}*" if row.note else ""
+        if row.status.startswith("✗"):
+            st.markdown(f":orange-badge[:material/warning: uncalibrated on this data] "
+                        f"**{row.measure}** — {row.reasons}.{note}")
+        elif row.status.startswith("✓") and note:
+            st.markdown(f":green-badge[:material/check: calibrated] **{row.measure}** —{note}")
+    unfinished = table.loc[table["status"].str.startswith("…"), "measure"].tolist()
+    if unfinished:
+        st.markdown(":gray-badge[:material/hourglass_top: incomplete] The run stopped before "
+                    "every leak fraction and ratio of these measures ran: "
+                    + ", ".join(f"**{m}**" for m in unfinished)
+                    + ". Run again to finish them.")
+    st.caption("The table holds aggregate values only — no real record. The Privacy metrics "
+               "page now places each card's value between this floor and ceiling.")
+    d1, d2 = st.columns(2)
+    d1.download_button("Download the calibration table (CSV)", table.to_csv(index=False),
+                       file_name="calibration_summary.csv", mime="text/csv",
+                       icon=":material/download:")
+    d2.download_button("Download all values (CSV)", calibration.rows.to_csv(index=False),
+                       file_name="calibration_rows.csv", mime="text/csv",
+                       icon=":material/download:")
+    explanation("calibration")
+    st.stop()
+
+# ================================================================== risk-model sweeps
 settings = lab_settings(ws, model)
 level_name = LEVEL_NAMES[model]
 
@@ -135,15 +319,19 @@ st.caption(
     f" · {settings['replicates']} replicate(s) · {len(settings['measures'])} measure(s)")
 
 result = lab_cached(ws, model, settings)
-c_run, c_stop = st.columns([1, 1])
+c_run, c_stop, _ = st.columns([1, 1, 4])
 run = c_run.button("Run sweep", type="primary", icon=":material/play_arrow:",
                    disabled=result is not None and not result.stopped, key="lab_run")
-c_stop.button("Stop", icon=":material/stop_circle:", on_click=request_stop, key="lab_stop_btn",
-              help="Ends the sweep after the release being evaluated; finished rows are kept.")
+stop_slot = c_stop.empty()
+running = (result is None or result.stopped) and (
+    run or (result is None and should_autorun(ws, model, settings)))
+stop_button(stop_slot, running=running, key="lab_stop",
+            help="Ends the sweep after the release being evaluated; finished rows are kept.")
+progress_area = st.container()
 live = st.empty()
-if (result is None or result.stopped) and (run or (result is None and
-                                                    should_autorun(ws, model, settings))):
-    result = lab_run(ws, model, settings, live_slot=live)
+if running:
+    result = lab_run(ws, model, settings, live_slot=live, area=progress_area)
+    stop_button(stop_slot, running=False, key="lab_stop")
 if result is None:
     st.info("Press **Run sweep**. The workshop default (leaky, 6 levels × 2 replicates × the "
             "fast measures) takes well under a minute on the demo data.")
@@ -151,8 +339,10 @@ if result is None:
     st.stop()
 
 if result.stopped:
-    st.warning(f"Partial results: {result.n_done} of {result.n_tasks} task(s) finished before "
-               "Stop.", icon=":material/stop_circle:")
+    st.warning(f"Partial results: {result.n_done}"
+               + (f" of {result.n_tasks}" if result.n_tasks else "")
+               + " task(s) finished before the sweep was stopped.",
+               icon=":material/stop_circle:")
 
 responses = guarded(result.responses)
 if responses is not None and len(responses):

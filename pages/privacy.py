@@ -8,6 +8,7 @@ from privacy_core.measures import MEASURES
 from privacy_core.risk.agreement import flag_agreement, record_flags
 from privacy_core.risk.attacks import SINGLING_OUT_MODES
 from ui.cached import canonical_real
+from ui.calibration import card_calibration, latest_calibration, open_calibration_view
 from ui.evaluations import rapid_cached, rapid_fit_params
 from ui.privacy import (
     ATTACKS,
@@ -113,6 +114,19 @@ def reading(name: str, res: pc.MetricResult) -> str:
     return f"{kind}; {res.goal} is better. {spec.description}"
 
 
+calibration = latest_calibration(ws)
+if calibration is None:
+    h1, h2 = st.columns([3, 1], vertical_alignment="center")
+    h1.caption("What do 0 and 1 mean for each measure on *this* data? Calibrate the measures "
+               "in the Risk lab: each card then shows its value between what the measure "
+               "reads on unseen real rows and on a full copy of your data.")
+    if h2.button("Calibrate in the Risk lab", icon=":material/tune:",
+                 on_click=open_calibration_view, key="privacy_open_calibration"):
+        st.switch_page("pages/lab.py")
+elif calibration.stopped:
+    st.caption("The calibration of the Risk lab was stopped early: measures it did not finish "
+               "are marked incomplete.")
+
 cols = st.columns(3)
 for i, (name, res) in enumerate(shown.items()):
     with cols[i % 3].container(border=True):
@@ -128,6 +142,23 @@ for i, (name, res) in enumerate(shown.items()):
                          f"{res.extra['sd']:.3f}")
         st.caption(" · ".join(p for p in parts if p))
         st.caption(reading(name, res))
+        cal = None if calibration is None else card_calibration(
+            ws, calibration, name, res.value, alpha=alpha,
+            mode=res.params["mode"] if name == "singling_out" else "default")
+        if cal is not None:
+            if cal.status == "uncalibrated":
+                st.badge("uncalibrated on this data", icon=":material/warning:",
+                         color="orange")
+                st.caption(f"**Why:** {cal.reasons}.")
+            elif cal.status == "incomplete":
+                st.badge("calibration incomplete", icon=":material/hourglass_top:",
+                         color="gray")
+            else:
+                st.badge("calibrated on this data", icon=":material/check:", color="green")
+            st.caption(" ".join(p for p in (cal.reading, cal.position) if p)
+                       + (f" ({'; '.join(cal.caveats)})" if cal.caveats else ""))
+            if cal.note:
+                st.caption(f"*{cal.note}*")
 
 # ------------------------------------------------------------------ distributions
 st.subheader("Distributions")

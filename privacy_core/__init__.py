@@ -4,6 +4,7 @@ A flat public API of pure functions (data first, keyword-only options, a seed, a
 object back). Nothing here imports Streamlit.
 """
 
+from .calibration import CalibrationResult, CalibrationSummary, calibrate
 from .data import (
     MISSING,
     ColumnSpec,
@@ -14,9 +15,11 @@ from .data import (
     infer_schema,
     load_table,
     prepare_table,
+    unseen_message,
 )
 from .datasets import (
     ADULT_CREDIT,
+    BUILTIN_SIZES,
     builtin_dataset,
     load_adult,
     simulate_health,
@@ -35,6 +38,7 @@ from .errors import (
     SchemaMismatchError,
     SchemaWarning,
     ThreatModelError,
+    UnseenCategoryWarning,
     UntrustworthyResultWarning,
 )
 from .experiments import SweepResult, outlier_sweep, sweep
@@ -43,6 +47,7 @@ from .inputs import ReviewData, prepare_review
 from .measures import MEASURES, evaluate_measures, measure_names
 from .results import MetricResult
 from .report import ReviewReport, build_report, render_html, render_pdf
+from .risk.attacks import informative_split
 from .risk import (
     ATTACKER_LABELS,
     ATTACKERS,

@@ -66,6 +66,10 @@ RATIO_GAP_MAX = 0.1
 # half-widths) is noise, not a failure of monotonicity.
 MONOTONE_SLACK = 0.05
 
+# Measures whose attacker works through the quasi-identifiers: their ceiling is bounded by
+# how well the quasi-identifiers pick out one record, whatever the release.
+QI_MEASURES = ("rapid", "linkability", "inference", "ml_inference", "gtcap", "membership")
+
 ROW_COLUMNS = ["metric", "mode", "ratio", "level", "value", "ci_low", "ci_high",
                "n_training", "n_holdout", "n_release", "seconds", "note"]
 
@@ -178,8 +182,20 @@ def _half_width(lo: float, hi: float) -> float:
     return (hi - lo) / 2 if np.isfinite(lo) and np.isfinite(hi) else 0.0
 
 
-def summarise(rows: pd.DataFrame, metric: str, mode: str) -> CalibrationSummary:
-    """The contract's figures for one (measure, mode) from its calibration rows."""
+def qi_unique_share(training: pd.DataFrame, threat: ThreatModel) -> float:
+    """Share of training records whose quasi-identifier values no other record shares."""
+    qis = [c for c in threat.quasi_identifiers if c in training.columns]
+    if not qis or training.empty:
+        return math.nan
+    return float((~training[qis].duplicated(keep=False)).mean())
+
+
+def summarise(rows: pd.DataFrame, metric: str, mode: str, *,
+              unique_share: float | None = None) -> CalibrationSummary:
+    """The contract's figures for one (measure, mode) from its calibration rows.
+
+    ``unique_share`` (see :func:`qi_unique_share`) explains a low ceiling of a measure
+    that attacks through the quasi-identifiers."""
     spec = get_measure(metric)
     g = rows[(rows["metric"] == metric) & (rows["mode"] == mode)]
     g = g[np.isfinite(g["value"].to_numpy(dtype=float))]
@@ -241,8 +257,13 @@ def summarise(rows: pd.DataFrame, metric: str, mode: str) -> CalibrationSummary:
         reasons.append(f"reads {worst_floor['value']:.2f} on unseen real rows (ratio "
                        f"{worst_floor['ratio']:g}:1), interval above 0")
     if not ceiling_ok:
+        why = ""
+        if (metric in QI_MEASURES and unique_share is not None and math.isfinite(unique_share)
+                and unique_share < 0.5):
+            why = (f": only {unique_share:.0%} of the training records are unique on the "
+                   "quasi-identifiers, so even a copy cannot be exploited through them")
         reasons.append(f"reads only {worst_ceiling['value']:.2f} on a full copy (ratio "
-                       f"{worst_ceiling['ratio']:g}:1; needs {need:.2f})")
+                       f"{worst_ceiling['ratio']:g}:1; needs {need:.2f}){why}")
     if not monotone:
         reasons.append("falls as the leak grows")
     if gap > RATIO_GAP_MAX and gap_beyond > RATIO_GAP_MAX:
@@ -443,12 +464,15 @@ def calibrate(
         progress(1.0, "stopped" if stopped else "done")
     frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
     seen = {(m, md) for m, md in zip(frame["metric"], frame["mode"], strict=True)}
-    summaries = tuple(summarise(frame, m, md) for m, md in targets if (m, md) in seen)
+    unique = qi_unique_share(parts.training, threat)
+    summaries = tuple(summarise(frame, m, md, unique_share=unique) for m, md in targets
+                      if (m, md) in seen)
     params = {
         "measures": [calibration_key(m, md) for m, md in targets],
         "n_training": len(parts.training), "n_pool": len(parts.pool),
         "n_holdout": {f"{r:g}": len(parts.holdout(r)) for r in ratios},
         "options": jsonable(opts), "max_training": max_training, "seed": seed,
+        "qi_unique_share": unique,
         "seconds": time.perf_counter() - started,
         "contract": {"floor_max": FLOOR_MAX, "ceiling_min": CEILING_MIN,
                      "ratio_gap_max": RATIO_GAP_MAX, "monotone_slack": MONOTONE_SLACK},
@@ -489,5 +513,6 @@ __all__ = [
     "calibration_key",
     "calibration_tables",
     "calibration_targets",
+    "qi_unique_share",
     "summarise",
 ]

@@ -661,8 +661,9 @@ def sweep(
         Number of training records whose secret is randomised (0 = no canary baseline).
     options
         ``{measure: {keyword: value}}`` passed to the measures. By default the
-        linkability attack links the first and second half of *all* columns (the paper's
-        A1 ∪ A2 = all attributes) rather than two halves of the quasi-identifiers.
+        linkability attack links two halves of *all* columns (the paper's A1 ∪ A2 = all
+        attributes), split by :func:`~privacy_core.risk.attacks.informative_split`, rather
+        than two halves of the quasi-identifiers.
     n_jobs
         Parallel workers (-1 = all cores, 1 = in-process).
     backend
@@ -722,7 +723,7 @@ def sweep(
             schema = infer_schema(real)
     real_c = prepare_table(real, schema).reset_index(drop=True)
     threat.validate(schema, real_c)
-    opts = _default_options(schema)
+    opts = _default_options(schema, real_c)
     for k, v in (options or {}).items():
         get_measure(k)
         opts[k] = {**opts.get(k, {}), **v}
@@ -861,11 +862,12 @@ def _check_overfit_params(params: dict[str, Any]) -> None:
         raise ParameterError(f"Unknown overfit_params: {exc}.") from None
 
 
-def _default_options(schema: Schema) -> dict[str, dict[str, Any]]:
+def _default_options(schema: Schema, real: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    from .risk.attacks import informative_split
+
     cols = list(schema.included)
-    half = math.ceil(len(cols) / 2)
-    if len(cols) >= 2:
-        return {"linkability": {"aux_cols": (cols[:half], cols[half:])}}
+    if len(cols) >= 2:  # two halves of all columns that each identify as much as they can
+        return {"linkability": {"aux_cols": informative_split(real, cols)}}
     return {}
 
 

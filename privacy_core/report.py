@@ -2,10 +2,11 @@
 
 A report holds provenance (file names, row counts, content fingerprints, seeds), the
 schema and threat model, every measure's headline value with interval, baseline,
-direction and parameters, the reviewer's decision and notes, and, only when asked,
-per-record tables. The HTML export is one self-contained file (plotly's JavaScript is
-embedded once) that opens offline; the PDF export (fpdf2) is the printable sign-off sheet,
-aggregates only.
+direction and parameters, the reviewer's decision and notes, the calibration of the
+measures on this data when one was run (aggregates only: floors, ceilings, verdicts), and,
+only when asked, per-record tables. The HTML export is one self-contained file (plotly's
+JavaScript is embedded once) that opens offline; the PDF export (fpdf2) is the printable
+sign-off sheet, aggregates only.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import html
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -23,6 +24,11 @@ from .data import Schema, fingerprint
 from .measures import MEASURES
 from .results import MetricResult, jsonable
 from .threat import ThreatModel
+
+from .calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
+
+if TYPE_CHECKING:
+    from .calibration import CalibrationResult
 
 DECISIONS = ("undecided", "release", "release with changes", "do not release")
 
@@ -39,12 +45,15 @@ class ReviewReport:
     decision: str = "undecided"
     notes: str = ""
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    calibration: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return jsonable({
             "created": self.created, "provenance": self.provenance, "schema": self.schema,
             "threat": self.threat, "metrics": self.metrics, "decision": self.decision,
-            "notes": self.notes, **({"records": self.records} if self.records else {}),
+            "notes": self.notes,
+            **({"calibration": self.calibration} if self.calibration is not None else {}),
+            **({"records": self.records} if self.records else {}),
         })
 
     def to_json(self) -> str:
@@ -63,6 +72,7 @@ def build_report(
     decision: str = "undecided",
     notes: str = "",
     include_records: bool = False,
+    calibration: CalibrationResult | None = None,
 ) -> ReviewReport:
     """Assemble a report from computed results.
 
@@ -74,6 +84,11 @@ def build_report(
     include_records
         Add each measure's per-record table. Off by default: a report then holds
         aggregates only and no real record.
+    calibration
+        A calibration of the measures on this data
+        (:func:`privacy_core.calibration.calibrate`): its per-measure summary (floor,
+        ceiling, verdict and reasons), its values per level and ratio and its settings
+        enter the report. Aggregates only.
     """
     names = dict(names or {})
     provenance = {
@@ -100,7 +115,94 @@ def build_report(
         provenance=provenance, schema=schema.to_dict(), threat=threat.to_dict(),
         metrics=metrics, decision=decision if decision in DECISIONS else "undecided",
         notes=notes, records=records,
+        calibration=None if calibration is None else calibration_record(calibration),
     )
+
+
+def calibration_record(calibration: CalibrationResult) -> dict[str, Any]:
+    """The report's calibration section: ``CalibrationResult.to_dict()`` (values per
+    measure, mode, ratio and level; the summary keyed ``metric`` or ``metric:mode``; the
+    settings) with each summary's display label. No record-level data exists in it."""
+    d = calibration.to_dict()
+    for key, summary in d["summary"].items():
+        metric, _, mode = key.partition(":")
+        spec = MEASURES.get(metric)
+        label = spec.label if spec else metric
+        summary["label"] = f"{label} ({mode})" if mode else label
+        summary["metric"], summary["mode"] = metric, mode or "default"
+    return d
+
+
+def _calibration_status(summary: Mapping[str, Any], stopped: bool,
+                        complete: bool = True) -> str:
+    if stopped and not complete:
+        return "incomplete (stopped)"
+    return "pass" if summary.get("pass") else "uncalibrated on this data"
+
+
+def _calibration_complete(cal: Mapping[str, Any]) -> dict[str, bool]:
+    """Per summary key: did every (level, ratio) of the run produce a row?"""
+    need = {(float(lv), float(r)) for lv in cal.get("levels", []) for r in cal.get("ratios", [])}
+    have: dict[str, set[tuple[float, float]]] = {}
+    for row in cal.get("rows", []):
+        key = row["metric"] if row["mode"] == "default" else f"{row['metric']}:{row['mode']}"
+        have.setdefault(key, set()).add((float(row["level"]), float(row["ratio"])))
+    return {key: need <= have.get(key, set()) for key in cal.get("summary", {})}
+
+
+def calibration_rows(report_dict: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The calibration summary of a report as display rows (empty without one)."""
+    cal = report_dict.get("calibration")
+    if not cal:
+        return []
+    complete = _calibration_complete(cal)
+    stopped = bool(cal.get("stopped"))
+    return [{"measure": s.get("label", key), "key": key,
+             "status": _calibration_status(s, stopped, complete.get(key, True)),
+             "floor": s.get("floor"), "ceiling": s.get("ceiling"),
+             "ratio_gap": s.get("ratio_gap"),
+             "ratio_gap_beyond_noise": s.get("ratio_gap_beyond_noise"),
+             "monotone": s.get("monotone"),
+             "reasons": "; ".join(s.get("reasons") or []), "note": s.get("note") or ""}
+            for key, s in cal.get("summary", {}).items()]
+
+
+def _contract(cal: Mapping[str, Any]) -> str:
+    c = {"floor_max": FLOOR_MAX, "ceiling_min": CEILING_MIN, "ratio_gap_max": RATIO_GAP_MAX,
+         **(cal.get("params", {}).get("contract") or {})}
+    return (f"floor at most {c['floor_max']:g} (or its interval reaching 0), ceiling at "
+            f"least {c['ceiling_min']:g} (or its documented ceiling), rising with f_l, ratio "
+            f"gap at most {c['ratio_gap_max']:g} (or at most that beyond its readings' "
+            "intervals)")
+
+
+def _calibration_html(d: Mapping[str, Any]) -> str:
+    rows = calibration_rows(d)
+    if not rows:
+        return ""
+    cal = d["calibration"]
+    params = cal.get("params", {})
+    body = "".join(
+        f"<tr><td><b>{html.escape(r['measure'])}</b><br><code>{html.escape(r['key'])}</code>"
+        f"</td><td>{'✓ ' if r['status'] == 'pass' else '✗ ' if 'uncal' in r['status'] else ''}"
+        f"{html.escape(r['status'])}</td><td>{_fmt(r['floor'])}</td><td>{_fmt(r['ceiling'])}"
+        f"</td><td>{_fmt(r['ratio_gap'])}</td><td>{'yes' if r['monotone'] else 'no'}</td>"
+        f"<td>{html.escape(r['reasons'])}</td><td>{html.escape(r['note'])}</td></tr>"
+        for r in rows)
+    ratios = ", ".join(f"{r:g}:1" for r in cal.get("ratios", []))
+    levels = ", ".join(f"{v:g}" for v in cal.get("levels", []))
+    stopped = (" <b>The run was stopped early: measures marked incomplete have provisional "
+               "values.</b>" if cal.get("stopped") else "")
+    return f"""<h2>Calibration of the measures on this data</h2>
+<p>Each measure was run on leaky reference releases of the real rows (a share f_l copied from
+training, the rest unseen real rows; f_l = {html.escape(levels)}) at training:holdout ratios
+{html.escape(ratios)}, on {params.get('n_training', '?')} training rows, seed
+{params.get('seed', '?')}. <i>Floor</i>: the value on unseen real rows; <i>ceiling</i>: on a
+full copy (worst ratio each); <i>ratio gap</i>: the largest change between ratios. A measure
+passes with its {html.escape(_contract(cal))}.{stopped}</p>
+<table><tr><th>measure</th><th>verdict</th><th>floor</th><th>ceiling</th><th>ratio gap</th>
+<th>monotone</th><th>reasons</th><th>note</th></tr>
+{body}</table>"""
 
 
 def _version() -> str:
@@ -177,6 +279,7 @@ Sensitive: {html.escape(', '.join(threat['sensitive']))}</p>
 <table><tr><th>measure</th><th>value</th><th>95% interval</th><th>baseline</th><th>direction</th>
 <th>what it measures</th></tr>
 {''.join(rows)}</table>
+{_calibration_html(d)}
 {figs_html}
 <h2>Parameters</h2>{params_html}
 {records_html}
@@ -278,6 +381,25 @@ def render_pdf(report: ReviewReport) -> bytes:
                 f"{m.get('goal', '')} is better")])
     pdf.set_font("Helvetica", "", 10)
     para("Indicators measure similarity, not disclosure (consensus R3).", 6)
+
+    cal_rows = calibration_rows(d)
+    if cal_rows:
+        heading("Calibration of the measures on this data")
+        para("Floor: the value on a release of unseen real rows; ceiling: on a full copy of "
+             "the training rows (worst training:holdout ratio each). A measure passes with "
+             f"its {_contract(d['calibration'])}."
+             + (" The run was stopped early." if d["calibration"].get("stopped") else ""))
+        pdf.set_font("Helvetica", "", 8)
+        with pdf.table(col_widths=(42, 30, 14, 14, 14, 66), text_align="LEFT",
+                       line_height=4) as table:
+            table.row([_pdf_text(h) for h in ("measure", "verdict", "floor", "ceiling",
+                                              "ratio gap", "reasons")])
+            for r in cal_rows:
+                table.row([_pdf_text(x) for x in (
+                    r["measure"], r["status"], _fmt_plain(r["floor"]),
+                    _fmt_plain(r["ceiling"]), _fmt_plain(r["ratio_gap"]),
+                    r["reasons"] or "-")])
+        pdf.set_font("Helvetica", "", 10)
 
     heading("Parameters and seeds")
     for name, m in d["metrics"].items():

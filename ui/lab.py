@@ -12,14 +12,12 @@ settings computes the whole sweep.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-import privacy_core as pc
 from privacy_core.experiments import (
     DEFAULT_LEVELS,
     DP_GENERATORS,
@@ -31,11 +29,10 @@ from privacy_core.experiments import (
 from privacy_core.measures import MEASURES, measure_names
 from privacy_core.synth.dp import smartnoise_available
 
-from .cached import cached_evaluation, evaluate, scoped_key
-from .runner import show_warnings
-from .state import Workspace, store_result, stored_result
+from .cached import scoped_key
+from .runner import STOP_FLAG, request_stop, run_stoppable, stoppable_result
+from .state import Workspace
 
-STOP_FLAG = "lab_stop"
 PARTIAL = "lab_partial"
 
 RISK_MODEL_LABELS = {"leaky": "Leaky (copied records)", "overfit": "Overfit (neural generator)",
@@ -96,24 +93,13 @@ def lab_key(ws: Workspace, model: str, settings: dict[str, Any]) -> str:
 
 
 def lab_cached(ws: Workspace, model: str, settings: dict[str, Any]) -> SweepResult | None:
-    key = lab_key(ws, model, settings)
-    return cached_evaluation(key) or stored_result(PARTIAL, key)
+    """The finished sweep of these settings, or the partial one this session kept."""
+    return stoppable_result(PARTIAL, lab_key(ws, model, settings))
 
 
 def should_autorun(ws: Workspace, model: str, settings: dict[str, Any]) -> bool:
     return (model == "leaky" and settings == LAB_DEFAULTS["leaky"]
             and len(lab_real(ws)) <= AUTORUN_MAX_ROWS)
-
-
-def request_stop() -> None:
-    """on_click of the Stop button: the running sweep ends after its current task."""
-    st.session_state[STOP_FLAG] = True
-
-
-class _Stopped(Exception):
-    def __init__(self, result: SweepResult):
-        super().__init__("stopped")
-        self.result = result
 
 
 def _partial_result(model: str, settings: dict[str, Any], frames: list[pd.DataFrame]
@@ -122,11 +108,12 @@ def _partial_result(model: str, settings: dict[str, Any], frames: list[pd.DataFr
         ["level", "replicate", "measure"], kind="stable")
     return SweepResult(rows=rows, risk_model=model, levels=tuple(settings["levels"]),
                        measures=tuple(settings["measures"]),
-                       replicates=int(settings["replicates"]), seed=int(settings["seed"]))
+                       replicates=int(settings["replicates"]), seed=int(settings["seed"]),
+                       stopped=True, n_done=len(frames))
 
 
 def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
-            live_slot: Any) -> SweepResult | None:
+            live_slot: Any, area: Any = None) -> SweepResult | None:
     """Run (or fetch) the sweep of these settings with progress and streaming rows.
 
     ``live_slot`` is an ``st.empty()`` where the partial response plot and rows appear
@@ -138,24 +125,23 @@ def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
     hit = lab_cached(ws, model, settings)
     if hit is not None:
         return hit
-    st.session_state[STOP_FLAG] = False
     frames: list[pd.DataFrame] = []
-    caught: list[warnings.WarningMessage] = []
     real = _subset(lab_real(ws), int(settings["max_rows"]), int(settings["seed"]))
     replicates = int(settings["replicates"])
     sigma, lam, p = settings["noise"]
 
-    def compute(progress, status) -> SweepResult:
+    def compute(progress, should_stop, keep_partial) -> SweepResult:
         def on_rows(batch: pd.DataFrame) -> None:
             frames.append(batch)
             partial = _partial_result(model, settings, frames)
+            keep_partial(partial)
             n_releases = len(partial.rows[["level", "replicate"]].drop_duplicates())
             with live_slot.container():
                 st.caption(f"Partial results: {n_releases} release(s) evaluated so far.")
                 st.plotly_chart(lab_response_figure(partial), width="stretch",
                                 key=f"lab_live_{len(frames)}")
 
-        result = sweep(
+        return sweep(
             real, risk_model=model, levels=settings["levels"], measures=settings["measures"],
             replicates=replicates, threat=ws.threat, schema=ws.schema,
             seed=int(settings["seed"]),
@@ -167,44 +153,15 @@ def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
             canaries=int(settings["canaries"]),
             # One in-process worker for a single overfit replicate: per-epoch progress.
             n_jobs=1 if (model == "overfit" and replicates == 1) else -1,
-            progress=progress, on_rows=on_rows,
-            should_stop=lambda: bool(st.session_state.get(STOP_FLAG)))
-        if result.stopped:
-            raise _Stopped(result)
-        return result
+            progress=progress, on_rows=on_rows, should_stop=should_stop)
 
-    try:
-        with st.status(f"Running the {RISK_MODEL_LABELS[model].lower()} sweep",
-                       expanded=True) as status:
-            bar = st.progress(0.0, text="Starting…")
-
-            def progress(fraction: float, message: str) -> None:
-                bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
-
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                result = evaluate(key, lambda: compute(progress, status))
-            status.update(label="Sweep done", state="complete", expanded=False)
-    except _Stopped as stopped:
-        store_result(PARTIAL, key, stopped.result)
-        live_slot.empty()
-        st.warning(f"Stopped after {stopped.result.n_done} of {stopped.result.n_tasks} "
-                   "task(s): the results below are partial. Run again to compute them all.",
-                   icon=":material/stop_circle:")
-        return stopped.result
-    except pc.PrivacyCoreError as exc:
-        live_slot.empty()
-        st.error(str(exc), icon=":material/warning:")
-        return None
-    except Exception as exc:  # noqa: BLE001 -- the app must not crash to a traceback
-        live_slot.empty()
-        st.error(f"The sweep failed unexpectedly ({type(exc).__name__}: {exc}). Your data "
-                 "and settings are kept; try fewer levels, measures or rows.",
-                 icon=":material/error:")
-        return None
-    live_slot.empty()
-    show_warnings(caught)
-    return result
+    return run_stoppable(
+        PARTIAL, key, f"Running the {RISK_MODEL_LABELS[model].lower()} sweep", compute,
+        done_label="Sweep done", live_slot=live_slot, area=area,
+        stopped_message=lambda r: (f"Stopped after {r.n_done} of {r.n_tasks} task(s): the "
+                                   "results below are partial. Run again to compute them "
+                                   "all."),
+        failure_hint="try fewer levels, measures or rows.")
 
 
 def results_tables(result: SweepResult) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -214,6 +171,6 @@ def results_tables(result: SweepResult) -> tuple[pd.DataFrame, pd.DataFrame]:
     return summary, rows
 
 
-__all__ = ["LAB_DEFAULTS", "LEVEL_OPTIONS", "RISK_MODEL_LABELS", "generators", "lab_cached",
-           "lab_key", "lab_real", "lab_run", "lab_settings", "measure_label", "request_stop",
-           "results_tables", "should_autorun"]
+__all__ = ["LAB_DEFAULTS", "LEVEL_OPTIONS", "RISK_MODEL_LABELS", "STOP_FLAG", "generators",
+           "lab_cached", "lab_key", "lab_real", "lab_run", "lab_settings", "measure_label",
+           "request_stop", "results_tables", "should_autorun"]

@@ -21,22 +21,31 @@ ATTACKS = ("singling_out", "linkability", "inference", "ml_inference")
 def privacy_params(ws: Workspace) -> dict[str, Any]:
     n = len(ws.real.frame)
     qis = list(ws.quasi_identifiers)
-    half = max(1, len(qis) // 2)
-    defaults = {"n_attacks": 0 if n <= 5000 else 500, "k": 5, "radius": 0.1, "seed": 0,
-                "aux_a": tuple(qis[:half]), "aux_b": tuple(qis[half:] or qis[:1]),
+    if len(qis) >= 2:  # two halves that each identify as many records as the QIs allow
+        aux_a, aux_b = pc.informative_split(ws.real.frame, qis)
+    else:
+        aux_a, aux_b = qis, qis[:1]
+    # every record is attacked up to 50,000 rows (consensus R2; 500 sampled targets read a
+    # private release as 0.2 by chance); singling out's predicates stay at 500 above 5,000
+    defaults = {"n_attacks": 0 if n <= 50_000 else 500, "k": 5, "radius": 0.1, "seed": 0,
+                "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
                 "so_mode": "multivariate",
                 "so_cols": min(3, len(ws.schema.included))}
     params = {**defaults, **(ws.setting("privacy") or {})}
     # a later type change may have excluded columns since the setting was stored
     params["so_cols"] = max(1, min(int(params["so_cols"]), len(ws.schema.included)))
+    params["n_rows"] = n
     return params
 
 
 def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
     n_attacks = params["n_attacks"] or None  # 0 means every record (consensus R2)
+    # singling out draws one predicate per distinct record for "every record": affordable
+    # up to 5,000 rows, 500 predicates (the attack's default) above
+    so_attacks = n_attacks or (None if params.get("n_rows", 0) <= 5000 else 500)
     opts: dict[str, dict[str, Any]] = {
         "knn": {"k_max": params["k"]},
-        "singling_out": {"n_attacks": n_attacks, "mode": params["so_mode"],
+        "singling_out": {"n_attacks": so_attacks, "mode": params["so_mode"],
                          "n_cols": params["so_cols"] if params["so_mode"] == "multivariate"
                          else 1},
         "linkability": {"n_attacks": n_attacks,
@@ -46,6 +55,11 @@ def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
         "gtcap": {"radius": params["radius"]},
     }
     return opts.get(name, {})
+
+
+def measure_options(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The keyword options of one measure under the page's settings."""
+    return dict(_options(name, params))
 
 
 def available(ws: Workspace, name: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import privacy_core as pc
 
+from .calibration import latest_calibration
 from .evaluations import rapid_cached, rapid_fit_params
 from .fidelity import ALL_RELEASES, fidelity_params, fidelity_view, scope_releases
 from .privacy import PRIVACY_MEASURES, cached_results, privacy_params
@@ -25,3 +26,8 @@ def session_results(ws: Workspace) -> dict[str, pc.MetricResult]:
     view = fidelity_view(ws, fidelity_params(ws), scope_releases(ws, ALL_RELEASES))
     out.update(view.results)
     return out
+
+
+def session_calibration(ws: Workspace) -> pc.CalibrationResult | None:
+    """The calibration of the measures on this data shown last in the Risk lab, if any."""
+    return latest_calibration(ws)

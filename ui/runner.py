@@ -3,6 +3,14 @@
 The app never shows a traceback: engine input errors are shown verbatim (they say what
 to fix), anything unexpected is reported briefly, and the session's data and settings
 are untouched either way.
+
+Long, stoppable work (the risk lab's sweeps and the calibration of the measures) runs
+through :func:`run_stoppable`: a progress bar, a Stop button wired to the engine's
+``should_stop`` through a session flag, and partial results kept for the session. A
+click in the browser while a script runs interrupts that run (Streamlit reruns the
+page at the next element it draws), so the rows finished so far are also mirrored into
+the session as they arrive (``keep_partial``): the rerun that the Stop click starts
+finds them there (:func:`stoppable_result`) and shows them as a stopped result.
 """
 
 from __future__ import annotations
@@ -15,10 +23,14 @@ import streamlit as st
 
 import privacy_core as pc
 
-from .cached import evaluate
-from .state import set_error
+from .cached import cached_evaluation, evaluate
+from .state import set_error, store_result, stored_result
 
 T = TypeVar("T")
+ProgressFn = Callable[[float, str], None]
+
+STOP_FLAG = "lab_stop"  # set by the Stop button, read by the running work's should_stop
+LIVE = "running_partial"  # {name: (key, partial result)} while stoppable work runs
 
 
 def run_cached(key: str, label: str, compute: Callable[[Callable[[float, str], None]], T]
@@ -51,6 +63,11 @@ def run_cached(key: str, label: str, compute: Callable[[Callable[[float, str], N
 def show_warnings(caught: list[Any]) -> None:
     seen = set()
     for w in caught:
+        # The data page shows the unseen-category note when the tables are loaded; every
+        # measure re-reads the tables, and repeating it under each would bury the
+        # measures' own warnings.
+        if issubclass(w.category, pc.UnseenCategoryWarning):
+            continue
         if issubclass(w.category, pc.PrivacyCoreWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
             st.warning(str(w.message))
@@ -74,3 +91,111 @@ def guarded(fn: Callable[[], T], *, control: str | None = None) -> T | None:
     else:
         st.error(message, icon=":material/warning:")
     return None
+
+
+# ------------------------------------------------------------------ stoppable work
+def request_stop() -> None:
+    """on_click of a Stop button: the running work ends after its current step."""
+    st.session_state[STOP_FLAG] = True
+
+
+def stop_requested() -> bool:
+    return bool(st.session_state.get(STOP_FLAG))
+
+
+class _Stopped(Exception):
+    def __init__(self, result: Any):
+        super().__init__("stopped")
+        self.result = result
+
+
+def stoppable_result(name: str, key: str) -> Any:
+    """The finished result of ``key`` (shared cache), else this session's partial one.
+
+    A partial result is either one that ended through ``should_stop`` or the rows that a
+    run interrupted by a click had mirrored with ``keep_partial`` (that run never
+    returned); the latter is kept from now on like the former. ``keep_partial`` may be
+    given a zero-argument function that builds the partial result: it is called here,
+    once, only when the run was interrupted.
+    """
+    hit = cached_evaluation(key)
+    if hit is not None:
+        return hit
+    hit = stored_result(name, key)
+    if hit is not None:
+        return hit
+    live = st.session_state.get(LIVE, {})
+    if name in live and live[name][0] == key:
+        _, partial = live.pop(name)
+        if callable(partial):
+            partial = partial()
+        store_result(name, key, partial)
+        return partial
+    return None
+
+
+def run_stoppable(name: str, key: str, label: str,
+                  compute: Callable[[ProgressFn, Callable[[], bool], Callable[[Any], None]], T],
+                  *, done_label: str, stopped_message: Callable[[T], str],
+                  failure_hint: str, live_slot: Any = None, area: Any = None) -> T | None:
+    """Run stoppable work with progress; keep what it finished if it is stopped.
+
+    ``compute(progress, should_stop, keep_partial)`` calls the engine: ``progress`` moves
+    the bar, ``should_stop`` is the engine's stop check (True once Stop was clicked) and
+    ``keep_partial(result)`` mirrors the partial result so far into the session (or a
+    function that builds it). ``area`` is the container that holds the progress (default:
+    where the page is being drawn). A
+    finished result is stored in the shared evaluation cache under ``key``; a result with
+    ``stopped`` set is kept for this session only (under ``name``), so a later run with
+    the same settings computes everything. Returns None on failure (the error is shown).
+    """
+    st.session_state[STOP_FLAG] = False
+    live = st.session_state.setdefault(LIVE, {})
+    live.pop(name, None)
+
+    def keep_partial(partial: Any) -> None:
+        st.session_state.setdefault(LIVE, {})[name] = (key, partial)
+
+    def finished(result: T) -> T:
+        if getattr(result, "stopped", False):
+            raise _Stopped(result)
+        return result
+
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with (area if area is not None else st).status(label, expanded=True) as status:
+            bar = status.progress(0.0, text="Starting…")
+
+            def progress(fraction: float, message: str) -> None:
+                bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
+
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", pc.PrivacyCoreWarning)
+                result = evaluate(key, lambda: finished(
+                    compute(progress, stop_requested, keep_partial)))
+            status.update(label=done_label, state="complete", expanded=False)
+    except _Stopped as stopped:
+        st.session_state.get(LIVE, {}).pop(name, None)
+        store_result(name, key, stopped.result)
+        if live_slot is not None:
+            live_slot.empty()
+        st.warning(stopped_message(stopped.result), icon=":material/stop_circle:")
+        return stopped.result
+    except pc.PrivacyCoreError as exc:
+        st.session_state.get(LIVE, {}).pop(name, None)
+        if live_slot is not None:
+            live_slot.empty()
+        st.error(str(exc), icon=":material/warning:")
+        return None
+    except Exception as exc:  # noqa: BLE001 -- the app must not crash to a traceback
+        st.session_state.get(LIVE, {}).pop(name, None)
+        if live_slot is not None:
+            live_slot.empty()
+        st.error(f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
+                 f"Your data and settings are kept; {failure_hint}", icon=":material/error:")
+        return None
+    st.session_state.get(LIVE, {}).pop(name, None)
+    if live_slot is not None:
+        live_slot.empty()
+    show_warnings(caught)
+    return result

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from .state import Workspace, get_error, pop_notice
+from .state import Workspace, get_error, get_notes, pop_notice
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
@@ -19,13 +19,15 @@ def explanation(topic: str, *, expanded: bool = False) -> None:
 
 
 def error_slot(control: str) -> None:
-    """Show the error (and any notice) attached to one control, right where it is."""
+    """Show the error (and any notice or note) attached to one control, right where it is."""
     message = get_error(control)
     if message:
         st.error(message, icon=":material/warning:")
     notice = pop_notice(control)
     if notice:
         st.success(notice)
+    for note in get_notes(control):
+        st.info(note, icon=":material/info:")
 
 
 def fmt_ci(ci: tuple[float, float] | None, digits: int = 3) -> str:
@@ -62,3 +64,18 @@ def sidebar_summary(ws: Workspace | None) -> None:
         st.markdown("**Sensitive:** " + ", ".join(f"`{c}`" for c in ws.sensitive))
         st.caption("Your data stays in this browser session: nothing is written to disk "
                    "unless you download it.")
+
+
+def stop_button(slot, *, running: bool, key: str, help: str | None = None) -> None:
+    """The Stop button of stoppable work, drawn into ``slot`` (an ``st.empty()``).
+
+    It is enabled only while the work runs (the page draws it enabled on the run that
+    starts the work and redraws it disabled when the work ends); its click sets the stop
+    flag that the engine's ``should_stop`` reads.
+    """
+    from .runner import request_stop
+
+    slot.button("Stop", icon=":material/stop_circle:", on_click=request_stop,
+                disabled=not running, key=f"{key}_{'running' if running else 'idle'}",
+                help=help or "Ends the run after the step being evaluated; finished rows "
+                             "are kept.")

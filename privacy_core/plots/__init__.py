@@ -5,6 +5,7 @@ Plotly is imported here only, so ``import privacy_core`` stays light.
 """
 
 from .agreement import flag_agreement_heatmap, flag_matrix_figure
+from .calibration import calibration_figure, calibration_status, calibration_table
 from .fidelity import (
     discriminator_importance,
     fidelity_family_figure,

@@ -58,3 +58,57 @@ def test_pdf_sign_off_sheet(review):
     assert b"HTML and JSON exports only" in with_records
     some_record = str(results["singling_out"].records["guess"].iloc[0]).encode("latin-1")
     assert some_record not in with_records
+
+
+@pytest.fixture(scope="module")
+def calibration():
+    real = pc.simulate_health(600, seed=4)
+    return pc.calibrate(real, threat=THREAT, measures=["ims", "linkability"], levels=(0, 1),
+                        ratios=(1, 2), max_training=150)
+
+
+def test_calibration_table_enters_json_html_and_pdf_when_given(review, calibration):
+    build, _ = review
+    plain = build()
+    assert "calibration" not in plain.to_dict()
+    html_plain = pc.render_html(plain)
+    assert "Calibration of the measures" not in html_plain
+    assert b"Calibration of the measures" not in pc.render_pdf(plain)
+
+    report = build(calibration=calibration)
+    d = json.loads(report.to_json())
+    cal = d["calibration"]
+    assert set(cal["summary"]) == {"ims", "linkability"}
+    ims = cal["summary"]["ims"]
+    assert ims["label"] == "Identical match share" and ims["pass"] is True
+    assert ims["floor"] == pytest.approx(calibration.summary("ims").floor)
+    assert ims["ceiling"] == pytest.approx(calibration.summary("ims").ceiling)
+    assert cal["levels"] == [0.0, 1.0] and cal["ratios"] == [1.0, 2.0]
+    # aggregates only: values per measure, mode, ratio and level, no record
+    assert {tuple(sorted(r)) for r in cal["rows"]} == {
+        ("ci", "level", "metric", "mode", "ratio", "value")}
+    assert "records" not in d
+
+    html_text = pc.render_html(report)
+    assert "Calibration of the measures on this data" in html_text
+    assert "Identical match share" in html_text and "✓ pass" in html_text
+    link = calibration.summary("linkability")
+    if not link.passed:  # an uncalibrated measure shows the words and its reason
+        assert "✗ uncalibrated on this data" in html_text
+        assert pc.report.html.escape(link.reasons[0]) in html_text
+    pdf = pc.render_pdf(report)
+    assert b"Calibration of the measures on this data" in pdf
+    assert f"{calibration.summary('ims').ceiling:.4f}".encode() in pdf
+
+
+def test_calibration_rows_of_a_stopped_run_mark_unfinished_measures(review, calibration):
+    from dataclasses import replace
+
+    build, _ = review
+    rows = calibration.rows
+    partial = replace(calibration, rows=rows[~((rows["metric"] == "linkability")
+                                               & (rows["level"] == 1.0))], stopped=True)
+    d = build(calibration=partial).to_dict()
+    status = {r["key"]: r["status"] for r in pc.report.calibration_rows(d)}
+    assert status["ims"] == "pass"
+    assert status["linkability"] == "incomplete (stopped)"
