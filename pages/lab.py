@@ -190,10 +190,12 @@ if model == VIEW:
         column_config={
             "floor": st.column_config.NumberColumn(
                 "floor (unseen rows)", format="%.3f",
-                help="Value at the lowest f_l (a release of unseen real rows), worst ratio."),
+                help="Value at the lowest f_l (a release of unseen real rows), at the "
+                     "smallest ratio (1:1 by default)."),
             "ceiling": st.column_config.NumberColumn(
                 "ceiling (full copy)", format="%.3f",
-                help="Value at the highest f_l (a full copy of training), worst ratio."),
+                help="Value at the highest f_l (a full copy of training), at the smallest "
+                     "ratio (1:1 by default)."),
             "slope": st.column_config.NumberColumn(format="%.2f"),
             "linearity": st.column_config.NumberColumn("linearity (R²)", format="%.2f"),
             "ratio gap": st.column_config.NumberColumn(

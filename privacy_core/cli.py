@@ -233,12 +233,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     results = evaluate_measures(real, synthetic, names=names, threat=threat, holdout=control,
                                 schema=schema, seed=args.seed,
                                 options={"rapid": {"bootstrap": 200}})
+    calibration = None
+    if args.calibrate:
+        from .calibration import calibrate
+
+        privacy = [n for n in names if get_measure(n).family == "privacy"]
+        calibration = calibrate(real, threat=threat, holdout=control, schema=schema,
+                                measures=privacy, max_training=args.calibrate_max_training,
+                                options={"rapid": {"bootstrap": 200}}, seed=args.seed)
     report = build_report(real=real, synthetic=synthetic, results=results, threat=threat,
                           schema=schema, holdout=control,
                           names={"real": args.real, "synthetic": list(args.synthetic),
                                  "holdout": args.control},
                           decision=args.decision, notes=args.notes or "",
-                          include_records=args.include_records)
+                          include_records=args.include_records, calibration=calibration)
     try:
         if Path(args.out).suffix.lower() == ".pdf":
             Path(args.out).write_bytes(render_pdf(report))
@@ -337,7 +345,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rapid", help="RAPID attribute-inference risk")
     _add_shared(p)
     p.add_argument("--tau", type=float, default=None, help="categorical threshold (default 0.3)")
-    p.add_argument("--epsilon", type=float, default=None, help="continuous tolerance (default 0.10)")
+    p.add_argument("--epsilon", type=float, default=None,
+                   help="continuous tolerance as a proportion, not a percentage: 0.10 means "
+                        "within 10 %% (default 0.10); must be below 1 for the relative and "
+                        "symmetric errors, in units of y for absolute")
     p.add_argument("--error", default="relative",
                    choices=["relative", "absolute", "normalized", "symmetric"])
     p.add_argument("--method", default="marginal", choices=["marginal", "conditional", "nce"])
@@ -380,6 +391,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--notes", default="")
     p.add_argument("--include-records", action="store_true",
                    help="add per-record tables (they contain real records)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="also calibrate the privacy measures on this data (see `calibrate`) "
+                        "and add the calibration table to the report")
+    p.add_argument("--calibrate-max-training", type=int, default=2000,
+                   help="training rows of the calibration's reference releases")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("calibrate", help="the risk-insertion framework run on the measures "

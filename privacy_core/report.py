@@ -198,7 +198,7 @@ def _calibration_html(d: Mapping[str, Any]) -> str:
 training, the rest unseen real rows; f_l = {html.escape(levels)}) at training:holdout ratios
 {html.escape(ratios)}, on {params.get('n_training', '?')} training rows, seed
 {params.get('seed', '?')}. <i>Floor</i>: the value on unseen real rows; <i>ceiling</i>: on a
-full copy (worst ratio each); <i>ratio gap</i>: the largest change between ratios. A measure
+full copy (at the smallest ratio, 1:1 by default); <i>ratio gap</i>: the largest change between ratios. A measure
 passes with its {html.escape(_contract(cal))}.{stopped}</p>
 <table><tr><th>measure</th><th>verdict</th><th>floor</th><th>ceiling</th><th>ratio gap</th>
 <th>monotone</th><th>reasons</th><th>note</th></tr>
@@ -248,6 +248,7 @@ def render_html(report: ReviewReport, figures: Mapping[str, Any] | None = None) 
     params_html = "".join(
         f"<details><summary>{html.escape(name)} parameters</summary><pre>"
         f"{html.escape(json.dumps(m.get('params', {}), indent=2))}</pre></details>"
+        + (f"<p>{html.escape(note)}</p>" if (note := _unit_note(m.get("params", {}))) else "")
         for name, m in d["metrics"].items())
     records_html = ""
     for name, recs in d.get("records", {}).items():
@@ -296,6 +297,24 @@ def _pdf_text(value: Any) -> str:
     for symbol, spelled in _PDF_SPELLING.items():
         text = text.replace(symbol, spelled)
     return text.encode("latin-1", "replace").decode("latin-1")
+
+
+def _unit_note(params: Mapping[str, Any]) -> str:
+    """The unit of RAPID's continuous tolerance ε, said in words.
+
+    The RAPID paper (``rapid-attribute-inference.md`` §2.3) writes ε as a percentage
+    ("within 10 %") while the engine stores a proportion (0.10): a reader comparing the
+    report with the paper needs the unit next to the number.
+    """
+    eps, error = params.get("epsilon"), params.get("error")
+    if params.get("kind") != "continuous" or not isinstance(eps, (int, float)):
+        return ""
+    if error in ("relative", "symmetric"):
+        return (f"ε = {eps:g} is a proportion, not a percentage: a record is at risk when the "
+                f"{error} prediction error is below {eps:.0%}.")
+    unit = ("units of the sensitive attribute" if error == "absolute"
+            else "standard deviations of the sensitive attribute")
+    return f"ε = {eps:g} is a tolerance in {unit} ({error} error)."
 
 
 def _param_summary(params: Mapping[str, Any]) -> str:
@@ -407,6 +426,8 @@ def render_pdf(report: ReviewReport) -> bytes:
         pdf.cell(0, 5, _pdf_text(name), **next_line)
         pdf.set_font("Helvetica", "", 8)
         para(_param_summary(m.get("params", {})) or "-", 4)
+        if note := _unit_note(m.get("params", {})):
+            para(_pdf_text(note), 4)
     if d.get("records"):
         pdf.set_font("Helvetica", "I", 9)
         para("Per-record tables were requested; they are in the HTML and JSON exports only.")

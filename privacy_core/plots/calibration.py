@@ -204,8 +204,8 @@ def calibration_table(result: CalibrationResult) -> pd.DataFrame:
     """One display row per measure (and mode): verdict, floor, ceiling and the contract's
     figures, the reasons for a failure and the registry's calibration note.
 
-    Columns: measure, key, status, floor (on unseen real rows, worst ratio), ceiling (on a
-    full copy, worst ratio), slope, linearity (R²), monotone, ratio gap, gap beyond
+    Columns: measure, key, status, floor (on unseen real rows, smallest ratio), ceiling (on a
+    full copy, smallest ratio), slope, linearity (R²), monotone, ratio gap, gap beyond
     intervals, documented ceiling, reasons, note. A stopped run lists every measure it was
     asked for; one it did not finish shows only its floor (if its lowest level ran), one
     it never reached no value. Aggregates only.

@@ -252,3 +252,18 @@ def test_calibrate_bad_options_exit_2(calibration_files, args, message):
     assert proc.returncode == 2
     assert proc.stderr.startswith("error:") and message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_report_with_calibration(files, holdout, tmp_path):
+    out = tmp_path / "review.html"
+    proc = run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--control", str(holdout), "--sensitive", "disease", "--metrics",
+               "ims,singling_out", "--calibrate", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "Calibration" in html and "Singling out (univariate)" in html
+    plain = tmp_path / "plain.html"
+    assert run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--sensitive", "disease", "--metrics", "ims", "--out",
+               str(plain)).returncode == 0
+    assert "Singling out (univariate)" not in plain.read_text(encoding="utf-8")
