@@ -6,6 +6,7 @@ RAPID evaluation) is loaded so that results are on screen without a click.
 """
 
 import os
+from pathlib import Path
 
 # POT would otherwise import torch (~2 s) just to offer it as a backend; we use numpy.
 os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
@@ -15,7 +16,10 @@ import streamlit as st  # noqa: E402
 from ui.state import DEEP_LINK, NAVIGATION_RAN, require_workspace  # noqa: E402
 from ui.widgets import sidebar_summary  # noqa: E402
 
-st.set_page_config(page_title="Synthetic data privacy review", page_icon=":material/shield:",
+# The favicon is a local file: a ":material/..." page icon is fetched as an SVG from
+# fonts.gstatic.com, and nothing may be fetched from outside (offline use in a secure room).
+st.set_page_config(page_title="Synthetic data privacy review",
+                   page_icon=str(Path(__file__).parent / "assets" / "favicon.png"),
                    layout="wide")
 
 PAGES: dict[str, list] = {"Review": [], "Risk": [], "Utility": []}
