@@ -105,7 +105,7 @@ with source_upload:
                 raise pc.SchemaError(
                     "The real table has fewer than two usable columns after excluding ID-like "
                     f"and constant ones ({', '.join(schema.excluded)}).")
-            qis, sensitive = default_threat(schema)
+            qis, sensitive = default_threat(schema, real=real)
             new = Workspace(real=Table.make(real_file.name, real, "upload"), releases=releases,
                             holdout=holdout, quasi_identifiers=qis, sensitive=sensitive,
                             dataset="upload")
@@ -214,6 +214,22 @@ st.header("4. Threat model")
 st.caption("Quasi-identifiers: what an attacker already knows about a person (e.g. from a "
            "register or social media). Sensitive: what they want to learn.")
 included = schema.included
+# Uploads start from the engine's suggestion; the built-in datasets keep the threat models
+# their sources document.
+suggestion = (pc.suggest_quasi_identifiers(ws.real.frame, schema, ws.sensitive)
+              if ws.dataset == "upload" else None)
+if suggestion is not None:
+    st.info(suggestion.summary())
+    with st.expander("Why each column is in or out"):
+        st.dataframe(suggestion.to_frame()[["name", "n_unique", "reason"]],
+                     hide_index=True, width="stretch")
+    followed = ws.quasi_identifiers == suggestion.columns
+    if st.button("Use the suggestion", key="use_qi_suggestion", disabled=followed,
+                 help="Already in use." if followed else
+                 "Replace the quasi-identifiers below with the suggested ones."):
+        if commit(replace(ws, quasi_identifiers=suggestion.columns), control="threat"):
+            set_notice("threat", "Suggested quasi-identifiers applied.")
+        st.rerun()
 with st.form("threat_form"):
     qis = st.multiselect("Quasi-identifiers", included,
                          default=[c for c in ws.quasi_identifiers if c in included])
@@ -223,6 +239,12 @@ with st.form("threat_form"):
 error_slot("threat")
 if apply_threat:
     try:
+        if (suggestion is not None and tuple(sens) != ws.sensitive and sens
+                and ws.quasi_identifiers == suggestion.columns
+                and set(qis) == set(ws.quasi_identifiers)):
+            # the user changed only the sensitive column while still on the suggestion:
+            # follow it, so the new target is not left among the quasi-identifiers
+            qis = list(pc.suggest_quasi_identifiers(ws.real.frame, schema, sens).columns)
         candidate = replace(ws, quasi_identifiers=tuple(qis), sensitive=tuple(sens))
         candidate.threat  # validates the lists themselves
     except pc.PrivacyCoreError as exc:

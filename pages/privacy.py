@@ -5,11 +5,10 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core.measures import MEASURES
-from privacy_core.risk.agreement import flag_agreement, record_flags
 from privacy_core.risk.attacks import SINGLING_OUT_MODES
 from ui.cached import canonical_real
 from ui.calibration import card_calibration, latest_calibration, open_calibration_view
-from ui.evaluations import rapid_cached, rapid_fit_params
+from ui.evaluations import rapid_at_page_settings, rapid_cached, rapid_fit_params
 from ui.privacy import (
     ATTACKS,
     FAST_DEFAULT,
@@ -18,13 +17,14 @@ from ui.privacy import (
     SLOW,
     available,
     cached_results,
+    card_text,
     nearest_records,
     privacy_params,
     run_measures,
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
-from ui.widgets import error_slot, explanation, fmt_ci
+from ui.widgets import error_slot, explanation
 
 st.title("Privacy metrics")
 st.caption("Similarity indicators, attacks and membership inference on the same threat model "
@@ -131,17 +131,17 @@ cols = st.columns(3)
 for i, (name, res) in enumerate(shown.items()):
     with cols[i % 3].container(border=True):
         st.metric(MEASURES[name].label, f"{res.value:.3f}", help=reading(name, res))
-        parts = [fmt_ci(res.ci)]
-        if res.baseline is not None:
-            parts.append(f"baseline {res.baseline:.3f}")
-        if name == "singling_out":
-            parts.append("univariate predicates" if res.params["mode"] == "univariate"
-                         else f"{res.params['n_cols']}-column predicates")
-        if "replicates" in res.extra:
-            parts.append(f"mean of {len(res.extra['replicates'])} releases, sd "
-                         f"{res.extra['sd']:.3f}")
-        st.caption(" · ".join(p for p in parts if p))
+        text = card_text(name, res)
+        st.caption(" · ".join(p for p in (text.interval, text.baseline) if p))
+        if text.uninformative:
+            st.badge("uninformative interval", icon=":material/error:", color="orange")
+            st.caption(text.uninformative)
+        if text.rates:
+            st.caption(text.rates)
+            st.caption(text.risk_note)
         st.caption(reading(name, res))
+        if isinstance(res.extra.get("reading"), str):  # e.g. DOMIAS below 0: no signal
+            st.caption(f"Reading: {res.extra['reading']}.")
         cal = None if calibration is None else card_calibration(
             ws, calibration, name, res.value, alpha=alpha,
             mode=res.params["mode"] if name == "singling_out" else "default")
@@ -175,17 +175,28 @@ if attack_results:
 
 # ------------------------------------------------------------------ drill-down
 st.subheader("Record drill-down")
+SHORTLIST = {"at least two measures": 2, "at least one measure": 1}
 real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
 rapid = rapid_cached(ws, rapid_fit_params(ws))
 flag_sources = dict(shown)
+if rapid is not None:  # at the RAPID page's score and threshold: the same records at risk
+    rapid = guarded(lambda: rapid_at_page_settings(rapid))
 if rapid is not None:
-    flag_sources["rapid"] = rapid.at(st.session_state.get("_keep_rapid_tau_marginal", 0.3)) \
-        if rapid.kind == "categorical" else rapid
-flags = guarded(lambda: record_flags(flag_sources, real_c.index))
+    flag_sources["rapid"] = rapid
+flags = guarded(lambda: pc.record_flags(flag_sources, real_c.index))
 if flags is not None and len(flags.columns) > 1:
-    flagged = flags[flags["n_flags"] > 0]
-    st.caption(f"{len(flagged):,} of {len(flags):,} real records are flagged by at least one "
-               "measure. Pick one to see its nearest synthetic rows."
+    keep("privacy_shortlist", "at least two measures")
+    rule = st.radio(
+        "List the records flagged by", list(SHORTLIST), key="privacy_shortlist",
+        horizontal=True, on_change=remember, args=("privacy_shortlist",),
+        help="Each measure has its own false positives, and one flag alone is common; "
+             "records that two or more measures flag independently are the few to look at "
+             "first. 'At least one measure' lists every flagged record.")
+    flagged = pc.flag_shortlist(flags, min_flags=SHORTLIST[rule])
+    n_any = int((flags["n_flags"] > 0).sum())
+    st.caption(f"**{len(flagged):,} of {len(flags):,} real records** are flagged by {rule}"
+               + (f" ({n_any:,} by at least one)" if SHORTLIST[rule] > 1 else "")
+               + ", most flagged first. Pick one to see its nearest synthetic rows."
                + ("" if rapid is not None else " (Compute RAPID on its page to include it.)"))
     table = flagged.join(real_c[list(ws.quasi_identifiers)], how="left")
     st.dataframe(table, width="stretch", height=260)
@@ -218,8 +229,13 @@ if flags is not None and len(flags.columns) > 1:
     g1, g2 = st.columns(2)
     g1.plotly_chart(plots.flag_matrix_figure(flags), width="stretch")
     g1.caption("The most-flagged records (rows) and the measures that flag them (red).")
-    g2.plotly_chart(plots.flag_agreement_heatmap(flag_agreement(flags)), width="stretch")
-    g2.caption("Correlation of per-record flags: do the measures point at the same people?")
+    reasons = pc.flag_agreement_reasons(flags)
+    g2.plotly_chart(plots.flag_agreement_heatmap(pc.flag_agreement(flags), reasons),
+                    width="stretch")
+    undefined = [reasons.loc[c, c].split(", so")[0] for c in reasons.index if reasons.loc[c, c]]
+    g2.caption("Correlation of per-record flags (phi): do the measures point at the same "
+               "people? " + (f"n/a: {'; '.join(undefined)} — agreement with a measure "
+                             "whose flags do not vary is undefined." if undefined else ""))
     st.download_button("Download the flag table (record indices and flags only)",
                        flags.to_csv(), file_name="record_flags.csv", mime="text/csv")
 

@@ -10,8 +10,11 @@ from ui.evaluations import (
     rapid_calibration,
     rapid_cv,
     rapid_fit_params,
+    rapid_references_cached,
+    rapid_references_run,
     rapid_run,
     rapid_should_autorun,
+    reference_reading,
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_widget
@@ -103,9 +106,16 @@ def results_panel(base: pc.RapidResult) -> None:
         scale = base.y_scale if error == "absolute" else 1.0
         key = f"rapid_eps_{error}"
         keep(key, round(0.1 * scale, 4))
+        # relative / symmetric ε is a proportion and the engine rejects 1 or more
+        proportion = error in ("relative", "symmetric")
+        hi = 0.99 if proportion else round(max(1.0, 2 * scale), 4)
+        unit = ("a proportion, not a percentage: 0.10 means within 10 % of the true value"
+                if proportion else "in units of y" if error == "absolute" else "in SDs of y")
         threshold = c1.slider("Tolerance ε: a record is at risk when the error is below ε",
-                              0.0, round(max(1.0, 2 * scale), 4), step=round(0.005 * scale, 6) or 0.005,
-                              key=key, on_change=remember, args=(key,))
+                              0.0, hi, step=round(0.005 * scale, 6) or 0.005,
+                              key=key, on_change=remember, args=(key,),
+                              help=f"ε is {unit}. The RAPID paper writes it as a "
+                                   "percentage (default 10 %).")
         variant = {"error": error}
     keep("rapid_interval", "bootstrap")
     interval = c3.selectbox("Interval", ["bootstrap", "wilson", "clopper-pearson"],
@@ -118,12 +128,17 @@ def results_panel(base: pc.RapidResult) -> None:
     m1.metric("RAPID (mean of attackers)", f"{r.value:.3f}",
               help="Share of real records at risk, averaged over attackers and releases.")
     m1.caption(fmt_ci(r.ci))
-    m2.metric("RAPID max (conservative)", f"{r.rate_max:.3f}",
-              help="The strongest attacker's share: the worst case the paper recommends reporting.")
+    strongest = r.strongest_attacker
+    strongest_label = pc.ATTACKER_LABELS[strongest]
+    m2.metric("RAPID max (strongest attacker)", f"{r.rate_max:.3f}",
+              help="The strongest attacker's share: the worst case the paper recommends "
+                   "reporting (§2.5).")
     m2.caption(fmt_ci(r.ci_max))
-    strongest = max(r.by_attacker, key=lambda a: r.by_attacker[a]["value"])
-    m3.metric("Records at risk (max)", f"{round(r.rate_max * len(r.y_true)):,} of {len(r.y_true):,}",
-              help=f"Strongest attacker: {pc.ATTACKER_LABELS[strongest]}.")
+    m3.metric("Records at risk (strongest attacker)", f"{r.n_at_risk:,} of {len(r.y_true):,}",
+              help="The real records that the strongest attacker (the one with the highest "
+                   "RAPID at this threshold) infers confidently: the records behind RAPID "
+                   "max, and the ones listed in the per-record table below.")
+    m3.caption(f"Strongest attacker: {strongest_label}.")
     if r.replicate_rates.shape[1] > 1:
         per_release = r.replicate_rates.mean(axis=0)
         m3.caption(f"Across {len(per_release)} releases: mean {per_release.mean():.3f} ± "
@@ -134,6 +149,9 @@ def results_panel(base: pc.RapidResult) -> None:
         f"are confidently right ({rel}) about **{r.value:.1%}** of the real people on average, and "
         f"**{r.rate_max:.1%}** with the strongest attacker "
         f"({pc.ATTACKER_LABELS[strongest]}).")
+    # filled at the end of the panel: on the first visit the references are fitted after
+    # everything else is on screen
+    reference_slot = st.container()
     st.dataframe(
         [{"attacker": pc.ATTACKER_LABELS[a], "RAPID": v["value"],
           "95% CI": f"{v['ci'][0]:.3f} – {v['ci'][1]:.3f}"} for a, v in r.by_attacker.items()],
@@ -177,11 +195,13 @@ def results_panel(base: pc.RapidResult) -> None:
                                 run=run)
         if cal is not None:
             st.metric("Suggested threshold", f"{cal.suggested_threshold:.3f}")
-            st.caption(f"At it, RAPID = {r.at(cal.suggested_threshold).value:.3f} on this release "
-                       f"vs {cal.null_rate(cal.suggested_threshold):.3f} under the null.")
+            # a suggested relative epsilon can exceed the slider's range: read it clamped
+            at_suggested = float(min(max(cal.suggested_threshold, 0.0), hi))
+            st.caption(f"At it, RAPID = {r.at(at_suggested, **variant).value:.3f} "
+                       "on this release "
+                       f"vs {cal.null_rate(at_suggested):.3f} under the null.")
             st.button("Use the suggested threshold", on_click=set_widget,
-                      args=(key, float(min(max(cal.suggested_threshold, 0.0),
-                                           3.0 if categorical else 1.0))))
+                      args=(key, float(min(max(cal.suggested_threshold, 0.0), hi))))
             st.plotly_chart(plots.rapid_null_figure(cal), width="stretch")
     with tabs[4]:
         st.caption("How risky is the *generator*, not just this release? k-fold: synthesise "
@@ -203,15 +223,37 @@ def results_panel(base: pc.RapidResult) -> None:
     only = st.checkbox("Show only records at risk", value=True, key="rapid_only_risk")
     shown = records[records["at_risk"]] if only else records
     shown = shown.sort_values("score", ascending=not categorical)
-    st.caption(f"{len(shown):,} of {len(records):,} records. Click a column header to sort. "
-               "`score` is the strongest attacker's gain (or smallest error); `share_flagged` "
-               "the share of attacker × release fits that flag the record.")
+    n_risk = int(records["at_risk"].sum())
+    st.caption(f"{n_risk:,} of {len(records):,} records at risk for the strongest attacker "
+               f"({strongest_label})" + ("" if only else f"; showing all {len(shown):,}")
+               + ". Click a column header to sort. `score` is the strongest attacker's gain "
+               "(or error); `score_<attacker>` each attacker's; `share_flagged` the share of "
+               "attacker × release fits that flag the record.")
     st.dataframe(shown, hide_index=True, width="stretch", height=360)
     allow = st.checkbox("I want to download the per-record table (it contains real records' "
                         "quasi-identifiers and sensitive values)", key="rapid_allow_download")
     if allow:
         st.download_button("Download per-record table (CSV)", shown.to_csv(index=False),
                            file_name="rapid_records.csv", mime="text/csv")
+    with reference_slot:
+        references_panel(r, threshold, interval, variant)
+
+
+def references_panel(r: pc.RapidResult, threshold: float, interval: str,
+                     variant: dict) -> None:
+    """Is this acceptable? The release's RAPID against a fresh real sample and a copy."""
+    refs = rapid_references_cached(ws, params)
+    if refs is None and (rapid_should_autorun(ws, params) or st.button(
+            "Compare with a fresh real sample (HALF) and a copy (SELF)",
+            key="rapid_references_btn",
+            help="Fits the same attackers on half of the real rows and on all of them.")):
+        refs = rapid_references_run(ws, params)
+    if refs is None:
+        return
+    half = guarded(lambda: refs["half"].at(threshold, interval=interval, **variant))
+    copy = guarded(lambda: refs["self"].at(threshold, interval=interval, **variant))
+    if half is not None and copy is not None:
+        st.markdown(reference_reading(r, half, copy))
 
 
 results_panel(result)

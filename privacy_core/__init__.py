@@ -47,6 +47,13 @@ from .inputs import ReviewData, prepare_review
 from .measures import MEASURES, evaluate_measures, measure_names
 from .results import MetricResult
 from .report import ReviewReport, build_report, render_html, render_pdf
+from .risk.agreement import (
+    flag_agreement,
+    flag_agreement_reasons,
+    flag_shortlist,
+    nearest_synthetic_records,
+    record_flags,
+)
 from .risk.attacks import informative_split
 from .risk import (
     ATTACKER_LABELS,
@@ -59,8 +66,8 @@ from .risk import (
     rapid_permutation_threshold,
     rapid_synthesizer_cv,
 )
-from .synth import GENERATORS, make_generator, synthesize
-from .threat import ThreatModel
+from .synth import GENERATORS, half_split, make_generator, synthesize
+from .threat import QIColumn, QISuggestion, ThreatModel, suggest_quasi_identifiers
 
 __version__ = "0.1.0"
 

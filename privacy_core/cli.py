@@ -125,7 +125,9 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     gen = make_generator(args.method, **params)
     schema = infer_schema(real)
     real_c = prepare_table(real, schema)
-    syn = gen.fit(real_c, seed=args.seed).sample(args.n or len(real_c), seed=args.seed)
+    gen.fit(real_c, seed=args.seed)
+    # the generator's default size: the real table's, except HALF's half (no replacement)
+    syn = gen.sample(gen.default_size() if args.n is None else args.n, seed=args.seed)
     _write_table(syn, args.out)
     sys.stdout.write(f"wrote {len(syn)} synthetic records ({args.method}, seed={args.seed}) "
                      f"to {args.out}\n")
@@ -335,7 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("synthesize", help="fit a built-in generator and write a release")
     p.add_argument("--method", default="cart")
     p.add_argument("--real", required=True)
-    p.add_argument("--n", type=int, default=None)
+    p.add_argument("--n", type=int, default=None,
+                   help="rows to write (default: as many as the real table; for half, its "
+                        "half, floor(n/2) distinct real rows drawn without replacement)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True)
     p.add_argument("--epsilon", type=float, default=None, help="privacy budget (DP generators)")

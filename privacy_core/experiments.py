@@ -7,7 +7,8 @@ A *risk model* makes releases whose risk is controlled by a level:
 * ``overfit`` (f_o >= 1): the release comes from a neural generator stopped when its
   validation loss is f_o times its optimum L* (:mod:`privacy_core.synth.autoregressive`);
 * ``dp`` (epsilon > 0): the release comes from a differentially private generator at
-  budget epsilon (:mod:`privacy_core.synth.dp`).
+  budget epsilon (:mod:`privacy_core.synth.dp`); a larger epsilon is a weaker guarantee,
+  so the inserted risk grows with epsilon.
 
 :func:`sweep` runs every (level, replicate) of a risk model, evaluates the chosen
 registered measures (:data:`privacy_core.measures.MEASURES`) on each release with the
@@ -148,9 +149,10 @@ class SweepResult:
     def summary(self, *, confidence: float = 0.95) -> pd.DataFrame:
         """Mean and interval per (outlier fraction, level, measure).
 
-        With two or more finite replicate values the interval is mean ± z·sd/√k over
-        replicates (:func:`privacy_core.stats.mean_interval`); with one it is that
-        replicate's own interval. Columns: outlier_fraction, level, measure, mean, sd,
+        With two or more finite replicate values the interval is mean ± t_{k-1}·sd/√k
+        over replicates (Student t with k - 1 degrees of freedom,
+        :func:`privacy_core.stats.mean_interval`); with one it is that replicate's own
+        interval. Columns: outlier_fraction, level, measure, mean, sd,
         n, ci_low, ci_high, reached (share of replicates that reached the level).
         """
         check_confidence(confidence)
@@ -183,8 +185,10 @@ class SweepResult:
         Columns: ``measure``; ``at_lowest`` and ``at_highest`` (mean at the smallest and
         largest level reached); ``slope`` (least-squares slope of the per-level means on
         the level, on log10 epsilon for ``dp``); ``rank_correlation`` (Spearman's rho of
-        means and levels: +1 = rises steadily with the risk, for ``dp`` the risk falls as
-        epsilon grows); ``max_gap_to_ideal`` (leaky only: max |mean - f_l|, 0 = reads the
+        means and levels: +1 = rises steadily with the level; for ``dp`` the level is the
+        privacy budget epsilon, and a larger epsilon is weaker privacy, so the risk rises
+        as epsilon grows and +1 is again the expected response of a risk measure);
+        ``max_gap_to_ideal`` (leaky only: max |mean - f_l|, 0 = reads the
         inserted leak exactly); ``levels`` (levels with a value).
         """
         summary = self.summary()

@@ -47,7 +47,7 @@ from .errors import ParameterError, UntrustworthyResultWarning
 from .results import MetricResult
 from .stats import mean_interval
 from .inputs import prepare_release_tables
-from .synth import make_generator, synthesize
+from .synth import half_split, synthesize
 from .threat import ThreatModel
 from .utility import discriminator, ml_affinity, query_error
 from .validation import check_positive_int, check_seed
@@ -306,7 +306,7 @@ def wasserstein_fidelity(
     -------
     WassersteinResult
         ``value`` = mean of the family means (cat, num, cat-cat, num-num, cat-num), lower
-        is better, bounds [0, 2]; ``ci`` = normal interval over replicates (None for a
+        is better, bounds [0, 2]; ``ci`` = Student-t interval over replicates (None for a
         single release: the subsample is fixed by the seed and a row bootstrap would
         re-solve every transport problem). ``extra``: ``one_way``, ``two_way`` (means over
         1-way / 2-way marginals), ``mean_all`` (the paper's mean over all marginals),
@@ -543,8 +543,9 @@ def fidelity_baselines(
 ) -> dict[str, dict[str, MetricResult]]:
     """Evaluate the HALF and HISTOGRAM reference releases with :func:`evaluate_fidelity`.
 
-    The real table is split at random into two halves (the HALF generator's seeded
-    split). Half A plays the real data in both references; half B is what the reference
+    The real table is split at random into two halves
+    (:func:`privacy_core.synth.half_split`, the one HALF split of the engine and app).
+    Half A plays the real data in both references; half B is what the reference
     "generators" see:
 
     * ``half``: the release is half B itself. Two real samples of one population: the
@@ -571,9 +572,7 @@ def fidelity_baselines(
     seed = check_seed(seed)
     data = prepare_release_tables(real, real, holdout=holdout, schema=schema, min_rows=4)
     real_c = data.real.reset_index(drop=True)
-    half_gen = make_generator("half").fit(real_c, seed=seed)
-    half_b = half_gen.half_
-    half_a = real_c.iloc[half_gen.other_half_index_].reset_index(drop=True)
+    half_a, half_b = half_split(real_c, seed=seed)
     hist_syn = synthesize(half_b, method="histogram", n=len(half_a), seed=seed)
     pairs = {"half": (half_a, half_b), "histogram": (half_a, hist_syn)}
     out = {}

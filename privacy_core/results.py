@@ -76,7 +76,8 @@ class MetricResult:
 def combine_replicates(results: list[MetricResult]) -> MetricResult:
     """One result over several synthetic releases of the same generator (consensus R10).
 
-    ``value`` is the mean of the releases' values, ``ci`` the normal interval of that mean
+    ``value`` is the mean of the releases' values, ``ci`` the Student-t interval of that mean
+    (:func:`privacy_core.stats.mean_interval`, k - 1 degrees of freedom)
     (the single release's own interval when there is one), ``extra["replicates"]`` the
     per-release values and ``extra["sd"]`` their spread; the per-record table stacks the
     releases' tables with a ``release`` column.
@@ -90,13 +91,18 @@ def combine_replicates(results: list[MetricResult]) -> MetricResult:
               if r.records is not None]
     first = results[0]
     baselines = [r.baseline for r in results if r.baseline is not None]
+    # attacks' raw success rates, averaged like the value, so that a combined result can
+    # still be read on one scale (attack vs control vs random guess)
+    rates = {key: float(np.mean([r.extra[key] for r in results]))
+             for key in ("attack_rate", "control_rate", "baseline_rate")
+             if all(r.extra.get(key) is not None for r in results)}
     return MetricResult(
         name=first.name, value=float(np.nanmean(values)), ci=mean_interval(values),
         params={**first.params, "n_releases": len(results)},
         record_table=pd.concat(tables, ignore_index=True) if tables else None,
         baseline=float(np.mean(baselines)) if baselines else None, goal=first.goal,
         bounds=first.bounds,
-        extra={"replicates": values.tolist(),
+        extra={**rates, "replicates": values.tolist(),
                "sd": float(np.nanstd(values, ddof=1)), "per_release_ci": [
                    list(r.ci) if r.ci else None for r in results]},
     )

@@ -99,14 +99,38 @@ def control_baseline_risk(attack_rate: float, control_rate: float) -> float:
 
 
 def mean_interval(values: np.ndarray, *, confidence: float = 0.95) -> tuple[float, float]:
-    """Normal interval of a mean over replicates or folds, mean ± z·sd/√k."""
+    """Student-t interval of a mean over replicates or folds, mean ± t_{k-1}·sd/√k.
+
+    Parameters
+    ----------
+    values
+        One value per replicate or fold; non-finite values are dropped first.
+    confidence
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(lo, hi)``; ``(nan, nan)`` with no finite value, ``(v, v)`` with one.
+
+    Notes
+    -----
+    The sd is estimated from the same k values, so the standardised mean follows a
+    Student t with k - 1 degrees of freedom, not a normal: with k = 2, 3, 5 the normal
+    quantile 1.96 covers only about 70 %, 81 % and 88 % instead of 95 %. The t quantile
+    (12.71, 4.30, 2.78 at 95 %) restores the nominal coverage for normal replicates.
+    Used for the average and variation over synthetic datasets of consensus R10
+    (``consensus-privacy-framework.md`` §R10) and over cross-validation folds.
+    """
+    check_confidence(confidence)
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
     if v.size == 0:
         return (float("nan"), float("nan"))
     if v.size == 1:
         return (float(v[0]), float(v[0]))
-    half = _z(confidence) * float(np.std(v, ddof=1)) / math.sqrt(v.size)
+    t = float(_st.t.ppf((1 + confidence) / 2, df=v.size - 1))
+    half = t * float(np.std(v, ddof=1)) / math.sqrt(v.size)
     return (float(v.mean() - half), float(v.mean() + half))
 
 

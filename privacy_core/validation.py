@@ -67,3 +67,24 @@ def check_seed(seed: Any) -> int:
     if s < 0:
         raise ParameterError(f"`seed` must be a non-negative integer; got {seed!r}.")
     return s
+
+
+def check_epsilon(epsilon: Any, *, error: str, allow_zero: bool = False) -> float:
+    """RAPID's continuous tolerance ε: positive, and a proportion for scale-free errors.
+
+    The RAPID paper (``rapid-attribute-inference.md`` §2.3, Algorithm 1) states ε as a
+    percentage ("within 10 %"); the engine takes it as a
+    proportion. For the ``relative`` and ``symmetric`` errors a value of 1 or more is
+    almost surely a percentage typed as a number (ε = 10 flags nearly every record and
+    silently reports RAPID ≈ 1), so it is rejected. ``absolute`` and ``normalized`` errors
+    are in units of y or of its SD, where any positive value can make sense.
+    ``allow_zero`` admits ε = 0 (nobody at risk) for re-thresholding a fitted result,
+    where a slider may rest at its left end.
+    """
+    v = check_in_range("epsilon", epsilon, 0, float("inf"), low_inclusive=allow_zero)
+    if error in ("relative", "symmetric") and v >= 1:
+        raise ParameterError(
+            f"`epsilon` for the {error} error must be in (0, 1): ε is a proportion: "
+            f"0.10 means 10 %; got {v:g}. Divide a percentage by 100."
+        )
+    return v

@@ -6,15 +6,17 @@ the cache key, and calls the engine once per (data, threat model, fit parameters
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 import privacy_core as pc
+from privacy_core.risk.rapid import DEFAULT_TAU
 
-from .cached import cached_evaluation, scoped_key
+from .cached import cached_evaluation, canonical_real, scoped_key
 from .runner import run_cached
-from .state import Workspace
+from .state import Workspace, remembered
 
 RAPID_FIT_DEFAULTS: dict[str, Any] = {
     "attackers": ("rf", "xgb", "logit"), "n_trees": 500, "bootstrap": 500, "subset": 0,
@@ -97,6 +99,19 @@ def rapid_cv(ws: Workspace, *, generator: str, min_leaf: int, k: int, seed: int,
     return run_cached(key, f"{k}-fold synthesizer cross-validation", compute)
 
 
+def rapid_at_page_settings(result: pc.RapidResult) -> pc.RapidResult:
+    """RAPID re-aggregated as the RAPID page last showed it: the same score (``method=`` or
+    ``error=``) and its threshold, so that other pages read the same records at risk."""
+    if result.kind == "categorical":
+        method = remembered("rapid_method", "marginal")
+        tau = remembered(f"rapid_tau_{method}", DEFAULT_TAU[method])
+        return result.at(float(tau), method=method)
+    error = remembered("rapid_error", "relative")
+    scale = result.y_scale if error == "absolute" else 1.0
+    eps = remembered(f"rapid_eps_{error}", round(0.1 * scale, 4))
+    return result.at(float(eps), error=error)
+
+
 def rapid_attribution(ws: Workspace, params: dict[str, Any], result: pc.RapidResult):
     """The attribution regression at the result's threshold and score variant, fitted once
     per (fit, threshold, variant) so that returning to a threshold costs nothing."""
@@ -105,3 +120,88 @@ def rapid_attribution(ws: Workspace, params: dict[str, Any], result: pc.RapidRes
     variant = (result.params["method"], result.params["error"], round(result.threshold, 6))
     return evaluate(f"{rapid_key(ws, params)}|attribution|{variant!r}",
                     lambda: pc.rapid_attribution(result))
+
+
+# ------------------------------------------------------------------ reference points
+REFERENCES = ("half", "self")
+REFERENCE_NAMES = {"half": "HALF (a fresh real sample: a random half of the real data)",
+                   "self": "SELF (a copy of the real data)"}
+
+
+def _references_key(ws: Workspace, params: dict[str, Any]) -> str:
+    # the references depend on the real data, threat model and fit settings, not on the
+    # releases: a new release keeps them
+    return scoped_key(replace(ws, releases=()), "rapid_references", params)
+
+
+def rapid_references_cached(ws: Workspace, params: dict[str, Any]
+                            ) -> dict[str, pc.RapidResult] | None:
+    """RAPID of HALF and SELF under the page's fit settings, if computed already."""
+    return cached_evaluation(_references_key(ws, params))
+
+
+def rapid_references_run(ws: Workspace, params: dict[str, Any]
+                         ) -> dict[str, pc.RapidResult] | None:
+    """Fit the same attackers on HALF and on SELF and score real records with them.
+
+    HALF is a random half of the real rows used as a release (``pc.half_split``, as the
+    fidelity page and the risk-utility map build it) and is scored on the *other* half:
+    records it does not contain, so it reads what a fresh real sample reveals about people
+    outside it. SELF (the real rows themselves) is scored on the release's targets.
+    Both are fitted once per (real data, threat model, fit settings) and re-aggregated at
+    the page's threshold and score like the release: reference points on the same scale.
+    """
+    def compute(progress):
+        real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
+        seed = int(params["seed"])
+        subset = int(params["subset"] or 0)
+        other, half = pc.half_split(real_c, seed=seed)
+        if subset and subset < len(other):
+            pick = np.random.default_rng(seed).choice(len(other), size=subset, replace=False)
+            other = other.iloc[np.sort(pick)]
+        cases = {"half": (other, half), "self": (_targets(ws, subset, seed), real_c)}
+        out = {}
+        for i, ref in enumerate(REFERENCES):
+            targets, frame = cases[ref]
+
+            def step(fraction: float, message: str, i: int = i, ref: str = ref) -> None:
+                progress((i + fraction) / len(REFERENCES), f"{ref.upper()}: {message}")
+
+            out[ref] = pc.rapid(
+                targets, frame, threat=ws.threat,
+                schema=ws.schema, attackers=tuple(params["attackers"]),
+                n_trees=int(params["n_trees"]), bootstrap=int(params["bootstrap"]),
+                seed=seed, progress=step)
+        return out
+
+    return run_cached(_references_key(ws, params),
+                      "Reference points: RAPID of a fresh real sample (HALF) and of a copy "
+                      "(SELF)", compute)
+
+
+def reference_reading(release: pc.RapidResult, half: pc.RapidResult,
+                      copy: pc.RapidResult) -> str:
+    """One plain paragraph: where the release's RAPID sits against HALF and SELF.
+
+    All three results must be at the same threshold and score variant. The release
+    "discloses no more than a fresh real sample would" when its RAPID is not above the
+    upper end of HALF's interval; otherwise the paragraph says by how much it exceeds
+    HALF and how far it is on the way from HALF to SELF.
+    """
+    v, h, c = release.value, half.value, copy.value
+    lo, hi = half.ci if half.ci is not None else (h, h)
+    refs = (f"HALF, a fresh real sample used as a release, reads {h:.3f} (95% CI {lo:.3f} – "
+            f"{hi:.3f}); SELF, a copy of the real data, reads {c:.3f} — same attackers, same "
+            "threshold.")
+    if v <= hi:
+        where = "below" if v < lo else "within"
+        return (f"**This release discloses no more than a fresh real sample would**: its "
+                f"RAPID {v:.3f} is {where} HALF's interval. {refs}")
+    text = (f"**This release discloses more than a fresh real sample would**: its RAPID "
+            f"{v:.3f} is {v - h:.3f} above HALF ({v - hi:.3f} above the upper end of its "
+            f"interval)")
+    if c > h:
+        share = (v - h) / (c - h)
+        text += (", beyond a copy of the real data" if share > 1 else
+                 f", {share:.0%} of the way from a fresh sample to a copy")
+    return text + f". {refs}"

@@ -490,9 +490,10 @@ def candidate_frame(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
                               holdout.fingerprint, real_c, holdout_c,
                               float(dict(cand.params)["leak_fraction"]),
                               min(len(real_c), len(holdout_c)), seed)
-    n = len(real_c) // 2 if cand.method == "half" else len(real_c)
+    if cand.method == "half":
+        return pc.half_split(real_c, seed=seed)[1]
     return generate_release(ws.real.fingerprint + repr(ws.overrides), real_c, str(cand.method),
-                            cand.params, n, seed)
+                            cand.params, len(real_c), seed)
 
 
 def _cell_key(ws: Workspace, cand: Candidate, measure: str, seed: int) -> str:
@@ -526,7 +527,13 @@ def _compute_cell(ws: Workspace, cand: Candidate, measure: str, seed: int,
                   progress: ProgressFn) -> pc.MetricResult:
     progress(0.0, "generating the release" if cand.index is None else "")
     real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
-    frame = candidate_frame(ws, cand, seed)
+    if cand.index is None and cand.method == "half":
+        # HALF is compared with the other half, as on the fidelity page (Du & Li §7.2):
+        # against the full table it would meet its own rows and read twice too well. On
+        # the risk axis it is then what a second real sample of the population reads.
+        real_c, frame = pc.half_split(real_c, seed=seed)
+    else:
+        frame = candidate_frame(ws, cand, seed)
     holdout = ws.holdout.frame if ws.holdout is not None else None
     progress(0.1, "")
     result = evaluate_measures(
@@ -636,7 +643,9 @@ def add_candidate(ws: Workspace, cand: Candidate, seed: int) -> Candidate | None
     store = _small_store()
     loaded = next(c for c in map_candidates(new, {**map_params(new), "workspace": True})
                   if c.index == len(new.releases) - 1)
-    for m in (*risk_measures(new), *utility_measures(new)):
+    # HALF's cells compare it with the other half; loaded, it is compared with the whole
+    # real table like any release, so its cells are computed afresh
+    for m in (() if cand.method == "half" else (*risk_measures(new), *utility_measures(new))):
         for suffix in ("", "|notes"):
             hit = store.get(_cell_key(ws, cand, m, seed) + suffix)
             if hit is not None:

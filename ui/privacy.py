@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 import privacy_core as pc
 from privacy_core.measures import MEASURES, evaluate_measures
@@ -10,6 +13,7 @@ from privacy_core.measures import MEASURES, evaluate_measures
 from .cached import cached_evaluation, evaluate, scoped_key
 from .runner import run_cached
 from .state import Workspace
+from .widgets import fmt_ci
 
 PRIVACY_MEASURES = [n for n, m in MEASURES.items() if m.family == "privacy" and n != "rapid"]
 FAST_DEFAULT = [n for n in PRIVACY_MEASURES if MEASURES[n].fast]
@@ -113,3 +117,131 @@ def nearest_records(ws: Workspace, release: int, record: Any):
 
     return evaluate(scoped_key(ws, "privacy:nearest", {"release": release, "record": record}),
                     compute)
+
+
+# ------------------------------------------------------------------ card text
+#: An interval wider than this share of the measure's range says little about the value.
+UNINFORMATIVE_WIDTH = 0.5
+
+
+@dataclass(frozen=True)
+class CardText:
+    """The lines of a measure's card under its headline value.
+
+    ``interval``: the headline's interval and the measure's settings; ``rates``: raw
+    success rates side by side (the attack, its control, the random guess) — one scale;
+    ``risk_note``: what the normalised headline is; ``baseline``: a same-scale reference
+    of a non-attack measure; ``uninformative``: why the interval is too wide to read and
+    what would narrow it.
+    """
+
+    interval: str
+    rates: str | None = None
+    risk_note: str | None = None
+    baseline: str | None = None
+    uninformative: str | None = None
+
+
+def _attack_rates(res: pc.MetricResult) -> tuple[float, float | None, float] | None:
+    ex = res.extra
+    if ex.get("attack_rate") is None or ex.get("baseline_rate") is None:
+        return None
+    control = ex.get("control_rate")
+    return (float(ex["attack_rate"]), None if control is None else float(control),
+            float(ex["baseline_rate"]))
+
+
+def interval_width_share(res: pc.MetricResult) -> float | None:
+    """Width of the headline interval as a share of the measure's range (None without)."""
+    if res.ci is None:
+        return None
+    lo, hi = (float(x) for x in res.ci)
+    span = float(res.bounds[1]) - float(res.bounds[0])
+    if not (np.isfinite(lo) and np.isfinite(hi)) or span <= 0:
+        return None
+    return (hi - lo) / span
+
+
+def _narrowing(name: str, res: pc.MetricResult) -> str:
+    """Why this measure's interval is wide and what would narrow it."""
+    if name == "gtcap":
+        kept = res.extra.get("n_kept")
+        attributions = getattr(res, "attributions", None)
+        counts = ""
+        if attributions is not None and len(attributions):
+            by = attributions.groupby("source")["matches"].sum()
+            counts = (f", and they match {int(by.get('training', 0)):,} training and "
+                      f"{int(by.get('holdout', 0)):,} holdout record(s)")
+        kept_text = (f"only {int(kept):,} synthetic record(s) pass the WEAP filter (every "
+                     "synthetic record within their match class shares one sensitive value)"
+                     if kept is not None else "few synthetic records pass the WEAP filter")
+        return (f"GTCAP rests on few attributions: {kept_text}{counts}, so G_T and G_H are "
+                "ratios of small counts. More attributions would narrow it: a smaller "
+                "matching radius (settings above) keeps more synthetic records, because "
+                "finer match classes are more often homogeneous (a larger radius keeps "
+                "fewer); more training and holdout rows give each kept record more real "
+                "records to attribute to.")
+    rates = _attack_rates(res)
+    if rates is not None:
+        control = rates[1]
+        extra = ""
+        if control is not None and control > 0.8:
+            extra = (f" The control attack already succeeds {control:.0%} of the time, and "
+                     "the risk divides by 1 − control: little is left to learn, so any "
+                     "difference is magnified.")
+        return ("The risk combines the uncertainty of the attack's and the control's success "
+                f"rates.{extra} More attack targets (settings: attack targets per attack, "
+                "0 = every record) or a larger holdout would narrow it.")
+    return ("The interval rests on few records; larger real, holdout and synthetic tables "
+            "would narrow it.")
+
+
+def uninformative_note(name: str, res: pc.MetricResult) -> str | None:
+    """The general rule of every card: an interval wider than half the measure's range
+    is flagged, with the reason and what would narrow it; None otherwise."""
+    share = interval_width_share(res)
+    if share is None or share <= UNINFORMATIVE_WIDTH:
+        return None
+    lo, hi = res.ci  # type: ignore[misc]
+    return (f"**Uninformative interval:** {lo:.3f} – {hi:.3f} spans {share:.0%} of the "
+            f"measure's range ({res.bounds[0]:g} to {res.bounds[1]:g}), so the value "
+            f"{res.value:.3f} says little on its own. {_narrowing(name, res)}")
+
+
+def card_text(name: str, res: pc.MetricResult) -> CardText:
+    """What a measure's card says under its headline, with like shown next to like.
+
+    Attacks report a normalised risk (attack − control) / (1 − control); their random
+    guess is a raw success rate, so it is shown next to the attack's and the control's
+    raw rates, never next to the risk.
+    """
+    parts = [fmt_ci(res.ci)]
+    if name == "singling_out":
+        parts.append("univariate predicates" if res.params.get("mode") == "univariate"
+                     else f"{res.params.get('n_cols')}-column predicates")
+    if "replicates" in res.extra:
+        parts.append(f"mean of {len(res.extra['replicates'])} releases, sd "
+                     f"{res.extra['sd']:.3f}")
+    interval = " · ".join(p for p in parts if p)
+    rates = _attack_rates(res)
+    if rates is None:
+        baseline = None if res.baseline is None else f"baseline {res.baseline:.3f}"
+        return CardText(interval=interval, baseline=baseline,
+                        uninformative=uninformative_note(name, res))
+    attack, control, guess = rates
+    score = res.extra.get("score_name")
+    kind = "Success rates" if score in (None, "accuracy") else f"Scores ({score})"
+    shown = [f"attack {attack:.3f}"]
+    if control is not None:
+        shown.append(f"control (non-members) {control:.3f}")
+    shown.append(f"random guess {guess:.3f}")
+    if control is not None:
+        note = (f"The headline {res.value:.3f} is the normalised risk (attack − control) / "
+                "(1 − control): the share of what the attack misses on non-members that it "
+                "gets right on the release's training records (0 = members are no easier "
+                "to attack than anyone).")
+    else:
+        note = (f"The headline {res.value:.3f} is the attack's raw success rate: without a "
+                "holdout there is no control to subtract.")
+    return CardText(interval=interval, rates=f"{kind}: " + " · ".join(shown),
+                    risk_note=note, uninformative=uninformative_note(name, res))

@@ -247,21 +247,32 @@ def remember(key: str) -> None:
     st.session_state[f"_keep_{key}"] = st.session_state[key]
 
 
+def remembered(key: str, default: Any) -> Any:
+    """A widget's remembered value (see :func:`keep`), even on a page that does not draw it."""
+    return st.session_state.get(key, st.session_state.get(f"_keep_{key}", default))
+
+
 def set_widget(key: str, value: Any) -> None:
     """Set a widget's value from a callback (before the widget is drawn again)."""
     st.session_state[key] = value
     st.session_state[f"_keep_{key}"] = value
 
 
-def default_threat(schema: pc.Schema, max_qis: int = 6) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def default_threat(schema: pc.Schema, max_qis: int = 6, real: pd.DataFrame | None = None
+                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A starting threat model for an uploaded table, for the user to adjust: the last
-    categorical column with two or more classes as sensitive (else the last column), the
-    first other columns as quasi-identifiers."""
+    categorical column with two or more classes as sensitive (else the last column); as
+    quasi-identifiers, the engine's suggestion when ``real`` is given, else the first other
+    columns."""
     sensitive = schema.included[-1]
     for col in reversed(schema.included):
         spec = schema[col]
         if spec.is_categorical and len([c for c in spec.categories if c != pc.MISSING]) >= 2:
             sensitive = col
             break
+    if real is not None:
+        # demographic, coarse columns rather than every other column: continuous ones such
+        # as income make every record unique and saturate singling out (issue 13, item 8)
+        return pc.suggest_quasi_identifiers(real, schema, sensitive).columns, (sensitive,)
     qis = tuple(c for c in schema.included if c != sensitive)[:max_qis]
     return qis, (sensitive,)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -19,11 +20,27 @@ def flag_matrix_figure(flags: pd.DataFrame, *, top: int = 40) -> go.Figure:
     return fig
 
 
-def flag_agreement_heatmap(agreement: pd.DataFrame) -> go.Figure:
-    """Pairwise phi correlation of the measures' per-record flags."""
+def flag_agreement_heatmap(agreement: pd.DataFrame,
+                           reasons: pd.DataFrame | None = None) -> go.Figure:
+    """Pairwise phi correlation of the measures' per-record flags.
+
+    An undefined cell (a measure that flags no record or every record) reads "n/a" and
+    its hover says why, from ``reasons`` (:func:`~privacy_core.risk.agreement.
+    flag_agreement_reasons`), never a bare "NaN".
+    """
+    z = agreement.to_numpy(dtype=float)
+    undefined = ~np.isfinite(z)
+    why = (reasons.reindex(index=agreement.index, columns=agreement.columns).fillna("")
+           .to_numpy(dtype=object) if reasons is not None
+           else np.full(z.shape, "", dtype=object))
+    why = np.where(undefined & (why == ""), "agreement is undefined", why)
+    text = [["n/a" if bad else f"{v:.2f}" for v, bad in zip(row, brow)]
+            for row, brow in zip(z, undefined)]
+    hover = [[w if bad else f"phi {v:.2f}" for v, w, bad in zip(row, wrow, brow)]
+             for row, wrow, brow in zip(z, why, undefined)]
     fig = go.Figure(go.Heatmap(
-        z=agreement.to_numpy(), x=list(agreement.columns), y=list(agreement.index),
-        zmin=-1, zmax=1, colorscale="RdBu_r", text=agreement.round(2).to_numpy(),
-        texttemplate="%{text}", hovertemplate="%{y} vs %{x}: %{z:.2f}<extra></extra>"))
+        z=z, x=list(agreement.columns), y=list(agreement.index),
+        zmin=-1, zmax=1, colorscale="RdBu_r", text=text, customdata=hover,
+        texttemplate="%{text}", hovertemplate="%{y} vs %{x}: %{customdata}<extra></extra>"))
     fig.update_layout(height=420, margin={"t": 20, "b": 10})
     return fig

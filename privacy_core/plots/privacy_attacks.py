@@ -59,21 +59,25 @@ def attack_rates_figure(results: Sequence[AttackResult] | AttackResult) -> go.Fi
     """
     items = [results] if isinstance(results, AttackResult) else list(results)
     table = attack_rates_table(items)
+    risk_of = {_label(r): r.value for r in items}
     fig = go.Figure()
     for series in SERIES:
         part = table[table["series"] == series]
         if part.empty:
             continue
         rate = part["rate"].to_numpy(dtype=float)
+        # the normalised risk is another scale: named in the hover, never drawn as a bar
+        risk = part["attack"].map(risk_of).to_numpy(dtype=float)
         fig.add_trace(go.Bar(
             x=part["attack"], y=rate, name=SERIES_LABELS[series],
             marker_color=SERIES_COLORS[series],
             error_y={"type": "data", "symmetric": False,
                      "array": np.clip(part["upper"].to_numpy(dtype=float) - rate, 0, None),
                      "arrayminus": np.clip(rate - part["lower"].to_numpy(dtype=float), 0, None)},
-            customdata=np.column_stack([part["lower"], part["upper"], part["n"]]),
-            hovertemplate=("%{x}<br>rate %{y:.3f} [%{customdata[0]:.3f}, "
-                           "%{customdata[1]:.3f}]<br>n = %{customdata[2]}<extra>"
+            customdata=np.column_stack([part["lower"], part["upper"], part["n"], risk]),
+            hovertemplate=("%{x}<br>success rate %{y:.3f} [%{customdata[0]:.3f}, "
+                           "%{customdata[1]:.3f}]<br>n = %{customdata[2]}"
+                           "<br>(normalised risk of the attack: %{customdata[3]:.3f})<extra>"
                            + SERIES_LABELS[series] + "</extra>")))
     fig.update_layout(barmode="group", yaxis={"title": "Success rate", "range": [0, 1.05]},
                       xaxis={"title": None}, legend={"orientation": "h", "y": -0.2},
@@ -99,27 +103,38 @@ def attack_risk_figure(results: Sequence[AttackResult] | AttackResult) -> go.Fig
 
 
 def linkability_neighbors_figure(result: LinkabilityResult) -> go.Figure:
-    """Linkability against the number of neighbours k' (re-read from one search): the
-    attack, control and random-guess rates and the risk with its interval band."""
+    """Linkability against the number of neighbours k' (re-read from one search).
+
+    Two panels, one scale each: the raw success rates of the attack, the control and the
+    random guess (top), and the normalised risk (attack − control) / (1 − control) with
+    its interval band (bottom). A normalised risk drawn on the rates' axis would look
+    lower than the random guess it has already been corrected for.
+    """
+    from plotly.subplots import make_subplots
+
     curve = result.curve()
     k = curve["n_neighbors"].to_numpy()
-    fig = go.Figure()
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[0.55, 0.45])
     fig.add_trace(go.Scatter(
         x=np.concatenate([k, k[::-1]]),
         y=np.concatenate([curve["upper"].to_numpy(), curve["lower"].to_numpy()[::-1]]),
         fill="toself", fillcolor="rgba(34,34,34,0.12)", line={"width": 0},
-        hoverinfo="skip", showlegend=False, name="risk interval"))
-    fig.add_trace(go.Scatter(x=k, y=curve["risk"], mode="lines+markers", name="Risk",
-                             line={"color": "#222222", "width": 3}))
+        hoverinfo="skip", showlegend=False, name="risk interval"), row=2, col=1)
+    fig.add_trace(go.Scatter(x=k, y=curve["risk"], mode="lines+markers",
+                             name="Normalised risk (attack − control) / (1 − control)",
+                             line={"color": "#222222", "width": 3}), row=2, col=1)
     for series, col in (("training", "attack_rate"), ("control", "control_rate"),
                         ("baseline", "baseline_rate")):
         if curve[col].isna().all():
             continue
         fig.add_trace(go.Scatter(x=k, y=curve[col], mode="lines", name=SERIES_LABELS[series],
-                                 line={"color": SERIES_COLORS[series], "dash": "dot"}))
-    fig.update_layout(xaxis={"title": "Neighbours considered (k)", "dtick": 1},
-                      yaxis={"title": "Rate", "range": [0, 1.05]},
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 30})
+                                 line={"color": SERIES_COLORS[series], "dash": "dot"}),
+                      row=1, col=1)
+    fig.update_yaxes(title_text="Success rate", range=[0, 1.05], row=1, col=1)
+    fig.update_yaxes(title_text="Normalised risk", range=[0, 1.05], row=2, col=1)
+    fig.update_xaxes(title_text="Neighbours considered (k)", dtick=1, row=2, col=1)
+    fig.update_layout(legend={"orientation": "h", "y": -0.2}, margin={"t": 30}, height=480)
     return fig
 
 

@@ -78,7 +78,9 @@ def rapid_score_histogram(result: RapidResult) -> go.Figure:
                                    opacity=0.8, nbinsx=50))
     fig.add_vline(x=result.threshold, line_dash="dash", line_color="#333")
     title = "normalised gain r_i" if result.kind == "categorical" else "prediction error e_i"
-    fig.update_layout(barmode="stack", xaxis_title=f"Per-record {title} (strongest attacker)",
+    fig.update_layout(barmode="stack",
+                      xaxis_title=f"Per-record {title} ({result.strongest_attacker}, the "
+                                  "strongest attacker)",
                       yaxis_title="records", height=320, margin={"t": 20, "b": 10},
                       legend={"orientation": "h", "y": 1.1})
     return fig

@@ -104,11 +104,58 @@ def record_flags(results: Mapping[str, MetricResult], real_index: Sequence) -> p
 
 def flag_agreement(flags: pd.DataFrame) -> pd.DataFrame:
     """Pairwise agreement of measures' per-record flags (phi coefficient, i.e. Pearson
-    correlation of the 0/1 flags); NaN where a measure flags all or no records."""
+    correlation of the 0/1 flags); NaN where a measure flags all or no records
+    (:func:`flag_agreement_reasons` says which)."""
     cols = [c for c in flags.columns if c != "n_flags"]
     x = flags[cols].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return x.corr()
+
+
+def _constant_flag(flags: pd.DataFrame, column: str) -> str | None:
+    """``"flags no record"`` / ``"flags every record"`` when the column does not vary."""
+    values = flags[column].astype(bool)
+    if len(values) == 0 or not values.any():
+        return "flags no record"
+    if values.all():
+        return "flags every record"
+    return None
+
+
+def flag_agreement_reasons(flags: pd.DataFrame) -> pd.DataFrame:
+    """Why each undefined cell of :func:`flag_agreement` is undefined ("" where defined).
+
+    The phi coefficient divides by the spread of both measures' flags: when a measure
+    flags no record (or every record) its flags do not vary and no agreement with it can
+    be measured, e.g. "linkability flags no record, so agreement is undefined".
+    """
+    cols = [c for c in flags.columns if c != "n_flags"]
+    constant = {c: _constant_flag(flags, c) for c in cols}
+    out = pd.DataFrame("", index=cols, columns=cols, dtype=object)
+    for a in cols:
+        for b in cols:
+            parts = [f"{c} {constant[c]}" for c in dict.fromkeys((a, b)) if constant[c]]
+            if parts:
+                out.loc[a, b] = " and ".join(parts) + ", so agreement is undefined"
+    return out
+
+
+#: The default shortlist: records that at least this many measures flag.
+SHORTLIST_MIN_FLAGS = 2
+
+
+def flag_shortlist(flags: pd.DataFrame, *, min_flags: int = SHORTLIST_MIN_FLAGS
+                   ) -> pd.DataFrame:
+    """The records flagged by at least ``min_flags`` measures, most flagged first.
+
+    One measure's flag alone is common (each measure has its own false positives, and
+    attribute-inference measures flag many records on strongly dependent data); records
+    that several measures point at independently are the few to look at first.
+    """
+    if min_flags < 1:
+        raise ParameterError(f"`min_flags` must be at least 1; got {min_flags!r}.")
+    part = flags[flags["n_flags"] >= min_flags]
+    return part.sort_values("n_flags", ascending=False, kind="stable")
 
 
 def nearest_synthetic_records(

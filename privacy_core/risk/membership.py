@@ -8,7 +8,8 @@ attacker something only when being in the training data is itself sensitive.
 
 * :func:`domias` (``domias``): the density ratio p_S(x) / p_R(x) of a kernel density
   fitted on the release and one fitted on a real reference set disjoint from every test
-  record; AUC of the ratio for members against non-members, risk = max(0, 2 AUC - 1).
+  record; AUC of the ratio for members against non-members, value = 2 AUC - 1 in
+  (-1, 1), unclipped: below 0 the attack ranks non-members above members (no signal).
 * :func:`membership_disclosure` (``membership``): El Emam's partition attack. An attack
   set holds members at the prevalence t (the sampling fraction); a record is called a
   member when its quasi-identifiers (numerics in 20 equal-width bins fitted on the
@@ -64,7 +65,7 @@ def _child_seeds(seed: int, n: int) -> list[int]:
 # ============================================================================ DOMIAS
 @dataclass(frozen=True, eq=False)
 class DomiasResult(MetricResult):
-    """DOMIAS risk max(0, 2 AUC - 1) with the raw AUC and the density-ratio scores."""
+    """DOMIAS normalised AUC 2 AUC - 1 (unclipped) with the raw AUC and the scores."""
 
     auc: float = float("nan")
     dimensions: int = 0
@@ -138,10 +139,13 @@ def domias(
     Returns
     -------
     DomiasResult
-        ``name="domias"``; ``value`` = max(0, 2 AUC - 1); ``auc`` raw AUC (also in
-        ``extra``); records: one row per test record with ``record`` (index in its own
-        table), ``source`` (training / holdout), ``member``, ``score`` and the two log
-        densities.
+        ``name="domias"``; ``value`` = 2 AUC - 1, unclipped, bounds (-1, 1): 0 is an
+        attack no better than chance and a negative value one that ranks non-members
+        above members (no membership signal); ``ci`` the percentile bootstrap of the same
+        unclipped quantity; ``auc`` raw AUC (also in ``extra``); ``extra["reading"]`` one
+        sentence saying which of these the value is (:func:`domias_reading`); records:
+        one row per test record with ``record`` (index in its own table), ``source``
+        (training / holdout), ``member``, ``score`` and the two log densities.
 
     Raises
     ------
@@ -152,8 +156,12 @@ def domias(
 
     Notes
     -----
-    van Breugel et al. (AISTATS 2023); ``metric-reference.md`` §5 (KDE variant, the
-    normalisation max(0, 2 AUC - 1)); ``risk-insertion-framework.md`` §6.2.2.
+    van Breugel et al. (AISTATS 2023); ``metric-reference.md`` §5 (KDE variant);
+    ``risk-insertion-framework.md`` §6.2.2 and Table 2, which reports the normalised AUC
+    unclipped (negative values at no risk, e.g. -0.0066 on Texas). Clipping at 0, as
+    ``metric-reference.md`` §5 suggests for a [0, 1] risk, would bias the value upward
+    when there is no risk (the mean of max(0, X) exceeds that of X) and hide below-chance
+    attacks; the value is kept unclipped for that reason.
     """
     seed = check_seed(seed)
     check_in_range("reference_fraction", reference_fraction, 0, 1, low_inclusive=False,
@@ -216,7 +224,7 @@ def domias(
     ci = None
     if bootstrap > 0:
         boot = bootstrap_auc(score, labels, n_boot=bootstrap, seed=s_boot)
-        lo, hi = percentile_interval(np.maximum(0.0, 2 * boot - 1), confidence=confidence)
+        lo, hi = percentile_interval(2 * boot - 1, confidence=confidence)
         ci = (float(lo), float(hi))
     accuracy = float(((score > np.median(score)) == labels.astype(bool)).mean())
     table = pd.DataFrame({
@@ -235,10 +243,32 @@ def domias(
         "density": "gaussian_kde (Scott)" if bandwidth == 1.0
         else f"gaussian_kde (Scott x {bandwidth:g})", "bandwidth": bandwidth,
     }
-    return DomiasResult(name="domias", value=max(0.0, 2 * auc - 1), ci=ci, params=params,
-                        record_table=table, goal="lower", bounds=(0.0, 1.0),
-                        extra={"auc": auc, "accuracy_at_median": accuracy},
+    value = 2 * auc - 1
+    return DomiasResult(name="domias", value=value, ci=ci, params=params,
+                        record_table=table, goal="lower", bounds=(-1.0, 1.0),
+                        extra={"auc": auc, "accuracy_at_median": accuracy,
+                               "reading": domias_reading(value, ci)},
                         auc=auc, dimensions=int(basis.shape[0]))
+
+
+def domias_reading(value: float, ci: tuple[float, float] | None = None) -> str:
+    """One sentence on what a normalised DOMIAS AUC says about membership.
+
+    The interval, when given, decides between "no evidence" and a signal: a value whose
+    interval contains 0 is read as chance whatever its sign.
+    """
+    if not np.isfinite(value):
+        return "undefined: the attack could not rank members against non-members"
+    if ci is not None and np.all(np.isfinite(ci)) and ci[0] <= 0 <= ci[1]:
+        return ("indistinguishable from 0: the attack does no better than chance — no "
+                "membership signal")
+    if value < 0:
+        return ("below 0: the attack ranks non-members above members — no membership "
+                "signal")
+    if value == 0:
+        return "0: the attack does no better than chance — no membership signal"
+    return (f"above 0: the release's density is higher at members than at non-members "
+            f"(AUC {(value + 1) / 2:.3f}) — a membership signal")
 
 
 def _cap(n: int, max_rows: int | None, rng: np.random.Generator) -> np.ndarray:

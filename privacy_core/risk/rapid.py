@@ -10,7 +10,10 @@ correct beyond what the marginal distribution alone gives:
   b_k with b_k the mean g over class k, default tau 1) and ``nce`` (normalised entropy,
   1 + log(g_i)/log K) variants are options;
 * continuous y: error e_i < epsilon, with e_i relative |y - ŷ| / (|y| + delta)
-  (default, epsilon 0.10), absolute, normalised by the SD of y, or symmetric.
+  (default, epsilon 0.10), absolute, normalised by the SD of y, or symmetric. The paper
+  states epsilon as a percentage ("10 %"); here it is a proportion (0.10), and 1 or more
+  is rejected for the relative and symmetric errors
+  (:func:`~privacy_core.validation.check_epsilon`).
 
 RAPID = share of real records at risk. The expensive part (fitting the attackers on
 each synthetic replicate) happens once in :func:`rapid`; thresholds, score variants and
@@ -51,6 +54,7 @@ from ..threat import ThreatModel
 from ..validation import (
     check_choice,
     check_confidence,
+    check_epsilon,
     check_in_range,
     check_positive_int,
     check_seed,
@@ -204,7 +208,11 @@ class RapidResult(MetricResult):
     # ------------------------------------------------------------------ re-aggregation
     def at(self, threshold: float | None = None, *, method: str | None = None,
            error: str | None = None, interval: str | None = None) -> RapidResult:
-        """The same fitted evaluation at a new threshold / score variant (no refit)."""
+        """The same fitted evaluation at a new threshold / score variant (no refit).
+
+        A continuous ``threshold`` is ε as a proportion (0.10 = 10 %), checked like
+        :func:`rapid`'s ``epsilon``.
+        """
         params = dict(self.params)
         if method is not None:
             params["method"] = check_choice("method", method, CATEGORICAL_METHODS)
@@ -216,6 +224,8 @@ class RapidResult(MetricResult):
             threshold = self.threshold
             if self.kind == "categorical" and method is not None and method != self.params["method"]:
                 threshold = DEFAULT_TAU[params["method"]]
+        elif self.kind == "continuous":
+            threshold = check_epsilon(threshold, error=params["error"], allow_zero=True)
         scores = self.scores
         if (self.kind == "categorical" and params["method"] != self.params["method"]) or (
                 self.kind == "continuous" and params["error"] != self.params["error"]):
@@ -236,7 +246,9 @@ class RapidResult(MetricResult):
             thresholds = default_thresholds(self)
         rows = []
         for t in thresholds:
-            r = self.at(float(t))
+            # Not self.at(): a curve may sweep the tolerance past 1 on purpose, and the
+            # ε unit check guards values typed by a user, not a plotted axis.
+            r = _aggregate(self, self.scores, float(t), dict(self.params))
             for a in self.attackers:
                 rows.append((t, a, r.by_attacker[a]["value"], *r.by_attacker[a]["ci"]))
             rows.append((t, "mean", r.value, *(r.ci or (np.nan, np.nan))))
@@ -248,34 +260,57 @@ class RapidResult(MetricResult):
     def records(self) -> pd.DataFrame:
         """One row per real record at the current threshold.
 
-        ``score`` is the conservative envelope over attackers (largest gain / smallest
-        error, each averaged over replicates); ``at_risk`` applies the threshold to it;
+        ``score`` is the strongest attacker's score (the attacker with the highest RAPID
+        at this threshold, :attr:`strongest_attacker`, averaged over replicates) and
+        ``at_risk`` applies the threshold to it, so the records at risk are the ones that
+        make up ``rate_max`` (paper §2.5: report the strongest attacker): with one release
+        ``at_risk.sum() == rate_max * n`` exactly. ``prediction`` (and ``confidence``,
+        ``p_true``) are that attacker's; ``score_<attacker>`` every attacker's score;
         ``share_flagged`` is the share of attacker x replicate fits that flag the record
-        (its mean over records is the headline RAPID).
+        (its mean over records is the headline mean RAPID).
         """
-        n, n_att, _ = self.scores.shape
-        per_att = self.scores.mean(axis=2)  # (n, A)
+        n = self.scores.shape[0]
         cat = self.kind == "categorical"
-        best = per_att.argmax(axis=1) if cat else per_att.argmin(axis=1)
-        envelope = per_att[np.arange(n), best]
+        per_att = self.scores.mean(axis=2)  # (n, A)
+        j = self.attackers.index(self.strongest_attacker)
         out = pd.DataFrame({"record": self.record_index})
         for c in self.quasi.columns:
             out[c] = self.quasi[c].to_numpy()
         out["true"] = np.asarray(self.classes, dtype=object)[self.y_true] if cat else self.y_true
-        out["score"] = envelope
-        out["at_risk"] = envelope > self.threshold if cat else envelope < self.threshold
+        out["score"] = per_att[:, j]
+        out["at_risk"] = self.at_risk
         out["share_flagged"] = self.flags().mean(axis=(1, 2))
-        out["strongest_attacker"] = np.asarray(self.attackers, dtype=object)[best]
         if cat:
-            codes = self.pred_code[np.arange(n), best, 0]  # type: ignore[index]
+            codes = self.pred_code[:, j, 0]  # type: ignore[index]
             out["prediction"] = np.asarray(self.classes, dtype=object)[codes]
-            out["confidence"] = self.pred_conf[np.arange(n), best, 0]  # type: ignore[index]
-            out["p_true"] = self.g[np.arange(n), best, 0]  # type: ignore[index]
+            out["confidence"] = self.pred_conf[:, j, 0]  # type: ignore[index]
+            out["p_true"] = self.g[:, j, 0]  # type: ignore[index]
         else:
-            out["prediction"] = self.y_hat[np.arange(n), best, 0]  # type: ignore[index]
-        for j, a in enumerate(self.attackers):
-            out[f"score_{a}"] = per_att[:, j]
+            out["prediction"] = self.y_hat[:, j, 0]  # type: ignore[index]
+        for k, a in enumerate(self.attackers):
+            out[f"score_{a}"] = per_att[:, k]
         return out
+
+    @property
+    def strongest_attacker(self) -> str:
+        """The attacker whose RAPID is ``rate_max`` at this threshold (first on ties)."""
+        if not self.by_attacker:
+            return self.attackers[0]
+        return max(self.attackers, key=lambda a: self.by_attacker[a]["value"])
+
+    @property
+    def at_risk(self) -> np.ndarray:
+        """Per-record at-risk flags of the strongest attacker (its score averaged over
+        replicates against the threshold): the records behind ``rate_max``."""
+        j = self.attackers.index(self.strongest_attacker)
+        score = self.scores[:, j, :].mean(axis=1)
+        return score > self.threshold if self.kind == "categorical" else score < self.threshold
+
+    @property
+    def n_at_risk(self) -> int:
+        """How many records the strongest attacker puts at risk (``rate_max * n`` with one
+        release); the same count as ``records["at_risk"].sum()``."""
+        return int(self.at_risk.sum())
 
     def by_class(self, *, bins: int = 4) -> pd.DataFrame:
         """RAPID stratified by the true value, with Wilson intervals.
@@ -477,7 +512,10 @@ def rapid(
         Any of ``rf``, ``xgb``, ``logit`` (lasso for continuous targets).
     tau, epsilon
         Thresholds for categorical (gain above tau) / continuous (error below epsilon)
-        targets; defaults 0.3 (1.0 for ``conditional``) and 0.10.
+        targets; defaults 0.3 (1.0 for ``conditional``) and 0.10. ``epsilon`` is a
+        proportion, not the paper's percentage: 0.10 means 10 %. For the ``relative``
+        and ``symmetric`` errors it must be below 1 (a :class:`ParameterError` says so);
+        for ``absolute`` it is in units of y, for ``normalized`` in SDs of y.
     method
         Categorical score: ``marginal`` (paper), ``conditional`` or ``nce``.
     error
@@ -521,8 +559,7 @@ def rapid(
     if kind == "categorical":
         threshold = DEFAULT_TAU[method] if tau is None else float(tau)
     else:
-        threshold = DEFAULT_EPSILON if epsilon is None else check_in_range(
-            "epsilon", epsilon, 0, np.inf, low_inclusive=False)
+        threshold = DEFAULT_EPSILON if epsilon is None else check_epsilon(epsilon, error=error)
 
     real_c = data.real
     targets_mask = np.ones(len(real_c), dtype=bool)
@@ -769,7 +806,8 @@ def rapid_synthesizer_cv(
 
     Each fold: synthesise from the other k - 1 folds (stratified by y when categorical)
     with a built-in generator, evaluate RAPID on the held-out fold. ``value`` is the mean
-    fold rate, ``ci`` mean ± 1.96 sd / sqrt(k); ``records`` holds one row per fold.
+    fold rate, ``ci`` the Student-t interval mean ± t_{k-1} sd / sqrt(k)
+    (:func:`privacy_core.stats.mean_interval`); ``records`` holds one row per fold.
 
     Notes
     -----
@@ -784,6 +822,8 @@ def rapid_synthesizer_cv(
     real_c = data.real.reset_index(drop=True)
     target = threat.target
     categorical = data.schema[target].is_categorical
+    if not categorical and epsilon is not None:
+        check_epsilon(epsilon, error=error)  # before k refits, not inside the first fold
     if len(real_c) < 2 * k:
         raise InsufficientDataError(
             f"{k}-fold cross-validation needs at least {2 * k} rows; the real table has {len(real_c)}."

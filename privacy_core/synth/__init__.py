@@ -15,7 +15,7 @@ import pandas as pd
 from ..errors import ParameterError
 from .autoregressive import AutoregressiveGenerator
 from .base import Generator
-from .baselines import HalfGenerator, HistogramGenerator, SelfGenerator
+from .baselines import HalfGenerator, HistogramGenerator, SelfGenerator, half_split
 from .cart import CartGenerator
 from .dp import DPIndependentGenerator, DPMarginalGenerator
 from .leaky import LeakyGenerator
@@ -45,10 +45,14 @@ def make_generator(method: str, **params: Any) -> Generator:
 
 def synthesize(real: pd.DataFrame, *, method: str = "cart", n: int | None = None,
                seed: int = 0, **params: Any) -> pd.DataFrame:
-    """Fit a built-in generator on ``real`` (canonical form) and sample ``n`` rows."""
+    """Fit a built-in generator on ``real`` (canonical form) and sample ``n`` rows.
+
+    ``n=None`` takes the generator's default size: as many rows as ``real`` has, except
+    HALF, whose default is its half (floor(n/2) distinct real rows, no replacement).
+    """
     gen = make_generator(method, **params).fit(real, seed=seed)
-    return gen.sample(len(real) if n is None else n, seed=seed)
+    return gen.sample(gen.default_size() if n is None else n, seed=seed)
 
 
 __all__ = ["GENERATORS", "Generator", "CartGenerator", "HistogramGenerator",
-           "HalfGenerator", "SelfGenerator", "make_generator", "synthesize"]
+           "HalfGenerator", "SelfGenerator", "half_split", "make_generator", "synthesize"]

@@ -24,6 +24,7 @@ class Generator(ABC):
             )
         self.seed_ = check_seed(seed)
         self.columns_ = list(real.columns)
+        self.n_fit_ = len(real)
         self.schema_: Schema = canonical_schema(real)
         self._fit(real.reset_index(drop=True))
         return self
@@ -40,6 +41,12 @@ class Generator(ABC):
 
     def params(self) -> dict[str, Any]:
         return {"method": self.name}
+
+    def default_size(self) -> int:
+        """Rows to sample when the caller gives no size: as many as were fitted."""
+        if not hasattr(self, "n_fit_"):
+            raise RuntimeError(f"{type(self).__name__}.default_size called before fit().")
+        return int(self.n_fit_)
 
     @abstractmethod
     def _fit(self, real: pd.DataFrame) -> None: ...

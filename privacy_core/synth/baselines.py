@@ -4,7 +4,9 @@
   into min(#unique, 100) bins and decoded to bin centres, as SynMeter's PGM baseline):
   the fidelity lower bound.
 * HALF returns rows of a random half of the real data: the fidelity upper bound a real
-  sample of the same population can reach.
+  sample of the same population can reach. It is a reference only when compared with the
+  *other* half (:func:`half_split`): against the full table it would be compared with
+  rows it contains, and read about twice too well.
 * SELF returns the real data itself: the worst case for every privacy measure.
 
 Notes
@@ -70,6 +72,13 @@ class HistogramGenerator(Generator):
 
 
 class HalfGenerator(Generator):
+    """Rows of a seeded random half of the real table (``half_``, floor(n/2) rows).
+
+    ``other_half_index_`` holds the positions of the other half, the table HALF must be
+    compared with (:func:`half_split`). Its default size is the half itself, drawn without
+    replacement; more rows than the half repeat rows.
+    """
+
     name = "half"
 
     def _fit(self, real: pd.DataFrame) -> None:
@@ -78,10 +87,47 @@ class HalfGenerator(Generator):
         self.half_ = real.iloc[np.sort(order[: len(real) // 2])].reset_index(drop=True)
         self.other_half_index_ = np.sort(order[len(real) // 2:])
 
+    def default_size(self) -> int:
+        return len(self.half_)
+
     def _sample(self, n: int, seed: int) -> pd.DataFrame:
+        if n <= len(self.half_):  # without replacement, in the half's order
+            rng = np.random.default_rng(seed)
+            return self.half_.iloc[np.sort(rng.choice(len(self.half_), size=n, replace=False))]
         rng = np.random.default_rng(seed)
-        replace = n > len(self.half_)
-        return self.half_.iloc[rng.choice(len(self.half_), size=n, replace=replace)]
+        return self.half_.iloc[rng.choice(len(self.half_), size=n, replace=True)]
+
+
+def half_split(real: pd.DataFrame, *, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The HALF reference: two disjoint random halves of ``real``, (reference, release).
+
+    The release is the HALF generator's half (``HalfGenerator.half_``, floor(n/2) rows);
+    the reference is the other half, the table the release is compared with in place of
+    the real data. Every HALF in the engine and the app is built here, so the fidelity
+    page and the risk-utility map read the same two tables for one seed.
+
+    Parameters
+    ----------
+    real
+        The real table in canonical form (at least 2 rows).
+    seed
+        Seeds the split (same seed, same halves).
+
+    Returns
+    -------
+    tuple of pandas.DataFrame
+        ``(reference, release)``, each with a fresh 0..m-1 index.
+
+    Notes
+    -----
+    Du & Li, Systematic Assessment of Tabular Data Synthesis
+    (``systematic-assessment-fidelity-mds.md``) §7.2: "HALF randomly divides the real
+    data into two equal parts: one serving as the training dataset, and the other as the
+    synthetic data"; ``metric-reference.md`` §1f.
+    """
+    gen = HalfGenerator().fit(real, seed=seed)
+    reference = real.reset_index(drop=True).iloc[gen.other_half_index_].reset_index(drop=True)
+    return reference, gen.half_.copy()
 
 
 class SelfGenerator(Generator):

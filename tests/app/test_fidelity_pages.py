@@ -263,6 +263,26 @@ def test_leaky_candidate_copies_the_stated_share_of_training_rows(demo_ws):
     assert uif.map_candidates(replace(demo_ws, holdout=None), params) == []
 
 
+def test_map_half_is_compared_with_the_other_half(demo_ws):
+    # The map's HALF reads what the fidelity page's HALF reads (two disjoint halves), not
+    # the half against the full table that contains it (about half the distance).
+    from privacy_core.fidelity import fidelity_baselines
+
+    seed = 1
+    params = {**uif.MAP_DEFAULTS, "cart_leaves": (), "references": ("half",),
+              "workspace": False}
+    (half,) = uif.map_candidates(demo_ws, params)
+    cell = uif._compute_cell(demo_ws, half, "wasserstein", seed, lambda *a: None)
+    real = pc.prepare_table(demo_ws.real.frame, demo_ws.schema)
+    page = fidelity_baselines(real, schema=demo_ws.schema, metrics=["wasserstein"],
+                              seed=seed)["half"]["wasserstein"]
+    contained = pc.wasserstein_fidelity(real, uif.candidate_frame(demo_ws, half, seed),
+                                        schema=demo_ws.schema, seed=seed)
+    assert cell.params["n_real"] == len(real) // 2 + len(real) % 2
+    assert cell.value == pytest.approx(page.value, rel=0.05)
+    assert cell.value > 1.4 * contained.value  # the old map read this one
+
+
 def test_generated_candidates_have_the_promised_sizes(demo_ws):
     params = {**uif.MAP_DEFAULTS, "cart_leaves": (100,)}
     n = len(demo_ws.real.frame)

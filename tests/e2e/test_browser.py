@@ -40,7 +40,7 @@ def test_first_start_then_move_tau(page, app_url, artifacts):
     page.screenshot(path=str(artifacts / "overview.png"), full_page=True)
 
     page.goto(f"{app_url}/rapid")
-    expect(page.get_by_text("RAPID max (conservative)").first).to_be_visible()
+    expect(page.get_by_text("RAPID max (strongest attacker)").first).to_be_visible()
     before = metric_value(page, "RAPID (mean of attackers)")
     slider = page.get_by_role("slider").first
     slider.focus()

@@ -1,5 +1,6 @@
 """Attack-based measures: hand-computed cases, leaky extremes, seeds, errors, figures."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -24,7 +25,12 @@ from privacy_core.risk.attacks import (
 )
 from privacy_core.risk.attacks import predicates as pred
 from privacy_core.risk.neighbors import nearest_neighbors
-from privacy_core.stats import bounded_estimate, control_baseline_error, wilson_centre
+from privacy_core.stats import (
+    bounded_estimate,
+    control_baseline_error,
+    wilson_centre,
+    wilson_interval,
+)
 
 HEALTH_THREAT = pc.ThreatModel(["age", "education", "gender", "income", "health"], ["disease"])
 AUX_A, AUX_B = ["age", "education", "income"], ["gender", "health", "disease"]
@@ -514,6 +520,13 @@ def test_ml_inference_relative_and_absolute_readings():
     general = quiet(ml_inference, train, train.copy(), threat=threat, holdout=holdout,
                     n_attacks=None, n_jobs=1, seed=0)
     assert general.extra["absolute_score"] > 0.9 and general.extra["holdout_score"] > 0.9
+    # the reported accuracies are the raw shares of right guesses, not Wilson centres
+    rec = general.records
+    for role, key in (("training", "absolute_score"), ("control", "holdout_score")):
+        raw = rec.loc[rec["role"] == role, "success"].mean()
+        assert general.extra[key] == raw and general.scores[role] == raw
+    assert general.rates().set_index("series").loc["training", "rate"] == \
+        general.extra["absolute_score"]
     assert general.value < 0.1
     assert not general.assess(relative_threshold=0.1, absolute_threshold=0.5)
     assert general.baseline < 0.7  # random synthetic secrets are right about half the time
@@ -527,6 +540,46 @@ def test_ml_inference_relative_and_absolute_readings():
     assert memorised.assess(relative_threshold=0.1, absolute_threshold=0.6)
     assert len(memorised.records) == 2 * n
     assert set(memorised.records["role"]) == {"training", "control"}
+
+
+def test_ml_inference_scores_are_raw_accuracies_by_hand():
+    # 90/100 members, 60/100 non-members, 50/100 random guesses right.
+    # Raw: r_T = 0.9, r_H = 0.6, risk = (0.9 - 0.6)/(1 - 0.6) = 0.75. The Wilson centres
+    # (k + z²/2)/(n + z²) = 0.8852 and 0.5963 would give 0.7157 instead.
+    from privacy_core.risk.attacks.common import MLInferenceResult
+
+    shell = MLInferenceResult(name="ml_inference", value=float("nan"), ci=None, params={},
+                              n_attacks=100, n_success=90, n_control_attacks=100,
+                              n_control_success=60, n_baseline_attacks=100,
+                              n_baseline_success=50, kind="categorical")
+    res = shell.at(confidence=0.95)
+    assert res.scores == {"training": 0.9, "control": 0.6, "baseline": 0.5}
+    assert res.extra["absolute_score"] == 0.9 and res.extra["holdout_score"] == 0.6
+    assert res.extra["attack_rate"] == 0.9 and res.baseline == 0.5
+    assert res.extra["relative_risk"] == pytest.approx(0.75) and res.value == pytest.approx(0.75)
+    # Wilson for the intervals only: each accuracy's interval is its Wilson interval, and
+    # the risk's half-width propagates the two Wilson half-widths.
+    (_, e_t), (_, e_h) = wilson_centre(90, 100), wilson_centre(60, 100)
+    assert res.extra["attack_ci"] == pytest.approx(list(wilson_interval(90, 100)))
+    assert res.extra["control_ci"] == pytest.approx(list(wilson_interval(60, 100)))
+    half = control_baseline_error(0.9, e_t, 0.6, e_h)
+    assert half == pytest.approx(np.hypot(e_t / 0.4, e_h * 0.1 / 0.16))
+    assert res.ci == pytest.approx((0.75 - half, min(1.0, 0.75 + half)))
+    rates = res.rates().set_index("series")
+    assert rates.loc["training", "rate"] == 0.9
+    assert rates.loc["training", ["lower", "upper"]].tolist() == pytest.approx(
+        list(wilson_interval(90, 100)))
+    # a perfect attack on members reads 1, not the Wilson centre's 0.963
+    perfect = dataclasses.replace(shell, n_success=100, n_control_success=50).at()
+    assert perfect.value == 1.0 and perfect.extra["absolute_score"] == 1.0
+    # every non-member guessed right: the ratio is 0/0, read 0 with an uninformative upper end
+    saturated = dataclasses.replace(shell, n_success=100, n_control_success=100).at()
+    assert saturated.value == 0.0 and np.isnan(saturated.extra["relative_risk"])
+    assert saturated.ci == (0.0, 1.0)
+    lower_members = dataclasses.replace(shell, n_success=95, n_control_success=100).at()
+    r_hi, h_lo = wilson_interval(95, 100)[1], wilson_interval(100, 100)[0]
+    assert lower_members.value == 0.0
+    assert lower_members.ci == pytest.approx((0.0, (r_hi - h_lo) / (1 - h_lo)))
 
 
 def test_ml_inference_continuous_secret(health):

@@ -50,6 +50,18 @@ def test_synthesize_writes_parquet_with_real_columns(files):
     assert len(syn) == 400
 
 
+def test_synthesize_half_defaults_to_half_the_rows_without_replacement(files, tmp_path):
+    out = tmp_path / "half.csv"
+    proc = run("synthesize", "--method", "half", "--real", str(files["real"]), "--seed", "3",
+               "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    half = pd.read_csv(out)
+    real = pd.read_csv(files["real"])
+    assert len(half) == len(real) // 2 == 200
+    assert not half.duplicated().any() or real.duplicated().any()
+    assert len(half.merge(real.drop_duplicates(), how="inner")) == len(half)  # real rows
+
+
 def test_rapid_json_contract(files):
     proc = run("rapid", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
                "--synthetic", str(files["syn2"]), "--qi", "age,education,gender",
@@ -166,6 +178,9 @@ def test_report_writes_aggregates_only_by_default(files, holdout):
       "--attackers", "svm"], "Unknown attacker"),
     (["synthesize", "--method", "gan", "--real", "{real}", "--out", "x.csv"], "Unknown generator"),
     (["rapid", "--bogus"], "unrecognized arguments"),
+    (["rapid", "--real", "{real}", "--synthetic", "{syn1}", "--qi", "age,education",
+      "--sensitive", "income", "--epsilon", "10", "--attackers", "logit", "--bootstrap", "0"],
+     "ε is a proportion: 0.10 means 10 %; got 10"),
 ])
 def test_bad_input_exits_2_with_one_error_line(files, args, fragment):
     args = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
@@ -267,3 +282,9 @@ def test_report_with_calibration(files, holdout, tmp_path):
                "--sensitive", "disease", "--metrics", "ims", "--out",
                str(plain)).returncode == 0
     assert "Singling out (univariate)" not in plain.read_text(encoding="utf-8")
+
+
+def test_rapid_help_states_the_unit_of_epsilon():
+    proc = run("rapid", "--help")
+    assert proc.returncode == 0
+    assert "0.10 means within 10 %" in " ".join(proc.stdout.split())

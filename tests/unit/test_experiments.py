@@ -267,3 +267,15 @@ def test_outlier_sweep_repeats_the_overfit_model_per_fraction(real):
     assert len(summary) == 4 and set(summary["outlier_fraction"]) == {0.0, 0.1}
     with pytest.raises(ParameterError, match="sets risk_model"):
         outlier_sweep(real, risk_model="leaky", threat=THREAT)
+
+
+def test_dp_direction_is_stated_the_right_way_round():
+    # A larger privacy budget is a weaker guarantee: the inserted risk grows with epsilon
+    # (the docstring once said it falls).
+    import privacy_core.experiments as ex
+
+    for doc in (ex.__doc__, ex.SweepResult.responses.__doc__):
+        text = " ".join(doc.split())
+        assert "falls as epsilon grows" not in text
+    assert "risk rises as epsilon grows" in " ".join(ex.SweepResult.responses.__doc__.split())
+    assert "inserted risk grows with epsilon" in " ".join(ex.__doc__.split())

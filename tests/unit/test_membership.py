@@ -178,7 +178,8 @@ def test_domias_value_is_normalised_auc_of_the_records(health):
     recs = res.records
     auc = roc_auc_score(recs["member"], recs["score"])
     assert res.auc == pytest.approx(auc) and res.extra["auc"] == pytest.approx(auc)
-    assert res.value == pytest.approx(max(0.0, 2 * auc - 1))
+    assert res.value == pytest.approx(2 * auc - 1)  # unclipped (framework Table 2)
+    assert res.bounds == (-1.0, 1.0) and res.goal == "lower"
     np.testing.assert_allclose(recs["score"], recs["log_p_synthetic"] - recs["log_p_reference"])
     # members = all training rows; the holdout splits into non-members and the reference
     assert (recs["source"] == "training").sum() == 600
@@ -196,7 +197,24 @@ def test_domias_leaky_release_beats_unseen_release(health):
     assert leak.value > 0.15
     assert unseen.value < 0.15
     assert leak.ci[0] > unseen.ci[1] - 0.05
-    assert 0.0 <= unseen.ci[0] <= unseen.ci[1] <= 1.0
+    assert -1.0 <= unseen.ci[0] <= unseen.ci[1] <= 1.0
+    assert unseen.ci[0] < 0 < leak.ci[0]  # no clipping at 0: a chance-level interval spans it
+    assert leak.extra["reading"].startswith("above 0")
+    assert unseen.extra["reading"].startswith("indistinguishable from 0")
+
+
+def test_domias_reports_below_chance_attacks_unclipped(health):
+    # A release made of the holdout puts the synthetic density at the non-members: the
+    # ratio ranks them above the members, AUC < 0.5. max(0, 2 AUC - 1) used to report 0.
+    train, holdout, _ = health
+    res = domias(train, holdout.copy(), threat=ALL_BUT_DISEASE, holdout=holdout,
+                 bootstrap=200, seed=0)
+    assert res.auc < 0.45
+    assert res.value == pytest.approx(2 * res.auc - 1) and res.value < -0.1
+    lo, hi = res.ci
+    assert -1.0 <= lo <= res.value <= hi < 0  # the bootstrap interval is unclipped too
+    assert res.extra["reading"] == ("below 0: the attack ranks non-members above members — "
+                                    "no membership signal")
 
 
 def test_domias_survives_a_degenerate_release(health):

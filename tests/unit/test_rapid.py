@@ -82,9 +82,12 @@ def test_monotone_in_epsilon_for_continuous_target(health_k5):
     res = pc.rapid(real, syn, threat=pc.ThreatModel(["age", "education", "gender"], ["income"]),
                    attackers=("xgb", "logit"), bootstrap=0, seed=0)
     assert res.kind == "continuous"
-    rates = [res.at(e).value for e in np.linspace(0, 1, 11)]
+    rates = [res.at(e).value for e in np.linspace(0, 0.99, 12)]
     assert np.all(np.diff(rates) >= 0)
     assert rates[0] == 0.0
+    # a plotted curve may sweep the relative tolerance past 1 (only typed values are checked)
+    curve = res.curve([0.5, 1.0, 2.0]).query("series == 'mean'")["rate"].to_numpy()
+    assert np.all(np.diff(curve) >= 0) and curve[0] == pytest.approx(res.at(0.5).value)
     assert res.at(0.10).value == pytest.approx(
         np.mean(res.scores < 0.10)), "headline equals the share of (record, model) flags"
 
@@ -297,6 +300,36 @@ def test_bad_parameters_raise_documented_errors(health_k5, kwargs, error):
         pc.rapid(real, syn, threat=THREAT, **kwargs)
 
 
+INCOME = pc.ThreatModel(["age", "education", "gender"], ["income"])
+
+
+@pytest.mark.parametrize("error", ["relative", "symmetric"])
+def test_epsilon_is_a_proportion_not_a_percentage(health_k5, error):
+    # The paper writes ε = 10 %; typed as 10 it flagged every record (RAPID = 1.000).
+    real, syn = health_k5
+    with pytest.raises(pc.ParameterError, match=r"ε is a proportion: 0.10 means 10 %; got 10\b"):
+        pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=10,
+                 error=error)
+    with pytest.raises(pc.ParameterError, match="proportion"):
+        pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=1.0,
+                 error=error)
+    with pytest.raises(pc.ParameterError, match="proportion"):
+        pc.rapid_synthesizer_cv(real, threat=INCOME, k=2, epsilon=10, error=error)
+
+
+def test_epsilon_in_units_of_y_may_exceed_one(health_k5):
+    real, syn = health_k5
+    res = pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=5000.0,
+                   error="absolute")
+    assert res.threshold == 5000.0 and 0 < res.value <= 1
+    with pytest.raises(pc.ParameterError, match="epsilon"):
+        pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=0.0)
+    relative = res.at(0.1, error="relative")
+    with pytest.raises(pc.ParameterError, match="0.10 means 10 %; got 10"):
+        relative.at(10)
+    assert relative.at(0.0).value == 0.0  # a slider resting at 0 is fine
+
+
 def test_mismatched_release_lists_problems(health_k5):
     real, syn = health_k5
     bad = syn.drop(columns=["age"]).assign(extra=1)
@@ -339,3 +372,32 @@ def test_threshold_bootstrap_index_equals_full_weight_product():
                                    weights @ (scores > t).astype(np.float32) / n, rtol=1e-6)
         np.testing.assert_allclose(index.rates(t, above=False),
                                    weights @ (scores < t).astype(np.float32) / n, rtol=1e-6)
+
+
+# --------------------------------------------------------------------- records at risk
+@pytest.mark.parametrize("tau", [0.3, 0.53])
+def test_records_at_risk_are_the_strongest_attackers(fitted, tau):
+    """One definition (paper §2.5, RAPID_max): the per-record table's at-risk records are
+    the strongest attacker's, so their count is rate_max * n (one release)."""
+    r = fitted.at(tau)
+    rec = r.records
+    n = len(rec)
+    strongest = max(r.by_attacker, key=lambda a: r.by_attacker[a]["value"])
+    assert r.strongest_attacker == strongest
+    assert r.n_at_risk == int(rec["at_risk"].sum()) == round(r.rate_max * n)
+    np.testing.assert_array_equal(rec["score"], rec[f"score_{strongest}"])
+    # every score variant: the same single count
+    for method in ("nce", "conditional"):
+        m = fitted.at(method=method)
+        assert m.n_at_risk == int(m.records["at_risk"].sum()) == round(m.rate_max * n)
+
+
+def test_records_at_risk_with_several_releases_come_from_one_attacker(health_k5):
+    real, syn = health_k5
+    res = pc.rapid(real, [syn, _release(real, seed=9)], threat=THREAT, n_trees=50,
+                   bootstrap=0, seed=0)
+    rec = res.records
+    j = res.attackers.index(res.strongest_attacker)
+    expected = res.scores[:, j, :].mean(axis=1) > res.threshold
+    np.testing.assert_array_equal(rec["at_risk"].to_numpy(), expected)
+    assert res.n_at_risk == int(expected.sum())

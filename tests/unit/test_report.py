@@ -112,3 +112,17 @@ def test_calibration_rows_of_a_stopped_run_mark_unfinished_measures(review, cali
     status = {r["key"]: r["status"] for r in pc.report.calibration_rows(d)}
     assert status["ims"] == "pass"
     assert status["linkability"] == "incomplete (stopped)"
+
+
+def test_rapid_tolerance_unit_is_stated_in_html_and_pdf():
+    # The RAPID paper writes ε as a percentage; the report must say that 0.15 is 15 %.
+    real = pc.simulate_health(300, seed=1)
+    schema = pc.infer_schema(real)
+    syn = pc.synthesize(pc.prepare_table(real, schema), method="cart", seed=3)
+    threat = pc.ThreatModel(["age", "education", "gender"], ["income"])
+    res = pc.rapid(real, syn, threat=threat, attackers=("logit",), bootstrap=0, epsilon=0.15)
+    report = pc.build_report(real=real, synthetic=[syn], results={"rapid": res}, threat=threat,
+                             schema=schema)
+    note = "ε = 0.15 is a proportion, not a percentage"
+    assert note in pc.render_html(report) and "below 15%" in pc.render_html(report)
+    assert note.replace("ε", "epsilon").encode() in pc.render_pdf(report)

@@ -18,7 +18,7 @@ from privacy_core import (
     prepare_table,
     synthesize,
 )
-from privacy_core.synth import CartGenerator, HalfGenerator
+from privacy_core.synth import CartGenerator, HalfGenerator, half_split
 
 METHODS = sorted(GENERATORS)
 
@@ -81,6 +81,23 @@ def test_self_returns_the_real_data(health_canonical):
     pd.testing.assert_frame_equal(out, health_canonical.reset_index(drop=True))
     assert _copied_share(synthesize(health_canonical, method="self", n=40, seed=5),
                          health_canonical) == 1.0
+
+
+def test_half_defaults_to_its_half_without_replacement(health_canonical):
+    # Du & Li §7.2: HALF is one of two equal halves, each real row once.
+    out = synthesize(health_canonical, method="half", seed=4)
+    assert len(out) == len(health_canonical) // 2
+    assert len(np.unique(_row_keys(out))) == len(out)
+    reference, release = half_split(health_canonical, seed=4)
+    pd.testing.assert_frame_equal(out, release)
+    # the two halves are disjoint and together the whole table
+    real_keys = _row_keys(health_canonical.reset_index(drop=True))
+    assert not np.isin(_row_keys(reference), _row_keys(release)).any()
+    assert sorted(np.r_[_row_keys(reference), _row_keys(release)]) == sorted(real_keys)
+    # more rows than the half can only repeat rows
+    assert len(synthesize(health_canonical, method="half", n=200, seed=4)) == 200
+    assert make_generator("cart").fit(health_canonical, seed=0).default_size() == \
+        len(health_canonical)
 
 
 def test_half_draws_from_one_half_only(health_canonical):

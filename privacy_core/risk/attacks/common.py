@@ -151,7 +151,8 @@ class LinkabilityResult(AttackResult):
 class MLInferenceResult(AttackResult):
     """ML attribute inference: relative risk with the absolute scores beside it (R7, R8).
 
-    For a categorical secret the scores are accuracies with Wilson intervals; for a
+    For a categorical secret the scores are raw accuracies k / n with Wilson intervals
+    (the Wilson centre is used for nothing: see :func:`_categorical_summary`); for a
     continuous one they are 1 - RMSE / range with percentile-bootstrap intervals (the
     replicates are stored so another confidence level is a cheap re-reading).
     """
@@ -161,8 +162,17 @@ class MLInferenceResult(AttackResult):
     score_replicates: dict[str, np.ndarray] = field(default_factory=dict)
 
     def rates(self) -> pd.DataFrame:
+        """Scores on training, control and random-guess targets: columns series,
+        successes, n, rate (raw accuracy, or 1 - RMSE/range), lower, upper."""
         if self.kind == "categorical":
-            return super().rates()
+            out = []
+            for series, k, n in (("training", self.n_success, self.n_attacks),
+                                 ("control", self.n_control_success, self.n_control_attacks),
+                                 ("baseline", self.n_baseline_success, self.n_baseline_attacks)):
+                rate, (lo, hi), _ = _accuracy(k, n, self.confidence)
+                out.append({"series": series, "successes": float(k or 0), "n": int(n),
+                            "rate": rate, "lower": lo, "upper": hi})
+            return pd.DataFrame(out)
         a = (1 - self.confidence) / 2 * 100
         out = []
         for series, n in (("training", self.n_attacks), ("control", self.n_control_attacks),
@@ -176,7 +186,7 @@ class MLInferenceResult(AttackResult):
     def at(self, *, confidence: float | None = None) -> MLInferenceResult:  # type: ignore[override]
         conf = self.confidence if confidence is None else check_confidence(confidence)
         if self.kind == "categorical":
-            return _with_summary(self, conf)  # type: ignore[return-value]
+            return _categorical_summary(self, conf)
         return _continuous_summary(self, conf)
 
     def assess(self, *, relative_threshold: float, absolute_threshold: float) -> bool:
@@ -338,6 +348,69 @@ def _sample_positions(n_rows: int, n: int, rng: np.random.Generator) -> np.ndarr
 
 def _linked(rank: np.ndarray, k: int) -> int:
     return int(((rank > 0) & (rank <= k)).sum())
+
+
+def _accuracy(k: float | None, n: float, confidence: float
+              ) -> tuple[float, tuple[float, float], float]:
+    """Raw accuracy k / n, its Wilson interval and the Wilson half-width."""
+    if k is None or n <= 0:
+        return float("nan"), (float("nan"), float("nan")), float("nan")
+    centre, err = _wilson(k, n, confidence)
+    _, ci = bounded_estimate(centre, err)  # centre ± half-width is the Wilson interval
+    return min(max(float(k), 0.0), float(n)) / float(n), ci, err
+
+
+def _categorical_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:
+    """Value, interval and scores of a categorical ML inference from its counts.
+
+    The scores are the raw accuracies r = k / n, which is what the framework's ML
+    inference reports (``metric-reference.md`` §8, ``risk-insertion-framework.md``
+    §4.3.3); their intervals are Wilson intervals. The relative risk is
+    (r_T - r_H) / (1 - r_H) of the *raw* accuracies, with the half-width propagated from
+    the two Wilson half-widths (:func:`~privacy_core.stats.control_baseline_error`), so
+    the reported risk is the one computed from the reported scores. The Anonymeter-style
+    attacks (:func:`_with_summary`) instead take the Wilson centre as the point estimate;
+    here that would shrink a perfect attack (r_T = 1 on a full copy) below 1 and make the
+    headline disagree with the accuracies shown beside it (consensus R7, R8). When the
+    attacker is right on every non-member (r_H = 1) the ratio is undefined: the value is
+    0 (no member advantage can show), ``relative_risk`` NaN, and the interval runs from
+    0 to the ratio at the Wilson extremes (upper r_T, lower r_H).
+    """
+    ra, ci_a, ea = _accuracy(result.n_success, result.n_attacks, confidence)
+    rc, ci_c, ec = _accuracy(result.n_control_success, result.n_control_attacks, confidence)
+    rb, ci_b, _ = _accuracy(result.n_baseline_success, result.n_baseline_attacks, confidence)
+    risk = control_baseline_risk(ra, rc)
+    err = control_baseline_error(ra, ea, rc, ec)
+    value, ci = bounded_estimate(risk, err)
+    if rc >= 1 and math.isfinite(ra):
+        # Every non-member guessed right: (r_T - r_H) / (1 - r_H) is 0/0 or below 0, so
+        # no member advantage can be measured. Read 0, with the interval's upper end from
+        # the extremes of the two Wilson intervals (often 1: the data cannot tell).
+        # (The Wilson centres would keep r_H < 1, but they report a different accuracy
+        # than the one shown, and near the edge their ratio is arbitrary.)
+        risk, err = float("nan"), float("nan")
+        rc_low = ci_c[0]
+        upper = (ci_a[1] - rc_low) / (1 - rc_low) if rc_low < 1 else 1.0
+        value, ci = 0.0, (0.0, float(min(max(upper, 0.0), 1.0)))
+    scores = {"training": ra, "control": rc, "baseline": rb}
+    extra = dict(result.extra)
+    extra.update({
+        "attack_rate": ra, "attack_ci": list(ci_a), "control_rate": rc,
+        "control_ci": list(ci_c), "baseline_rate": rb, "baseline_ci": list(ci_b),
+        "n_attacks": int(result.n_attacks), "n_success": float(result.n_success),
+        "n_control_attacks": int(result.n_control_attacks),
+        "n_control_success": float(result.n_control_success or 0),
+        "n_baseline_attacks": int(result.n_baseline_attacks),
+        "n_baseline_success": float(result.n_baseline_success),
+        "beats_baseline": bool(ra > rb), "confidence": confidence,
+        "risk_unclipped": risk, "risk_error": err, "relative_risk": risk,
+        "absolute_score": ra, "holdout_score": rc, "random_guess_score": rb,
+        "score_name": "accuracy", "score_interval": "wilson",
+    })
+    if not math.isfinite(ra) or not math.isfinite(rc):
+        value, ci = float("nan"), None
+    return replace(result, value=value, ci=ci, baseline=rb, scores=scores, extra=extra,
+                   confidence=confidence)
 
 
 def _continuous_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:

@@ -7,7 +7,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,7 @@ from .common import (
     AttackResult,
     MLInferenceResult,
     _attack_inputs,
+    _categorical_summary,
     _check_n_attacks,
     _continuous_summary,
     _resolve_columns,
@@ -246,9 +247,11 @@ def ml_inference(
     -------
     MLInferenceResult
         Named ``ml_inference``; ``value`` = clipped relative risk (r_T - r_H)/(1 - r_H)
-        with r the accuracy (categorical) or 1 - RMSE/range (continuous; range of the real
-        secret); ``extra`` holds ``relative_risk``, ``absolute_score`` (r_T),
-        ``holdout_score`` (r_H) and ``random_guess_score`` side by side (consensus R7, R8;
+        with r the raw accuracy k / n (categorical; Wilson intervals for the accuracies,
+        their half-widths propagated to the risk's interval) or 1 - RMSE/range
+        (continuous; range of the real secret); ``scores`` holds the three scores and
+        ``extra`` ``relative_risk``, ``absolute_score`` (r_T), ``holdout_score`` (r_H) and
+        ``random_guess_score`` side by side (consensus R7, R8;
         :meth:`MLInferenceResult.assess`). ``baseline``: the random guess (secrets of
         random synthetic rows).
 
@@ -352,14 +355,8 @@ def ml_inference(
         shell = MLInferenceResult(**common, n_success=int(ok_t.sum()),
                                   n_control_success=int(ok_c.sum()),
                                   n_baseline_success=int(ok_b.sum()), kind="categorical")
-        result = cast(MLInferenceResult, _with_summary(shell, confidence))
-        ex = result.extra
-        scores = {"training": ex["attack_rate"], "control": ex["control_rate"],
-                  "baseline": ex["baseline_rate"]}
-        extra = {**ex, "relative_risk": ex["risk_unclipped"], "absolute_score": scores["training"],
-                 "holdout_score": scores["control"], "random_guess_score": scores["baseline"],
-                 "score_name": "accuracy"}
-        result = replace(result, scores=scores, extra=extra)
+        # raw accuracies as scores and risk, Wilson for the intervals only
+        result = _categorical_summary(shell, confidence)
     else:
         values = data.real[target].to_numpy(dtype=float)
         finite = values[np.isfinite(values)]
