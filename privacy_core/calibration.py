@@ -47,15 +47,14 @@ import numpy as np
 import pandas as pd
 
 from .data import Schema, infer_schema, prepare_table
-from .errors import InsufficientDataError, ParameterError, PrivacyCoreError
-from .measures import MEASURES, evaluate_measures, get_measure, measure_names
+from .errors import InsufficientDataError, ParameterError
+from .experiments import RowsFn
+from .measures import MEASURES, ProgressFn, evaluate_noted, get_measure, measure_names
 from .results import jsonable
 from .synth.leaky import leaky_release
 from .threat import ThreatModel
 from .validation import check_positive_int, check_seed
 
-ProgressFn = Callable[[float, str], None]
-RowsFn = Callable[[pd.DataFrame], None]
 
 DEFAULT_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 DEFAULT_RATIOS = (1.0, 2.0, 4.0)
@@ -466,11 +465,7 @@ def calibrate(
             on_rows(pd.DataFrame(cell_rows, columns=ROW_COLUMNS))
     if progress:
         progress(1.0, "stopped" if stopped else "done")
-    frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
-    seen = {(m, md) for m, md in zip(frame["metric"], frame["mode"], strict=True)}
     unique = qi_unique_share(parts.training, threat)
-    summaries = tuple(summarise(frame, m, md, unique_share=unique) for m, md in targets
-                      if (m, md) in seen)
     params = {
         "measures": [calibration_key(m, md) for m, md in targets],
         "n_training": len(parts.training), "n_pool": len(parts.pool),
@@ -481,25 +476,35 @@ def calibrate(
         "contract": {"floor_max": FLOOR_MAX, "ceiling_min": CEILING_MIN,
                      "ratio_gap_max": RATIO_GAP_MAX, "monotone_slack": MONOTONE_SLACK},
     }
-    return CalibrationResult(rows=frame, summaries=summaries, levels=levels, ratios=ratios,
-                             seed=seed, n_real=len(table), params=params, stopped=stopped)
+    return calibration_result(pd.DataFrame(rows, columns=ROW_COLUMNS), targets,
+                              levels=levels, ratios=ratios, seed=seed, n_real=len(table),
+                              params=params, stopped=stopped)
+
+
+def calibration_result(rows: pd.DataFrame, targets: Sequence[tuple[str, str]], *,
+                       levels: Sequence[float], ratios: Sequence[float], seed: int,
+                       n_real: int, params: dict[str, Any], stopped: bool
+                       ) -> CalibrationResult:
+    """A :class:`CalibrationResult` from its rows: one summary per (measure, mode) target
+    that has rows. Also builds the partial result of a run that was stopped (or cut off)
+    from the rows it streamed; ``params["qi_unique_share"]``, when present, explains low
+    ceilings (see :func:`summarise`)."""
+    seen = {(m, md) for m, md in zip(rows["metric"], rows["mode"], strict=True)}
+    unique = params.get("qi_unique_share")
+    summaries = tuple(summarise(rows, m, md, unique_share=unique) for m, md in targets
+                      if (m, md) in seen)
+    return CalibrationResult(rows=rows, summaries=summaries, levels=tuple(levels),
+                             ratios=tuple(ratios), seed=seed, n_real=n_real, params=params,
+                             stopped=stopped)
 
 
 def _evaluate(training: pd.DataFrame, release: pd.DataFrame, holdout: pd.DataFrame,
               metric: str, kwargs: dict[str, Any], threat: ThreatModel, schema: Schema,
               seed: int) -> tuple[float, float, float, str]:
-    note = ""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            res = evaluate_measures(training, release, names=[metric], threat=threat,
-                                    holdout=holdout, schema=schema, seed=seed,
-                                    options={metric: kwargs})[metric]
-        except PrivacyCoreError as exc:
-            return math.nan, math.nan, math.nan, f"error: {' '.join(str(exc).split())}"
-    warned = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
-    if warned:
-        note = "; ".join(warned)
+    res, note = evaluate_noted(training, release, name=metric, threat=threat,
+                               holdout=holdout, schema=schema, seed=seed, options=kwargs)
+    if res is None:
+        return math.nan, math.nan, math.nan, note
     lo, hi = res.ci if res.ci is not None else (math.nan, math.nan)
     return float(res.value), float(lo), float(hi), note
 
@@ -515,6 +520,7 @@ __all__ = [
     "CalibrationTables",
     "calibrate",
     "calibration_key",
+    "calibration_result",
     "calibration_tables",
     "calibration_targets",
     "qi_unique_share",

@@ -65,8 +65,8 @@ import pandas as pd
 
 from .data import Schema, infer_schema, prepare_table
 from .encoding import TableEncoder
-from .errors import InsufficientDataError, ParameterError, PrivacyCoreError
-from .measures import get_measure, measure_names
+from .errors import InsufficientDataError, ParameterError
+from .measures import evaluate_noted, get_measure, measure_names
 from .results import MetricResult, jsonable
 from .stats import mean_interval, wilson_interval
 from .synth.leaky import LeakNoise, leaky_release, leaky_split
@@ -393,8 +393,6 @@ def _canary_rows(result: MetricResult, canary_labels: np.ndarray, target_levels:
 def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
               release: pd.DataFrame, seed: int, canary_labels: np.ndarray | None
               ) -> list[dict[str, Any]]:
-    from .measures import evaluate_measures
-
     rows = []
     target = ctx.threat.target
     levels_t = (None if ctx.schema[target].is_numeric
@@ -404,23 +402,11 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
         options = dict(ctx.options.get(name, {}))
         if canary_labels is not None and name in CANARY_MEASURES:
             options.setdefault("n_attacks", None)  # attack every record, canaries included
-        note = ""
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                # Fidelity measures that take no threat model are called without one.
-                res = evaluate_measures(
-                    training, release, names=[name],
-                    threat=ctx.threat if spec.needs_threat else None,
-                    holdout=control, schema=ctx.schema, seed=seed,
-                    options={name: options})[name]
-            except PrivacyCoreError as exc:
-                res = None
-                note = f"error: {' '.join(str(exc).split())}"
-        warned = sorted({str(w.message) for w in caught
-                         if issubclass(w.category, UserWarning)})
-        if warned:
-            note = "; ".join([note, *warned]) if note else "; ".join(warned)
+        # Fidelity measures that take no threat model are called without one.
+        res, note = evaluate_noted(training, release, name=name,
+                                   threat=ctx.threat if spec.needs_threat else None,
+                                   holdout=control, schema=ctx.schema, seed=seed,
+                                   options=options)
         if res is None:
             rows.append({"measure": name, "value": float("nan"), "ci_low": float("nan"),
                          "ci_high": float("nan"), "baseline": float("nan"), "goal": "",

@@ -9,6 +9,7 @@ Functions are referenced by import path and imported on first use, which keeps
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from .data import Schema
-from .errors import ParameterError
+from .errors import ParameterError, PrivacyCoreError
 from .results import MetricResult, combine_replicates
 from .threat import ThreatModel
 
@@ -201,3 +202,35 @@ def evaluate_measures(
     if progress:
         progress(1.0, "done")
     return out
+
+
+def evaluate_noted(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    *,
+    name: str,
+    threat: ThreatModel | None,
+    holdout: pd.DataFrame | None,
+    schema: Schema | None,
+    seed: int,
+    options: dict[str, Any] | None = None,
+) -> tuple[MetricResult | None, str]:
+    """One measure for an experiment that must go on when it fails: the result (None on a
+    :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
+    distinct user warnings it raised, so a row of a sweep or a calibration says why its
+    value is missing or doubtful."""
+    note = ""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res: MetricResult | None = evaluate_measures(
+                real, synthetic, names=[name], threat=threat, holdout=holdout,
+                schema=schema, seed=seed, options={name: dict(options or {})})[name]
+        except PrivacyCoreError as exc:
+            res = None
+            note = f"error: {' '.join(str(exc).split())}"
+    warned = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
+    if warned:
+        note = "; ".join([note, *warned]) if note else "; ".join(warned)
+    return res, note
+

@@ -304,3 +304,15 @@ def bounded_estimate(value: float, error: float, *, low: float = 0.0, high: floa
         return float(min(max(x, low), high))
 
     return clip(value), (clip(value - error), clip(value + error))
+
+
+def bounded_interval(value: float, lo: float, hi: float, *, low: float = 0.0,
+                     high: float = 1.0) -> tuple[float, tuple[float, float] | None]:
+    """:func:`bounded_estimate` for an interval that is not symmetric (a percentile
+    bootstrap, or one mapped through a monotone function): value and ends clipped to
+    [low, high]; NaN value and None interval where they are not finite."""
+    def clip(x: float) -> float:
+        return float(min(max(x, low), high))
+
+    out = clip(value) if math.isfinite(value) else float("nan")
+    return out, ((clip(lo), clip(hi)) if math.isfinite(lo) and math.isfinite(hi) else None)

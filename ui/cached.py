@@ -84,6 +84,15 @@ def canonical_real(fingerprint: str, overrides: tuple, _ws: Workspace) -> pd.Dat
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
+def linkability_halves(fingerprint: str, qis: tuple[str, ...], _ws: Workspace
+                       ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The informative split of the quasi-identifiers (``pc.informative_split``): read by
+    every measure card on every rerun of the privacy page, computed once per table."""
+    a, b = pc.informative_split(_ws.real.frame, list(qis))
+    return tuple(a), tuple(b)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
 def generate_release(real_key: str, _real_canonical: pd.DataFrame, method: str,
                      params: tuple, n: int, seed: int) -> pd.DataFrame:
     with warnings.catch_warnings():

@@ -30,8 +30,8 @@ from privacy_core.calibration import (
     CalibrationSummary,
     calibrate,
     calibration_key,
+    calibration_result,
     calibration_targets,
-    summarise,
 )
 from privacy_core.measures import MEASURES, measure_names
 from privacy_core.plots.calibration import calibration_status
@@ -116,14 +116,10 @@ def _partial(frames: list[pd.DataFrame], settings: dict[str, Any], n_real: int,
              options: dict[str, dict[str, Any]]) -> CalibrationResult:
     frame = pd.concat(frames, ignore_index=True)
     targets = calibration_targets(settings["measures"])
-    seen = set(zip(frame["metric"], frame["mode"], strict=True))
-    unique = settings.get("qi_unique_share")
-    return CalibrationResult(
-        rows=frame, summaries=tuple(summarise(frame, m, md, unique_share=unique)
-                                    for m, md in targets if (m, md) in seen),
-        levels=tuple(sorted(float(v) for v in settings["levels"])),
-        ratios=tuple(sorted(float(v) for v in settings["ratios"])),
-        seed=int(settings["seed"]), n_real=n_real, stopped=True,
+    return calibration_result(
+        frame, targets, levels=sorted(float(v) for v in settings["levels"]),
+        ratios=sorted(float(v) for v in settings["ratios"]), seed=int(settings["seed"]),
+        n_real=n_real, stopped=True,
         params={"measures": [calibration_key(m, md) for m, md in targets],
                 "n_training": int(frame["n_training"].iloc[0]),
                 "options": jsonable(options),

@@ -10,7 +10,7 @@ import numpy as np
 import privacy_core as pc
 from privacy_core.measures import MEASURES, evaluate_measures
 
-from .cached import cached_evaluation, evaluate, scoped_key
+from .cached import cached_evaluation, evaluate, linkability_halves, scoped_key
 from .runner import run_cached
 from .state import Workspace
 from .widgets import fmt_ci
@@ -24,9 +24,12 @@ ATTACKS = ("singling_out", "linkability", "inference", "ml_inference")
 
 def privacy_params(ws: Workspace) -> dict[str, Any]:
     n = len(ws.real.frame)
-    qis = list(ws.quasi_identifiers)
-    if len(qis) >= 2:  # two halves that each identify as many records as the QIs allow
-        aux_a, aux_b = pc.informative_split(ws.real.frame, qis)
+    qis = tuple(ws.quasi_identifiers)
+    stored = ws.setting("privacy") or {}
+    if "aux_a" in stored and "aux_b" in stored:
+        aux_a, aux_b = stored["aux_a"], stored["aux_b"]
+    elif len(qis) >= 2:  # two halves that each identify as many records as the QIs allow
+        aux_a, aux_b = linkability_halves(ws.real.fingerprint, qis, ws)
     else:
         aux_a, aux_b = qis, qis[:1]
     # every record is attacked up to 50,000 rows (consensus R2; 500 sampled targets read a
@@ -35,7 +38,7 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
                 "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
                 "so_mode": "multivariate",
                 "so_cols": min(3, len(ws.schema.included))}
-    params = {**defaults, **(ws.setting("privacy") or {})}
+    params = {**defaults, **stored}
     # a later type change may have excluded columns since the setting was stored
     params["so_cols"] = max(1, min(int(params["so_cols"]), len(ws.schema.included)))
     params["n_rows"] = n

@@ -22,12 +22,12 @@ from typing import Any, TypeVar
 import streamlit as st
 
 import privacy_core as pc
+from privacy_core.measures import ProgressFn
 
 from .cached import cached_evaluation, evaluate
 from .state import set_error, store_result, stored_result
 
 T = TypeVar("T")
-ProgressFn = Callable[[float, str], None]
 
 STOP_FLAG = "lab_stop"  # set by the Stop button, read by the running work's should_stop
 LIVE = "running_partial"  # {name: (key, partial result)} while stoppable work runs

@@ -22,6 +22,7 @@ from ...inputs import ReviewData, prepare_review
 from ...results import MetricResult
 from ...stats import (
     bounded_estimate,
+    bounded_interval,
     control_baseline_error,
     control_baseline_risk,
     percentile_interval,
@@ -235,9 +236,7 @@ def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
         lo, hi = (_undilute(x, result.dilution) for x in (risk - err, risk + err))
         extra.update({"risk_reference": risk, "reference_control_share": result.dilution})
         risk = _undilute(risk, result.dilution)
-        clip = (lambda x: float(min(max(x, 0.0), 1.0)))
-        value = clip(risk) if math.isfinite(risk) else float("nan")
-        ci = (clip(lo), clip(hi)) if math.isfinite(lo) and math.isfinite(hi) else None
+        value, ci = bounded_interval(risk, lo, hi)
         err = (hi - lo) / 2
     else:
         value, ci = bounded_estimate(risk, err)
@@ -422,9 +421,7 @@ def _continuous_summary(result: MLInferenceResult, confidence: float) -> MLInfer
                         / (1 - reps["control"]), np.nan)
     lo, hi = (float(v) for v in percentile_interval(boot, confidence=confidence)) \
         if np.isfinite(boot).any() else (float("nan"), float("nan"))
-    clip = (lambda x: float(min(max(x, 0.0), 1.0)))
-    value = clip(risk) if math.isfinite(risk) else float("nan")
-    ci = (clip(lo), clip(hi)) if math.isfinite(lo) and math.isfinite(hi) else None
+    value, ci = bounded_interval(risk, lo, hi)
     extra = dict(result.extra)
     extra.update({"relative_risk": risk, "risk_unclipped": risk, "confidence": confidence,
                   "relative_ci": None if ci is None else [float(lo), float(hi)]})
