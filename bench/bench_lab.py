@@ -6,7 +6,10 @@
 * overfit: the autoregressive generator trained to L* and on to f_o = 2 on
   ``--train-rows`` training rows (default 12,000, validation a quarter of that), one
   torch thread; prints epochs, kept checkpoints and their achieved ratios;
-* the workshop default (leaky, 6 levels x 2 replicates on the 4,000-row demo).
+* the workshop default (leaky, 6 levels x 2 replicates on the 4,000-row demo), and the
+  same with 9 measures (+ query error, discriminator) and 50 canaries, each run as the
+  Risk lab page runs it (``ui.lab.plan_for_rows``: in-process when small) and printed
+  next to the page's estimate.
 
 Usage: python bench/bench_lab.py [--rows 20000] [--train-rows 12000] [--skip-overfit]
 Prints figures; asserts nothing.
@@ -15,6 +18,7 @@ Prints figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import logging
 import resource
 import sys
 import time
@@ -28,6 +32,8 @@ import privacy_core as pc
 from privacy_core.experiments import sweep
 from privacy_core.measures import measure_names
 from privacy_core.synth.autoregressive import AutoregressiveGenerator
+logging.getLogger("streamlit").setLevel(logging.ERROR)  # "no runtime" notes of ui imports
+from ui.lab import LAB_DEFAULTS, format_seconds, plan_for_rows  # noqa: E402
 
 
 def main() -> None:
@@ -41,11 +47,22 @@ def main() -> None:
 
     train, hold, thr = pc.builtin_dataset("health", n=2000)
     demo = pd.concat([train, hold], ignore_index=True)
-    t = time.perf_counter()
-    res = sweep(demo, risk_model="leaky", replicates=2, threat=pc.ThreatModel(**thr),
-                measures=fast, seed=0)
-    print(f"workshop default (4,000 demo rows, 6 levels x 2 replicates x {len(fast)} fast "
-          f"measures, {res.params['n_jobs']} workers): {time.perf_counter() - t:.1f} s")
+    default = LAB_DEFAULTS["leaky"]
+    for name, settings in (
+            ("workshop default", default),
+            ("9 measures + 50 canaries", {**default, "canaries": 50,
+                                          "measures": (*default["measures"], "query_error",
+                                                       "discriminator")})):
+        plan = plan_for_rows("leaky", settings, len(demo))
+        t = time.perf_counter()
+        res = sweep(demo, risk_model="leaky", replicates=settings["replicates"],
+                    levels=settings["levels"], threat=pc.ThreatModel(**thr),
+                    measures=settings["measures"], canaries=settings["canaries"], seed=0,
+                    n_jobs=plan["n_jobs"])
+        print(f"{name} (4,000 demo rows, {plan['releases']} releases x "
+              f"{len(settings['measures'])} measures, {res.params['n_jobs']} worker(s)): "
+              f"{time.perf_counter() - t:.1f} s; the page estimates "
+              f"{plan['seconds']:.1f} s ({format_seconds(plan['seconds'])})")
 
     real = pc.simulate_health(args.rows, seed=0)
     t = time.perf_counter()

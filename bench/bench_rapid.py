@@ -3,6 +3,15 @@ re-aggregate at a new threshold (what a slider move costs; target < 50 ms at 50k
 
 Usage: python bench/bench_rapid.py [--sizes 10000,50000] [--repeats 20]
 Prints figures; asserts nothing.
+
+The paper's simulation study (RAPID §5, :data:`privacy_core.risk.rapid.PAPER_PRESET`):
+
+    python bench/bench_rapid.py --paper table1 --sims 50       # Table 1 (kappa 10, RF/xgb/CART)
+    python bench/bench_rapid.py --paper fig5a --sims 10        # Fig. 5a (kappa 0 ... 100, RF)
+    python bench/bench_rapid.py --paper fig5b --sims 10        # Fig. 5b (tau 0.05 ... 0.95)
+
+print mean, SD and SE over simulations of RAPID and accuracy per attacker, next to the
+oracle (Bayes-optimal attacker: the true Appendix A disease probabilities).
 """
 
 from __future__ import annotations
@@ -14,17 +23,44 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import privacy_core as pc  # noqa: E402
 
 
+PAPER_RUNS = {
+    "table1": {"kappas": (10.0,), "taus": (0.3,), "attackers": ("rf", "xgb", "cart")},
+    "fig5a": {"kappas": (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0), "taus": (0.3,),
+              "attackers": ("rf",)},
+    "fig5b": {"kappas": (0.0, 5.0, 10.0, 20.0, 50.0),
+              "taus": tuple(round(0.05 * k, 2) for k in range(1, 20)), "attackers": ("rf",)},
+}
+
+
+def paper(run: str, sims: int, n_trees: int) -> None:
+    spec = PAPER_RUNS[run]
+    t = time.perf_counter()
+    study = pc.rapid_paper_study(spec["kappas"], n_sims=sims, taus=spec["taus"],
+                                 attackers=spec["attackers"], n_trees=n_trees, seed=0)
+    summary = pc.summarize_paper_study(study)
+    with pd.option_context("display.width", 200, "display.max_rows", 500):
+        print(summary.round(4).to_string(index=False))
+    print(f"{sims} simulations per cell, {n_trees} trees: {time.perf_counter() - t:.0f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,50000")
     ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--paper", choices=sorted(PAPER_RUNS), default=None)
+    ap.add_argument("--sims", type=int, default=10)
+    ap.add_argument("--n-trees", type=int, default=500)
     args = ap.parse_args()
+    if args.paper:
+        paper(args.paper, args.sims, args.n_trees)
+        return
     threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
     print(f"{'n':>7} {'attacker':>8} {'fit+score s':>12}")
     for n in [int(s) for s in args.sizes.split(",")]:
@@ -41,7 +77,8 @@ def main() -> None:
         t = time.perf_counter()
         res = pc.rapid(real, syn, threat=threat, bootstrap=500, seed=0)
         suite = time.perf_counter() - t
-        print(f"{n:>7} {'suite':>8} {suite:>12.2f}   (rf+xgb+logit with 500 bootstrap weights)")
+        print(f"{n:>7} {'suite':>8} {suite:>12.2f}   (rf+xgb+logit with 500 bootstrap "
+              "weights)")
         times = []
         for tau in np.linspace(0.05, 0.95, args.repeats):
             t = time.perf_counter()

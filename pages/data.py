@@ -6,8 +6,10 @@ from dataclasses import replace
 import streamlit as st
 
 import privacy_core as pc
+from privacy_core.threat import check_membership_prevalence
 from ui.cached import canonical_real, generate_release
 from ui.demo import builtin_workspace
+from ui.privacy import membership_settings
 from ui.runner import guarded
 from ui.state import Table, Workspace, commit, default_threat, require_workspace, set_error, set_notice
 from ui.widgets import error_slot
@@ -78,6 +80,10 @@ with source_upload:
                "cells are read as missing; codes with leading zeros (postcodes) stay text, and "
                "decimal commas (`1,5`) are read as numbers in files not delimited by commas. "
                "Files stay in this session's memory only.")
+    st.info("Uploaded files live only in this browser tab's session and are never stored: "
+            "**reloading the page, opening a shared link or closing the tab drops them**. "
+            "The settings (threat model, thresholds) are kept in the page address.",
+            icon=":material/info:")
     with st.form("upload_form", clear_on_submit=False):
         real_file = st.file_uploader("Real (training) table", type=["csv", "parquet", "txt"])
         syn_files = st.file_uploader("Synthetic release(s) — several files for replicates",
@@ -135,6 +141,34 @@ if ws.releases:
 else:
     st.info("No synthetic release yet: upload one above or generate one here.")
 
+if ws.releases:
+    groups = ws.release_groups()
+    with st.expander(f"Release groups: {len(groups)} candidate(s)", expanded=len(groups) > 1):
+        st.caption("Releases with the same group name are **replicates of one generator**: "
+                   "every measure is averaged over them (mean ± sd, consensus R10). Different "
+                   "groups are **distinct candidates**: shown side by side, never averaged. "
+                   "Releases generated together form one group; each upload or release "
+                   "added from the map is a candidate of its own until you group it here.")
+        with st.form("groups_form"):
+            names = []
+            for i, t in enumerate(ws.releases):
+                g1, g2 = st.columns([3, 2], vertical_alignment="center")
+                g1.markdown(f"**{t.name}** ({t.origin})")
+                names.append(g2.text_input(
+                    "Group", value=t.candidate, key=f"group_{i}_{t.fingerprint[:12]}",
+                    label_visibility="collapsed", placeholder="group name",
+                    help="Give replicates of one generator the same name."))
+            regroup = st.form_submit_button("Apply groups")
+        error_slot("groups")
+        if regroup:
+            # a blank name: the release is a candidate of its own again
+            regrouped = ws.with_groups(names)
+            if commit(regrouped, control="groups"):
+                set_notice("groups", f"{len(regrouped.release_groups())} candidate(s). "
+                                     "Results already computed for a group whose releases "
+                                     "did not change are kept.")
+            st.rerun()
+
 with st.form("generate_form"):
     st.markdown("**Generate releases with a built-in generator** (fitted on the real table)")
     c1, c2, c3, c4 = st.columns(4)
@@ -158,14 +192,20 @@ if gen:
                   "dp-mst": (("epsilon", float(epsilon)),),
                   "dp-independent": (("epsilon", float(epsilon)),)}.get(method, ())
         out = []
+        detail = {"cart": f" leaf {int(leaf)}", "dp-mst": f" ε={float(epsilon):g}",
+                  "dp-independent": f" ε={float(epsilon):g}"}.get(method, "")
+        # the replicates of this click form one group; a later click is another candidate
+        # (its releases can be joined to this one on purpose, in "Release groups")
+        taken = set() if replace_existing else set(ws.release_groups())
+        group, k = f"{method.upper()}{detail}", 2
+        while group in taken:
+            group, k = f"{method.upper()}{detail} #{k}", k + 1
         for r in range(int(reps)):
             s = int(gseed) + r
             frame = generate_release(ws.real.fingerprint + repr(ws.overrides), real_c, method,
                                      params, len(real_c), s)
-            detail = {"cart": f" leaf {int(leaf)}", "dp-mst": f" ε={float(epsilon):g}",
-                      "dp-independent": f" ε={float(epsilon):g}"}.get(method, "")
             label = f"{method.upper()}{detail} (seed {s})"
-            out.append(Table.make(label, frame, "generated"))
+            out.append(Table.make(label, frame, "generated", group=group))
         return tuple(out)
 
     made = guarded(make, control="releases")
@@ -253,6 +293,81 @@ if apply_threat:
         if commit(candidate, control="threat"):
             set_notice("threat", "Threat model applied.")
     st.rerun()
+
+# ------------------------------------------------------------------ 4b. membership prevalence
+st.subheader("Membership: whom does the attacker target?")
+st.markdown(
+    "A membership attack asks *was this person in the training data?* How often a guess of "
+    "“yes” is right depends on how many of the people the attacker checks really are in "
+    "it. **t, the sampling fraction**, is the share of the population that is in the "
+    "training data: if the training data hold 2,000 of a registry's 40,000 patients, "
+    "t = 0.05, and an attacker who picks registry patients at random finds a member one "
+    "time in twenty. The membership score F_rel compares the attack with a naive attacker "
+    "who calls everyone a member, so it needs t (consensus recommendation R5).")
+mem = membership_settings(ws)
+with st.form("membership_form"):
+    m1, m2 = st.columns(2)
+    known = m1.checkbox("I know t", value=mem["mem_t"] is not None, key="mem_known",
+                        help="Leave unticked only if you cannot say how much of the "
+                             "population the training data cover; the result is then "
+                             "flagged as resting on an arbitrary value.")
+    t_value = m1.number_input(
+        "t: share of the population in the training data", 0.0001, 0.9999,
+        float(mem["mem_t"] if mem["mem_t"] is not None else 0.05), 0.01, format="%.4f",
+        key="mem_t", help="Training rows divided by the size of the population they were "
+                          "drawn from (e.g. 2,000 / 40,000 = 0.05).")
+    scenario = m2.radio(
+        "Scenario (consensus framework, Figure 2)", ["A", "B"],
+        index=["A", "B"].index(mem["mem_scenario"]), key="mem_scenario",
+        format_func=lambda x: {
+            "A": "A: targets from the same population as the training data (e.g. people "
+                 "with HIV in one city)",
+            "B": "B: targets from a wider population (e.g. everyone of that age in the "
+                 "city), so being a member can itself reveal the sensitive trait"}[x])
+    share = m2.number_input(
+        "Scenario B: share of the wider population that belongs to the training data's "
+        "population", 0.0001, 1.0,
+        float(mem["mem_share"] if mem["mem_share"] is not None else 0.1), 0.01,
+        format="%.4f", key="mem_share",
+        help="E.g. the HIV prevalence among everyone the attacker might check. Members "
+             "are then t × this share of the targets.")
+    m3, m4 = st.columns(2)
+    h_value = m3.number_input(
+        "h: how many quasi-identifiers may differ", 0, max(0, len(ws.quasi_identifiers)),
+        min(int(mem["mem_h"]), len(ws.quasi_identifiers)), 1, key="mem_h",
+        help="The attacker calls a person a member when a synthetic record matches their "
+             "quasi-identifiers (numbers in 20 bins) with at most h differences. 0: an "
+             "exact match.")
+    beta = m4.number_input(
+        "β: weight of finding members against wrong accusations", 0.1, 10.0,
+        float(mem["mem_beta"]), 0.1, key="mem_beta",
+        help="The F-β score: 1 weighs both equally (F1); 0.5 when wrongly calling a "
+             "non-member a member is costly; 2 when missing a member is.")
+    apply_membership = st.form_submit_button("Apply membership settings")
+error_slot("membership")
+if apply_membership:
+    values = {"mem_t": float(t_value) if known else None, "mem_h": int(h_value),
+              "mem_beta": float(beta), "mem_scenario": scenario,
+              "mem_share": float(share) if scenario == "B" else None}
+    try:
+        check_membership_prevalence(values["mem_t"], scenario, values["mem_share"])
+    except pc.PrivacyCoreError as exc:
+        set_error("membership", str(exc))
+    else:
+        if commit(ws.with_settings(membership=values), control="membership"):
+            set_notice("membership", "Membership settings applied.")
+    st.rerun()
+if mem["mem_t"] is None:
+    st.warning(
+        "**t is not set, so membership measures use a fallback:** t = training rows ÷ "
+        "(training + holdout rows). That number only says how the real rows were split "
+        "into training and holdout, not how much of the population is in the training "
+        "data, so it is arbitrary, and F_rel moves with it (consensus framework, R5 and "
+        "Figure 3). Tick *I know t* and enter it.", icon=":material/warning:")
+else:
+    prevalence = mem["mem_t"] * (mem["mem_share"] if mem["mem_scenario"] == "B" else 1.0)
+    st.caption(f"Scenario {mem['mem_scenario']}: {prevalence:.2%} of the attacker's targets "
+               f"are members (h = {mem['mem_h']}, β = {mem['mem_beta']:g}).")
 
 # ------------------------------------------------------------------ 5. preview
 st.header("5. Preview")

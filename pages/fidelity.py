@@ -24,7 +24,7 @@ from ui.fidelity import (
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
-from ui.widgets import error_slot, explanation, fmt_ci
+from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci
 
 st.title("Fidelity & utility")
 st.caption(
@@ -35,11 +35,12 @@ st.caption(
     "columns: the floor a useful generator must beat)."
 )
 
-ws = require_workspace()
-if not ws.releases:
+full = require_workspace()
+if not full.releases:
     st.warning("Load or generate a synthetic release first.")
     st.page_link("pages/data.py", label="Go to Data & threat model", icon=":material/table_view:")
     st.stop()
+ws = candidate_picker(full)  # one candidate's releases; settings are committed on `full`
 
 # ------------------------------------------------------------------ controls
 params = fidelity_params(ws)
@@ -66,7 +67,7 @@ with st.expander("Settings (recomputes the measures they affect)", expanded=Fals
         else:
             new = {"max_rows": int(max_rows), "evaluators": tuple(evaluators),
                    "bootstrap": int(bootstrap), "seed": int(seed)}
-            if commit(ws.with_settings(fidelity=new), control="fidelity_settings"):
+            if commit(full.with_settings(fidelity=new), control="fidelity_settings"):
                 st.rerun()
 
 scopes = ([ALL_RELEASES] if len(ws.releases) > 1 else []) + list(range(len(ws.releases)))

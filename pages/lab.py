@@ -4,7 +4,7 @@ import streamlit as st
 
 from privacy_core.calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
 from privacy_core.experiments import LEVEL_NAMES, RISK_MODELS
-from privacy_core.measures import measure_names
+from privacy_core.measures import measure_label, measure_names
 from privacy_core.plots.calibration import calibration_figure, calibration_table
 from privacy_core.plots.lab import (
     lab_correlation_heatmap,
@@ -16,14 +16,16 @@ from ui.lab import (
     LAB_DEFAULTS,
     LEVEL_OPTIONS,
     RISK_MODEL_LABELS,
+    format_seconds,
     generators,
     lab_cached,
     lab_real,
     lab_run,
     lab_settings,
-    measure_label,
+    measure_option,
+    responses_table,
     results_tables,
-    should_autorun,
+    sweep_plan,
 )
 from ui.calibration import (
     CAL_DEFAULTS,
@@ -88,7 +90,7 @@ if model == VIEW:
         with st.form("cal_form"):
             cal_measures = st.multiselect(
                 "Measures", list(CAL_DEFAULTS["measures"]), default=list(cal["measures"]),
-                format_func=measure_label,
+                format_func=measure_option,
                 help="Every privacy measure by default; singling out is calibrated in both "
                      "its modes (univariate and multivariate). The measures use the "
                      "settings of the Privacy metrics page.")
@@ -257,7 +259,7 @@ with st.expander("Sweep settings", expanded=False):
                                    help="A seeded subset for a quick first look.")
         all_measures = measure_names()
         measures = st.multiselect("Measures", all_measures, default=list(settings["measures"]),
-                                  format_func=measure_label,
+                                  format_func=measure_option,
                                   help="Fast measures by default. Fidelity measures show the "
                                        "utility side (mostly useful with the DP model).")
         if model == "leaky":
@@ -316,27 +318,60 @@ with st.expander("Sweep settings", expanded=False):
             commit(ws.with_settings(**{f"lab_{model}": new}), control="lab_settings")
         st.rerun()
 
-st.caption(
-    f"{RISK_MODEL_LABELS[model]}: {level_name} ∈ {{{', '.join(f'{v:g}' for v in settings['levels'])}}}"
-    f" · {settings['replicates']} replicate(s) · {len(settings['measures'])} measure(s)")
+plan = sweep_plan(ws, model, settings)
+estimate = format_seconds(plan["seconds"])
+st.markdown(
+    f"**Setup** — {RISK_MODEL_LABELS[model]}: {level_name} ∈ "
+    f"{{{', '.join(f'{v:g}' for v in settings['levels'])}}} · "
+    f"{settings['replicates']} replicate(s) = {plan['releases']} release(s) of "
+    f"{plan['training']:,} training rows (from {plan['rows']:,} real rows) · "
+    f"{len(settings['measures'])} measure(s): "
+    + ", ".join(measure_label(m) for m in settings["measures"])
+    + (f" · {int(settings['canaries'])} canaries" if int(settings["canaries"]) else ""))
 
 result = lab_cached(ws, model, settings)
-c_run, c_stop, _ = st.columns([1, 1, 4])
-run = c_run.button("Run sweep", type="primary", icon=":material/play_arrow:",
-                   disabled=result is not None and not result.stopped, key="lab_run")
-stop_slot = c_stop.empty()
-running = (result is None or result.stopped) and (
-    run or (result is None and should_autorun(ws, model, settings)))
-stop_button(stop_slot, running=running, key="lab_stop",
-            help="Ends the sweep after the release being evaluated; finished rows are kept.")
+c_run, c_stop, c_note = st.columns([1.3, 0.8, 3.9], vertical_alignment="center")
+run_slot, stop_slot, note_slot = c_run.empty(), c_stop.empty(), c_note.empty()
+
+
+def draw_run_state(result, key: str) -> bool:
+    """The Run button and the note beside it; True when Run was clicked."""
+    finished = result is not None and not result.stopped
+    if finished:
+        seconds = result.params.get("seconds")
+        note_slot.caption("Computed for these settings"
+                          + (f" in {seconds:.0f} s." if seconds else ".")
+                          + " Change a setting to run another sweep.")
+    else:
+        note_slot.caption(f"Estimated time: **{estimate}** on this machine "
+                          f"({'one process' if plan['n_jobs'] == 1 else 'all cores'}). "
+                          "Nothing runs until you press the button.")
+    return run_slot.button("Run the sweep", type="primary", icon=":material/play_arrow:",
+                           disabled=finished, key=key,
+                           help=None if finished else f"Takes {estimate} (estimate).")
+
+
+run = draw_run_state(result, "lab_run")
+running = run and (result is None or result.stopped)
+# The Stop button exists only while a sweep runs: a button that is there but does
+# nothing reads as if something were running.
+if running:
+    stop_button(stop_slot, running=True, key="lab_stop",
+                help="Ends the sweep after the release being evaluated; finished rows are "
+                     "kept.")
 progress_area = st.container()
 live = st.empty()
 if running:
     result = lab_run(ws, model, settings, live_slot=live, area=progress_area)
-    stop_button(stop_slot, running=False, key="lab_stop")
+    stop_slot.empty()
+    if result is not None and not result.stopped:
+        # Run is spent for these settings: redraw it inactive now (under another key,
+        # one widget per key and run); a stopped or failed run keeps the live button
+        draw_run_state(result, "lab_run_done")
 if result is None:
-    st.info("Press **Run sweep**. The workshop default (leaky, 6 levels × 2 replicates × the "
-            "fast measures) takes well under a minute on the demo data.")
+    st.info(f"Press **Run the sweep** to make the releases and measure them ({estimate}). "
+            "Change the levels, replicates or measures under *Sweep settings* first if "
+            "you like.", icon=":material/science:")
     explanation("lab")
     st.stop()
 
@@ -346,29 +381,40 @@ if result.stopped:
                + " task(s) finished before the sweep was stopped.",
                icon=":material/stop_circle:")
 
-responses = guarded(result.responses)
-if responses is not None and len(responses):
-    st.subheader("How each measure responds")
-    shown = responses.rename(columns={
-        "at_lowest": f"at lowest {level_name}", "at_highest": f"at highest {level_name}",
-        "rank_correlation": "rank correlation with the level",
-        "max_gap_to_ideal": "max |value − f_l|"})
-    if model != "leaky":
-        shown = shown.drop(columns=["max |value − f_l|"])
-    shown["measure"] = shown["measure"].map(lambda m: m if "@" in m else measure_label(m))
-    st.dataframe(shown, hide_index=True, width="stretch")
-    if model == "leaky":
-        st.caption("An ideal measure reads f_l: rank correlation 1 and a gap near 0.")
-    elif model == "dp":
-        st.caption("Privacy risk should fall as ε shrinks (a positive rank correlation with "
-                   "ε); utility errors should grow.")
-
-tabs = st.tabs(["Responses", "Small multiples", "Correlations",
+tabs = st.tabs(["Responses by group", "Each measure", "Correlations",
                 *(["Training curve"] if model == "overfit" else []), "Table & download"])
 with tabs[0]:
-    st.plotly_chart(lab_response_figure(result), width="stretch")
+    st.plotly_chart(lab_response_figure(result), width="stretch", key="lab_responses")
+    reading = {
+        "leaky": "Risk panels: a measure that sees the copied records follows the dashed "
+                 "ideal y = f_l.",
+        "overfit": "Risk panels: a measure that sees memorisation rises with f_o.",
+        "dp": "Risk panels: a measure that sees the weaker guarantee rises with ε.",
+    }[model]
+    st.caption(
+        f"One panel per group of measures, each on its own axis; band = 95% interval over "
+        f"replicates. {reading} Similarity indicators are no disclosure evidence on their "
+        "own. The utility & fidelity panel is not a risk: query error 0 and discriminator "
+        "AUC 0.5 mean the release looks like the real data."
+        + (" Canary check: the attacks' success rate on canary records (dotted; their "
+           "secret was randomised, so only memorisation beats chance) and on the other "
+           "training records (dashed)." if int(settings["canaries"]) else ""))
+    shown = guarded(lambda: responses_table(result))
+    if shown is not None and len(shown):
+        st.markdown("**How each measure responds**")
+        st.dataframe(shown, hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f")
+                                    for c in shown.columns
+                                    if c not in ("group", "measure", "levels")})
+        if model == "leaky":
+            st.caption("An ideal risk measure reads f_l: rank correlation 1 and a gap near "
+                       "0 (no gap is shown for utility measures and canary rows, whose "
+                       "ideal is not f_l).")
+        elif model == "dp":
+            st.caption("Privacy risk should fall as ε shrinks (a positive rank correlation "
+                       "with ε); utility errors should grow.")
 with tabs[1]:
-    st.plotly_chart(lab_small_multiples(result), width="stretch")
+    st.plotly_chart(lab_small_multiples(result), width="stretch", key="lab_each")
 with tabs[2]:
     st.caption("Correlation of the measures over all evaluated releases (levels × "
                "replicates): measures that see the same risk correlate strongly. A measure "
@@ -392,9 +438,10 @@ if model == "overfit":
                            icon=":material/hourglass_disabled:")
 with tabs[-1]:
     summary, rows = results_tables(result)
-    st.dataframe(summary, hide_index=True, width="stretch", height=320)
+    st.dataframe(summary.drop(columns=["key"]), hide_index=True, width="stretch", height=320)
     st.caption("Means over replicates with their intervals. The tables hold aggregate "
-               "measure values only — no real record.")
+               "measure values only — no real record. The downloads add each measure's "
+               "engine key (as in the command line's output).")
     d1, d2 = st.columns(2)
     d1.download_button("Download summary (CSV)", summary.to_csv(index=False),
                        file_name=f"risk_lab_{model}_summary.csv", mime="text/csv",

@@ -3,13 +3,12 @@
 import streamlit as st
 
 import privacy_core.plots.map as mplots
+from privacy_core.measures import MEASURES, measure_goal
 from ui.fidelity import (
     CART_LEAF_CHOICES,
     LEAKY_LEVEL_CHOICES,
     MAP_OPTION_NOTES,
     REFERENCE_LABELS,
-    UTILITY_IDEAL,
-    add_candidate_action,
     axis_title,
     candidate_frame,
     candidate_numbers,
@@ -27,8 +26,10 @@ from ui.fidelity import (
     map_should_autorun,
     measure_label,
     risk_measures,
+    risk_option_label,
     utility_measures,
 )
+from ui.report import add_release_from_map
 from ui.state import commit, remember, require_workspace, set_widget
 from ui.widgets import error_slot, explanation, fmt_ci
 
@@ -89,7 +90,10 @@ risks, utilities = risk_measures(ws), utility_measures(ws)
 a1, a2 = st.columns(2)
 keep_choice("map_risk", risks, risks[0])
 risk = a1.selectbox("Risk axis (x)", risks, key="map_risk", on_change=remember,
-                    args=("map_risk",), format_func=measure_label)
+                    args=("map_risk",), format_func=risk_option_label,
+                    help="Disclosure measures first. DCR, IMS and the k-NN variants report "
+                         "how close synthetic rows are to real ones: a similarity "
+                         "indicator, not evidence of disclosure (consensus R3).")
 keep_choice("map_utility", utilities, utilities[0])
 utility = a2.selectbox("Fidelity / utility axis (y)", utilities, key="map_utility",
                        on_change=remember, args=("map_utility",), format_func=measure_label)
@@ -98,12 +102,20 @@ st.caption("Fast settings for a live map: " + "; ".join(notes or ["the measures'
            + ". Each (release, measure) result is kept, so changing an axis computes only the "
              "new column.")
 
+if MEASURES[risk].indicator:
+    st.warning(f"{measure_label(risk)} is a similarity indicator, not a disclosure measure "
+               "(consensus R3): closeness to real rows does not show that anyone's data is "
+               "revealed. Read the map's risk with a disclosure measure such as RAPID.",
+               icon=":material/info:")
+
 missing = map_missing(ws, candidates, (risk, utility), seed)
 if missing:
     if map_should_autorun(ws) or st.button(
             f"Compute the map ({len(missing)} evaluations)", type="primary",
             icon=":material/play_arrow:"):
         map_run(ws, missing, seed)
+        # the tables built just now may turn out to be loaded releases: list them once
+        candidates = map_candidates(ws, params)
     else:
         st.info(f"{len(ws.real.frame):,} real records: press **Compute the map** to evaluate "
                 f"{len(missing)} missing candidate × measure cell(s).")
@@ -123,7 +135,8 @@ fig = mplots.risk_utility_map(
     map_results(cells[risk]), map_results(cells[utility]),
     kinds={c.id: c.kind for c in candidates}, labels={c.id: c.label for c in candidates},
     risk_title=axis_title(risk), utility_title=axis_title(utility),
-    utility_ideal=UTILITY_IDEAL.get(utility), selected=st.session_state.get("map_selected"),
+    risk_goal=measure_goal(risk), utility_goal=measure_goal(utility),
+    selected=st.session_state.get("map_selected"),
     short_labels={c.id: c.short for c in candidates})
 st.plotly_chart(fig, key="map_chart", on_select="rerun", selection_mode="points",
                 width="stretch")
@@ -177,7 +190,7 @@ if selected is not None:
                 st.caption("This reference holds real rows: add it only to study the measures "
                            "(it is not a release anyone should publish).")
             st.button("Add to the workspace's releases", icon=":material/add:",
-                      key="map_add_btn", on_click=add_candidate_action,
+                      key="map_add_btn", on_click=add_release_from_map,
                       args=(cand, seed, "map_selected"),
                       help="The release then appears on every page (RAPID, fidelity, …).")
 

@@ -28,20 +28,45 @@ c3.metric("Quasi-identifiers → sensitive",
           f"{len(ws.quasi_identifiers)} → {', '.join(ws.sensitive)}")
 
 if ws.releases:
-    params = rapid_fit_params(ws)
-    result = rapid_cached(ws, params)
-    if result is None and rapid_should_autorun(ws, params):
-        result = rapid_run(ws, params)
-    if result is not None:
+    # one headline per candidate (release group): replicates of one generator are averaged
+    # (consensus R10), different candidates are shown side by side, never averaged
+    views = ws.candidate_views()
+    # the same budget as one run over every loaded release: small data computes itself
+    auto = rapid_should_autorun(ws, rapid_fit_params(ws))
+    results = {}
+    for name, view in views.items():
+        params = rapid_fit_params(view)
+        result = rapid_cached(view, params)
+        if result is None and auto:
+            result = rapid_run(view, params)
+        results[name] = result
+    shown = {name: r for name, r in results.items() if r is not None}
+    if shown:
         st.subheader("Headline: attribute-inference risk (RAPID)")
-        m1, m2 = st.columns(2)
-        m1.metric("RAPID (mean of attackers)", f"{result.value:.3f}",
-                  help="Share of real records whose sensitive value an attacker trained on the "
-                       "release predicts confidently and correctly beyond the base rate.")
-        m1.caption(fmt_ci(result.ci))
-        m2.metric("RAPID max (strongest attacker)", f"{result.rate_max:.3f}")
-        m2.caption(fmt_ci(result.ci_max))
-        st.plotly_chart(plots.rapid_threshold_curve(result), width="stretch")
+        if len(views) > 1:
+            st.caption(f"{len(views)} candidates side by side, each on its own releases.")
+        for name, result in shown.items():
+            n = len(views[name].releases)
+            m0, m1, m2 = st.columns([2, 2, 2])
+            m0.markdown(f"**{name}**" + (f"  \n{n} replicates: mean over them" if n > 1 else ""))
+            m1.metric("RAPID (mean of attackers)", f"{result.value:.3f}",
+                      help="Share of real records whose sensitive value an attacker trained on "
+                           "the release predicts confidently and correctly beyond the base "
+                           "rate.")
+            m1.caption(fmt_ci(result.ci))
+            m2.metric("RAPID max (strongest attacker)", f"{result.rate_max:.3f}")
+            m2.caption(fmt_ci(result.ci_max))
+        if len(shown) == 1:
+            st.plotly_chart(plots.rapid_threshold_curve(next(iter(shown.values()))),
+                            width="stretch")
+        else:
+            tabs = st.tabs(list(shown))
+            for tab, result in zip(tabs, shown.values(), strict=True):
+                tab.plotly_chart(plots.rapid_threshold_curve(result), width="stretch")
+        missing = [name for name, r in results.items() if r is None]
+        if missing:
+            st.info("RAPID not computed yet for " + ", ".join(f"**{m}**" for m in missing)
+                    + ": compute it on *Review & report* or on the RAPID page.")
         st.page_link("pages/rapid.py", label="Explore RAPID: thresholds, subgroups, records",
                      icon=":material/target:")
     else:

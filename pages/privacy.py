@@ -6,6 +6,7 @@ import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core.measures import MEASURES
 from privacy_core.risk.attacks import SINGLING_OUT_MODES
+from privacy_core.risk.cap import GTCAP_WEIGHTINGS
 from ui.cached import canonical_real
 from ui.calibration import card_calibration, latest_calibration, open_calibration_view
 from ui.evaluations import rapid_at_page_settings, rapid_cached, rapid_fit_params
@@ -18,23 +19,25 @@ from ui.privacy import (
     available,
     cached_results,
     card_text,
+    membership_note,
     nearest_records,
     privacy_params,
     run_measures,
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
-from ui.widgets import error_slot, explanation
+from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci
 
 st.title("Privacy metrics")
 st.caption("Similarity indicators, attacks and membership inference on the same threat model "
            "and the same records, each with its interval and baseline.")
 
-ws = require_workspace()
-if not ws.releases:
+full = require_workspace()
+if not full.releases:
     st.warning("Load or generate a synthetic release first.")
     st.page_link("pages/data.py", label="Go to Data & threat model", icon=":material/table_view:")
     st.stop()
+ws = candidate_picker(full)  # one candidate's releases; settings are committed on `full`
 if ws.holdout is None:
     st.info("No holdout loaded: attacks run without their control baseline and the measures "
             "that need one (" + ", ".join(MEASURES[n].label for n in PRIVACY_MEASURES
@@ -50,6 +53,17 @@ with st.expander("Settings (recomputes the affected measures)"):
         k = c2.number_input("k-NN: largest k", 1, 20, int(params["k"]))
         radius = c3.number_input("GTCAP radius (min-max scale)", 0.01, 1.0,
                                  float(params["radius"]), 0.01)
+        gtcap_weighting = c3.selectbox(
+            "GTCAP: attributions", GTCAP_WEIGHTINGS,
+            index=GTCAP_WEIGHTINGS.index(params["gtcap_weighting"]),
+            format_func=lambda w: {"box_pooled": "pooled over records (box)",
+                                   "box_per_record": "mean per synthetic record (eq. 7)",
+                                   "triangular": "triangular weights (reference code)"}[w],
+            help="A real record matches a synthetic one when every numeric key lies within "
+                 "the radius (a box, one radius per column) and the categorical keys are "
+                 "equal. Pooled: every (synthetic, real) match counts once, so a synthetic "
+                 "record with many matches weighs more. Per record: each synthetic record's "
+                 "share of correct matches (TCAP, eq. 7), averaged.")
         qis = list(ws.quasi_identifiers)
         a1, a2, a3 = st.columns(3)
         aux_a = a1.multiselect("Linkability: columns of the first source", qis,
@@ -62,10 +76,16 @@ with st.expander("Settings (recomputes the affected measures)"):
             "Singling out: predicates", SINGLING_OUT_MODES,
             index=SINGLING_OUT_MODES.index(params["so_mode"]),
             format_func=lambda m: {"multivariate": "multivariate (several columns)",
-                                   "univariate": "univariate (one rare value)"}[m],
+                                   "univariate": "univariate (one rare value)",
+                                   "paper": "paper protocol (highest of univariate and "
+                                            "3–12 columns)"}[m],
             help="Univariate: 'column == a value seen once in the release' (and the extremes "
                  "of numeric columns). Multivariate: a random release row's values on several "
-                 "columns. Both keep only predicates that isolate one synthetic row.")
+                 "columns. Both keep only predicates that isolate one synthetic row. Paper "
+                 "protocol (risk-insertion and contrastive papers): univariate and every width "
+                 "from 3 to 12 columns, 2,000 predicates each, the highest risk reported with "
+                 "an interval that allows for picking the highest; it reads a little above 0 "
+                 "on a release that leaks nothing.")
         so_cols = s2.number_input("Singling out: columns per multivariate predicate", 1,
                                   max(1, len(ws.schema.included)), int(params["so_cols"]))
         apply = st.form_submit_button("Apply", type="primary")
@@ -73,8 +93,9 @@ with st.expander("Settings (recomputes the affected measures)"):
     if apply:
         if not aux_a or not aux_b or set(aux_a) & set(aux_b):
             st.error("Linkability needs two non-empty, disjoint column sets.")
-        elif commit(ws.with_settings(privacy={
+        elif commit(full.with_settings(privacy={
                 "n_attacks": int(n_attacks), "k": int(k), "radius": float(radius),
+                "gtcap_weighting": gtcap_weighting,
                 "seed": int(seed), "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
                 "so_mode": so_mode, "so_cols": int(so_cols)}),
                 control="privacy_form"):
@@ -133,6 +154,12 @@ for i, (name, res) in enumerate(shown.items()):
         st.metric(MEASURES[name].label, f"{res.value:.3f}", help=reading(name, res))
         text = card_text(name, res)
         st.caption(" · ".join(p for p in (text.interval, text.baseline) if p))
+        if name == "singling_out" and "configurations" in res.extra:
+            with st.expander("Every configuration of the paper protocol"):
+                st.dataframe([{"configuration": c["label"], "risk": round(c["value"], 3),
+                               "interval": fmt_ci(tuple(c["ci"])),
+                               "predicates": c["n_queries"], "reported": c["reported"]}
+                              for c in res.extra["configurations"]], hide_index=True)
         if text.uninformative:
             st.badge("uninformative interval", icon=":material/error:", color="orange")
             st.caption(text.uninformative)
@@ -142,9 +169,15 @@ for i, (name, res) in enumerate(shown.items()):
         st.caption(reading(name, res))
         if isinstance(res.extra.get("reading"), str):  # e.g. DOMIAS below 0: no signal
             st.caption(f"Reading: {res.extra['reading']}.")
+        if name == "membership" and "sampling_fraction" in res.params:
+            prevalence, fallback = membership_note(res)
+            st.caption(prevalence)
+            if fallback:
+                st.badge("arbitrary prevalence", icon=":material/warning:", color="orange")
+                st.caption(fallback)
         cal = None if calibration is None else card_calibration(
             ws, calibration, name, res.value, alpha=alpha,
-            mode=res.params["mode"] if name == "singling_out" else "default")
+            mode=MEASURES[name].calibration_mode(res.params))
         if cal is not None:
             if cal.status == "uncalibrated":
                 st.badge("uncalibrated on this data", icon=":material/warning:",

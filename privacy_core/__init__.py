@@ -23,6 +23,7 @@ from .datasets import (
     builtin_dataset,
     load_adult,
     simulate_health,
+    simulate_health_probabilities,
 )
 from .encoding import TableEncoder
 from .errors import (
@@ -63,8 +64,12 @@ from .risk import (
     rapid,
     rapid_attribution,
     rapid_from_scores,
+    rapid_null_calibration,
+    rapid_paper_preset,
+    rapid_paper_study,
     rapid_permutation_threshold,
     rapid_synthesizer_cv,
+    summarize_paper_study,
 )
 from .synth import GENERATORS, half_split, make_generator, synthesize
 from .threat import QIColumn, QISuggestion, ThreatModel, suggest_quasi_identifiers

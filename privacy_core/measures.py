@@ -60,6 +60,14 @@ class MeasureSpec:
             f"{self.label} has no mode {mode!r}; choose from "
             f"{', '.join(m for m, _ in self.modes)}.")
 
+    def calibration_mode(self, params: dict[str, Any]) -> str:
+        """The mode a result was computed in, read from its ``params`` (``default`` when
+        no other mode's options all match)."""
+        for name, opts in self.modes:
+            if name != "default" and opts and all(params.get(k) == v for k, v in opts):
+                return name
+        return "default" if "default" in self.mode_names else self.modes[0][0]
+
     @property
     def mode_names(self) -> tuple[str, ...]:
         return tuple(m for m, _ in self.modes)
@@ -101,7 +109,10 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
        description="DCR with the distance to the k nearest training rows, k = 1..K."),
     _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=False,
        fast=True, modes=(("univariate", (("mode", "univariate"),)),
-                         ("multivariate", (("mode", "multivariate"),))), description="Predicates from the release that isolate exactly one real person."),
+                         ("multivariate", (("mode", "multivariate"),)),
+                         # the papers' protocol: max over univariate and 3-12 columns
+                         ("paper", (("mode", "paper"), ("n_attacks", 2000)))),
+       description="Predicates from the release that isolate exactly one real person."),
     _m("linkability", "Linkability", "privacy", "risk.attacks:linkability", holdout=False,
        fast=True, description="Can two halves of a person's record be linked through the release?"),
     _m("inference", "Distance-based inference", "privacy", "risk.attacks:distance_inference",
@@ -109,6 +120,10 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
     _m("ml_inference", "ML inference", "privacy", "risk.attacks:ml_inference", holdout=True,
        fast=True, description="xgboost trained on the release: members vs non-members."),
     _m("gtcap", "GTCAP", "privacy", "risk.cap:gtcap", holdout=True, fast=False,
+       # box matching, attributions pooled over records (default) or the per-record TCAP
+       # mean of eq. 7: both read 1 on a full copy and about 0 on unseen rows
+       modes=(("default", (("weighting", "box_pooled"),)),
+              ("per_record", (("weighting", "box_per_record"),))),
        description="Correct attribution from target-homogeneous synthetic key groups."),
     _m("domias", "DOMIAS", "privacy", "risk.membership:domias", holdout=True, fast=False,
        calibrated=False,
@@ -152,9 +167,83 @@ def get_measure(name: str) -> MeasureSpec:
         ) from None
 
 
+@dataclass(frozen=True)
+class MeasureGoal:
+    """Which way a measure's headline improves, and the value that means "ideal"."""
+
+    direction: Literal["lower", "higher", "target"]
+    ideal: float
+
+
+# A result's ``goal`` says "lower" or "higher" only: the discriminator's AUC is best at
+# 0.5 (indistinguishable) and worse on either side, which no result field can say.
+_TARGET_GOALS = {"discriminator": MeasureGoal("target", 0.5)}
+
+
+def measure_goal(name: str) -> MeasureGoal:
+    """The goal of a registered measure, for axes, arrows and readings (read-only)."""
+    get_measure(name)  # a specific error for an unknown name
+    # every other registered measure reports a risk or a loss: 0 = no risk / no difference
+    return _TARGET_GOALS.get(name, MeasureGoal("lower", 0.0))
+
+
 def measure_names(family: str | None = None, *, fast_only: bool = False) -> list[str]:
     return [m.name for m in MEASURES.values()
             if (family is None or m.family == family) and (m.fast or not fast_only)]
+
+
+# ----------------------------------------------------------------- display vocabulary
+# What a reader compares: the risk lab draws one panel per group, so a measure's
+# neighbours are the measures that attack the same thing. Every registered measure is in
+# exactly one group; the utility group holds the fidelity family (never a risk axis).
+MEASURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "Attribute inference": ("rapid", "inference", "ml_inference", "gtcap"),
+    "Identity & singling out": ("singling_out",),
+    "Linkability": ("linkability",),
+    "Membership": ("domias", "membership"),
+    "Similarity indicators": ("ims", "dcr", "knn"),
+    "Utility & fidelity": ("wasserstein", "mla", "query_error", "discriminator"),
+}
+# Row variants a sweep adds to a measure's key (``inference@canary``): the attack's
+# success on the records whose secret was randomised, and on the other training records.
+# They are success rates against chance, not the measure's relative risk, so they form a
+# group of their own rather than joining their measure's.
+VARIANT_LABELS = {"canary": "canary records", "training": "other training records"}
+VARIANT_GROUP = "Canary check (attack success)"
+
+
+def split_measure_key(key: str) -> tuple[str, str, str]:
+    """``(measure, mode, variant)`` of a key such as ``singling_out:univariate`` (a
+    calibration mode) or ``inference@canary`` (a sweep's row variant); '' when absent."""
+    base, _, variant = str(key).partition("@")
+    name, _, mode = base.partition(":")
+    return name, "" if mode == "default" else mode, variant
+
+
+def measure_label(key: str) -> str:
+    """The one display label of a measure key, for legends, tables and axis titles alike:
+    the registry label, then its calibration mode and row variant in brackets (an
+    unknown name is shown as it is)."""
+    name, mode, variant = split_measure_key(key)
+    label = MEASURES[name].label if name in MEASURES else name
+    extras = [mode] if mode else []
+    if variant:
+        extras.append(VARIANT_LABELS.get(variant, variant))
+    return f"{label} ({', '.join(extras)})" if extras else label
+
+
+def measure_group(key: str) -> str:
+    """The :data:`MEASURE_GROUPS` group of a measure key; :data:`VARIANT_GROUP` for a
+    sweep's row variant (``inference@canary``)."""
+    name, _, variant = split_measure_key(key)
+    if variant:
+        get_measure(name)
+        return VARIANT_GROUP
+    for group, names in MEASURE_GROUPS.items():
+        if name in names:
+            return group
+    spec = get_measure(name)  # a specific error for an unknown name
+    return "Utility & fidelity" if spec.family == "fidelity" else "Other measures"
 
 
 def evaluate_measures(

@@ -28,19 +28,35 @@ class ThreatModel:
         Columns the attacker wants to learn. The first one is the default target of
         single-target measures such as RAPID.
     sampling_fraction
-        Share of the population that is in the real data (membership prevalence t), used
-        by membership measures; ``None`` when unknown.
+        Share of the population that is in the real (training) data, t, used by
+        membership measures: in scenario A it is the member prevalence among the
+        attacker's targets. ``None`` when unknown (membership measures then fall back to
+        an arbitrary value and say so).
+    membership_scenario
+        Whom the attacker targets (consensus framework, Figure 2): ``"A"`` (default)
+        targets drawn from the population the training data were sampled from (e.g.
+        people with HIV; member prevalence t), ``"B"`` targets drawn from a wider
+        superpopulation (e.g. everyone of that age in that city; member prevalence
+        t x ``population_share``), where membership itself can reveal the sensitive
+        trait.
+    population_share
+        Scenario B only: the share of the superpopulation that belongs to the population
+        (e.g. the HIV prevalence among the superpopulation), in (0, 1].
     """
 
     quasi_identifiers: tuple[str, ...]
     sensitive: tuple[str, ...]
     sampling_fraction: float | None = None
+    membership_scenario: str = "A"
+    population_share: float | None = None
 
     def __init__(
         self,
         quasi_identifiers: Sequence[str] | str,
         sensitive: Sequence[str] | str,
         sampling_fraction: float | None = None,
+        membership_scenario: str = "A",
+        population_share: float | None = None,
     ):
         # A bare string is one column, not a sequence of one-letter columns.
         if isinstance(quasi_identifiers, str):
@@ -69,10 +85,9 @@ class ThreatModel:
             dup = sorted({c for c in cols if cols.count(c) > 1})
             if dup:
                 raise ThreatModelError(f"{group} list repeats {', '.join(map(repr, dup))}.")
-        if sampling_fraction is not None and not (0 < _as_fraction(sampling_fraction) <= 1):
-            raise ThreatModelError(
-                f"The sampling fraction must be in (0, 1]; got {sampling_fraction!r}."
-            )
+        object.__setattr__(self, "membership_scenario", check_membership_prevalence(
+            sampling_fraction, membership_scenario, population_share))
+        object.__setattr__(self, "population_share", population_share)
 
     @property
     def target(self) -> str:
@@ -124,15 +139,58 @@ class ThreatModel:
             "quasi_identifiers": list(self.quasi_identifiers),
             "sensitive": list(self.sensitive),
             "sampling_fraction": self.sampling_fraction,
+            "membership_scenario": self.membership_scenario,
+            "population_share": self.population_share,
         }
 
 
-def _as_fraction(value: object) -> float:
+#: The consensus framework's two membership scenarios (Figure 2).
+MEMBERSHIP_SCENARIOS = ("A", "B")
+
+
+def membership_scenario_name(value: object, *, error: type[Exception] = ParameterError
+                             ) -> str:
+    """``"A"`` or ``"B"`` (case-insensitive), else ``error`` naming both."""
+    name = value.strip().upper() if isinstance(value, str) else value
+    if name not in MEMBERSHIP_SCENARIOS:
+        raise error(
+            f"The membership scenario must be 'A' (targets from the training data's own "
+            f"population) or 'B' (targets from a wider superpopulation); got {value!r}.")
+    return name  # type: ignore[return-value]
+
+
+def check_membership_prevalence(sampling_fraction: float | None, scenario: object,
+                                population_share: float | None) -> str:
+    """Check the membership part of a threat model; return the scenario's name.
+
+    Raises
+    ------
+    ThreatModelError
+        t or the population share outside (0, 1], an unknown scenario, or scenario B
+        without a population share.
+    """
+    if sampling_fraction is not None and not (0 < _as_fraction(sampling_fraction) <= 1):
+        raise ThreatModelError(
+            f"The sampling fraction must be in (0, 1]; got {sampling_fraction!r}.")
+    name = membership_scenario_name(scenario, error=ThreatModelError)
+    if population_share is not None and not (
+            0 < _as_fraction(population_share, "population share") <= 1):
+        raise ThreatModelError(
+            f"The population share must be in (0, 1]; got {population_share!r}.")
+    if name == "B" and population_share is None:
+        raise ThreatModelError(
+            "Membership scenario B (targets from a wider superpopulation) needs the "
+            "population share: the share of that superpopulation that belongs to the "
+            "population the training data were drawn from.")
+    return name
+
+
+def _as_fraction(value: object, what: str = "sampling fraction") -> float:
     try:
         return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise ThreatModelError(
-            f"The sampling fraction must be a number in (0, 1]; got {value!r}."
+            f"The {what} must be a number in (0, 1]; got {value!r}."
         ) from None
 
 

@@ -51,7 +51,12 @@ def _evaluations() -> LRU:
 
 def scoped_key(ws: Workspace, name: str, params: dict[str, Any]) -> str:
     """Cache key of an evaluation: data + threat model + parameters (+ session salt
-    unless every table is built-in)."""
+    unless every table is built-in).
+
+    The key holds the releases of ``ws`` only. Evaluate a candidate through its view
+    (``ws.group_view(name)``): the key then names that release group's releases, and an
+    unchanged candidate keeps its results when another one is added (issue 13, item 2).
+    """
     builtin = all(t.origin in ("built-in", "generated") for t in (ws.real, *ws.releases))
     scope = "shared" if builtin and ws.dataset != "upload" else session_salt()
     return f"{scope}|{name}|{ws.key}|{sorted(params.items())!r}"

@@ -12,14 +12,19 @@ from typing import Any
 import numpy as np
 
 import privacy_core as pc
-from privacy_core.risk.rapid import DEFAULT_TAU
+from privacy_core.risk.rapid import (
+    DEFAULT_ATTACKERS,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_TAU,
+    LABEL_PERMUTATIONS,
+)
 
 from .cached import cached_evaluation, canonical_real, scoped_key
 from .runner import run_cached
 from .state import Workspace, remembered
 
 RAPID_FIT_DEFAULTS: dict[str, Any] = {
-    "attackers": ("rf", "xgb", "logit"), "n_trees": 500, "bootstrap": 500, "subset": 0,
+    "attackers": DEFAULT_ATTACKERS, "n_trees": 500, "bootstrap": 500, "subset": 0,
     "seed": 0,
 }
 AUTO_RUN_MAX_CELLS = 60_000  # real rows x releases below which RAPID runs without a click
@@ -63,22 +68,43 @@ def rapid_run(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None:
 
 
 def rapid_calibration(ws: Workspace, params: dict[str, Any], *, method: str, error: str,
-                      run: bool) -> pc.RapidCalibration | None:
+                      run: bool, rule: str = "null-rapid", permute: str = "release",
+                      result: pc.RapidResult | None = None,
+                      n_permutations: int | None = None) -> pc.RapidCalibration | None:
+    """The permutation calibration of the threshold, cached per score variant and rule.
+
+    ``null-rapid`` (the paper's rule) with ``permute="release"`` refits the page's
+    attackers (200 trees) on releases with y shuffled; with ``permute="labels"`` it
+    permutes the real sensitive values against the page's fitted attackers (``result``,
+    at the page's score variant): no refit. ``pooled-scores`` (the earlier rule) refits a
+    random forest on releases with y shuffled.
+    """
+    labels = rule == "null-rapid" and permute == "labels"
+    n_perm = int(n_permutations or (LABEL_PERMUTATIONS if labels else DEFAULT_PERMUTATIONS[rule]))
     cal = {"method": method, "error": error, "seed": params["seed"],
-           "subset": params["subset"], "n_permutations": 5}
-    key = scoped_key(ws, "rapid_calibration", cal)
+           "subset": params["subset"], "n_permutations": n_perm, "rule": rule,
+           "permute": permute if rule == "null-rapid" else None}
+    key = scoped_key(ws, "rapid_calibration", {**params, **cal})
     hit = cached_evaluation(key)
     if hit is not None or not run:
         return hit
 
     def compute(progress):
+        if labels and result is not None:
+            progress(0.0, f"{n_perm} permutations of the real sensitive values")
+            return pc.rapid_null_calibration(result, n_permutations=n_perm,
+                                             seed=int(params["seed"]))
         return pc.rapid_permutation_threshold(
             _targets(ws, params["subset"], params["seed"]), [t.frame for t in ws.releases],
-            threat=ws.threat, schema=ws.schema, attacker="rf", n_permutations=5,
-            method=method, error=error, n_trees=200, seed=int(params["seed"]),
-            progress=progress)
+            threat=ws.threat, schema=ws.schema, rule=rule, permute=permute,
+            attackers=tuple(params["attackers"]),
+            attacker="rf", n_permutations=n_perm, method=method, error=error, n_trees=200,
+            seed=int(params["seed"]), progress=progress)
 
-    return run_cached(key, "Permutation calibration (5 refits with y shuffled)", compute)
+    label = (f"Permutation calibration ({n_perm} permutations of y against the fitted "
+             "attackers)" if labels else
+             f"Permutation calibration ({n_perm} refits with y shuffled in the release)")
+    return run_cached(key, label, compute)
 
 
 def rapid_cv(ws: Workspace, *, generator: str, min_leaf: int, k: int, seed: int,

@@ -26,8 +26,10 @@ from threadpoolctl import threadpool_limits
 
 import privacy_core as pc
 from privacy_core.fidelity import evaluate_fidelity, fidelity_baselines
-from privacy_core.measures import MEASURES, evaluate_measures
+from privacy_core.measures import MEASURES, evaluate_measures, measure_goal
 from privacy_core.plots.fidelity import marginal_overlay
+from privacy_core.plots.map import axis_title as goal_axis_title
+from privacy_core.plots.map import goal_reading
 
 from .cached import LRU, cached_evaluation, canonical_real, evaluate, generate_release, scoped_key
 from .state import Table, Workspace, commit, get_workspace, keep, set_notice, set_widget
@@ -341,9 +343,19 @@ MAP_OPTION_NOTES = {
                    "(1-way and categorical marginals on all rows)",
     "mla": "ML affinity with logistic regression and xgboost only",
     "discriminator": "discriminator on at most 5,000 records per class",
-    "singling_out": "attacks on 500 seeded targets (the measures' defaults)",
+    "singling_out": "singling out with 500 seeded attacks (its default)",
 }
-UTILITY_IDEAL = {"discriminator": 0.5}
+# the x axis's first options: disclosure measures, attribute inference first. Similarity
+# indicators (DCR, IMS, k-NN) come last and say what they are (consensus R3).
+RISK_ORDER = ("rapid", "inference", "ml_inference", "linkability", "singling_out",
+              "membership", "gtcap", "domias")
+AXIS_WORDING = {
+    "rapid": ("RAPID", "share of real records at risk"),
+    "dcr": ("DCR risk score", "0 = no closer than real-to-real"),
+    "ims": ("Identical match share", "share of synthetic rows copying a real row"),
+    "membership": ("Membership disclosure F_rel", "0 = no better than a naive guess"),
+    "discriminator": ("Discriminator AUC", "0.5 = indistinguishable"),
+}
 
 
 def map_params(ws: Workspace) -> dict[str, Any]:
@@ -379,8 +391,11 @@ def _importable(name: str) -> bool:
 
 
 def risk_measures(ws: Workspace) -> list[str]:
-    """Registered privacy measures usable on this workspace (RAPID, DCR, IMS first)."""
-    order = ["rapid", "dcr", "ims"] + [n for n in MEASURES if n not in ("rapid", "dcr", "ims")]
+    """Registered privacy measures usable on this workspace: disclosure measures first,
+    similarity indicators last (they are no disclosure evidence, consensus R3)."""
+    rest = [n for n in MEASURES if n not in RISK_ORDER]
+    order = [*RISK_ORDER, *(n for n in rest if not MEASURES[n].indicator),
+             *(n for n in rest if MEASURES[n].indicator)]
     out = []
     for name in order:
         spec = MEASURES.get(name)
@@ -401,14 +416,21 @@ def measure_label(name: str) -> str:
     return METRIC_LABELS.get(name) or MEASURES[name].label
 
 
+def risk_option_label(name: str) -> str:
+    """A risk axis option: similarity indicators say so in the list itself."""
+    spec = MEASURES.get(name)
+    return measure_label(name) + (" — similarity indicator" if spec and spec.indicator
+                                  else "")
+
+
 def axis_title(name: str) -> str:
-    if name == "rapid":
-        return "RAPID: share of real records at risk (lower is better)"
-    if name == "dcr":
-        return "DCR risk score (0 = no closer than real-to-real; lower is better)"
-    if name == "discriminator":
-        return "Discriminator AUC (0.5 = indistinguishable)"
-    return f"{measure_label(name)} (lower is better)"
+    """The map's axis title: the measure, which way is better (from the registry), and for
+    a similarity indicator that it is not a disclosure measure."""
+    label, detail = AXIS_WORDING.get(name, (measure_label(name), ""))
+    goal = measure_goal(name)
+    if goal.direction == "target":
+        detail = ""  # the reading says the ideal already
+    return goal_axis_title(label, goal, indicator=MEASURES[name].indicator, detail=detail)
 
 
 @dataclass(frozen=True)
@@ -444,12 +466,14 @@ def generated_label(method: str, params: dict[str, Any], seed: int) -> str:
 def map_candidates(ws: Workspace, params: dict[str, Any]) -> list[Candidate]:
     """The candidates of the map under its settings, loaded releases first.
 
-    A generated candidate that was already added to the workspace (same name, origin
-    "generated") is shown once, as the loaded release.
+    A candidate that is already among the loaded releases (same name and origin
+    "generated", or the same content once its table has been built) is shown once, as
+    the loaded release.
     """
     seed = int(params["seed"])
     out: list[Candidate] = []
     loaded_generated = {t.name for t in ws.releases if t.origin == "generated"}
+    loaded_content = {t.fingerprint for t in ws.releases}
     if params["workspace"]:
         for i, t in enumerate(ws.releases):
             short = t.name if len(t.name) <= 24 else t.name[:23] + "…"
@@ -468,19 +492,45 @@ def map_candidates(ws: Workspace, params: dict[str, Any]) -> list[Candidate]:
         else:  # SELF is the real table whatever the seed
             label = REFERENCE_LABELS[method] + ("" if method == "self" else f" (seed {seed})")
             short = method.upper()
-        if label in loaded_generated and params["workspace"]:
-            continue
         detail = ",".join(f"{k}={v}" for k, v in sorted(gen_params.items()))
         cid = f"gen:{method}:{detail}:{seed}"
+        # one entry per release: a candidate already loaded (added from here, generated
+        # on the data page, or the same content under another name) is the loaded point
+        if params["workspace"] and (label in loaded_generated
+                                    or _content_of(ws, cid, seed) in loaded_content):
+            continue
         out.append(Candidate(cid, label, kind, method, tuple(sorted(gen_params.items())),
                              short=short))
     return out
+
+
+def _content_key(ws: Workspace, cid: str, seed: int) -> str:
+    return scoped_key(replace(ws, releases=()), "map|content", {"candidate": cid,
+                                                                  "seed": seed})
+
+
+def _content_of(ws: Workspace, cid: str, seed: int) -> str | None:
+    """The fingerprint of a candidate's table, if it has been built (never builds it)."""
+    return _small_store().get(_content_key(ws, cid, seed))
 
 
 def candidate_frame(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
     """The candidate's table: a loaded release, or a generated one (cached)."""
     if cand.index is not None:
         return ws.releases[cand.index].frame
+    frame = _built_frame(ws, cand, seed)
+    _remember_content(ws, cand, seed, frame)
+    return frame
+
+
+def _remember_content(ws: Workspace, cand: Candidate, seed: int, frame: pd.DataFrame) -> None:
+    """Keep the candidate's fingerprint, so the listing can tell when it is loaded."""
+    store, key = _small_store(), _content_key(ws, cand.id, seed)
+    if store.get(key) is None:
+        store.put(key, pc.fingerprint(frame))
+
+
+def _built_frame(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
     real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
     holdout = ws.holdout
     if cand.method == "leaky" and holdout is not None:
@@ -532,6 +582,7 @@ def _compute_cell(ws: Workspace, cand: Candidate, measure: str, seed: int,
         # against the full table it would meet its own rows and read twice too well. On
         # the risk axis it is then what a second real sample of the population reads.
         real_c, frame = pc.half_split(real_c, seed=seed)
+        _remember_content(ws, cand, seed, frame)
     else:
         frame = candidate_frame(ws, cand, seed)
     holdout = ws.holdout.frame if ws.holdout is not None else None
@@ -615,15 +666,16 @@ def candidate_numbers(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame
             hit = store.get(_cell_key(ws, cand, m, seed))
             if hit is None:
                 continue
+            family = "similarity indicator" if MEASURES[m].indicator else kind  # R3
             if isinstance(hit, Failed):
-                rows.append({"family": kind, "measure": measure_label(m), "value": None,
+                rows.append({"family": family, "measure": measure_label(m), "value": None,
                              "95% CI": "", "reading": f"failed: {hit.message}"})
                 continue
             ci = f"{hit.ci[0]:.3f} – {hit.ci[1]:.3f}" if hit.ci is not None else ""
-            reading = METRIC_READINGS.get(m, "lower is better")
+            reading = METRIC_READINGS.get(m, goal_reading(measure_goal(m)))
             if hit.baseline is not None:
                 reading += f" · baseline {hit.baseline:.3f}"
-            rows.append({"family": kind, "measure": measure_label(m), "value": hit.value,
+            rows.append({"family": family, "measure": measure_label(m), "value": hit.value,
                          "95% CI": ci, "reading": reading})
     return pd.DataFrame(rows, columns=["family", "measure", "value", "95% CI", "reading"])
 

@@ -8,10 +8,17 @@ as they arrive, and wires the Stop button to ``should_stop`` through a session f
 A completed sweep is stored in the shared evaluation cache (``ui.cached.evaluate``); a
 stopped one is kept only in this session (``stored_result``) so a later run with the same
 settings computes the whole sweep.
+
+Nothing runs on its own: the page shows the setup and an estimate of the time
+(:func:`sweep_plan`), and the sweep starts on a click. The tables shown next to the
+figures name every measure through the registry's :func:`~privacy_core.measures.
+measure_label`, the labels of the figures' legends.
 """
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 import numpy as np
@@ -23,10 +30,17 @@ from privacy_core.experiments import (
     DP_GENERATORS,
     LEVEL_NAMES,
     RISK_MODELS,
+    SPLITS,
     SweepResult,
     sweep,
 )
-from privacy_core.measures import MEASURES, measure_names
+from privacy_core.measures import (
+    MEASURES,
+    measure_group,
+    measure_label,
+    measure_names,
+    split_measure_key,
+)
 from privacy_core.synth.dp import smartnoise_available
 
 from .cached import scoped_key
@@ -55,7 +69,22 @@ LAB_DEFAULTS: dict[str, dict[str, Any]] = {
             "generator": "dp-mst", "max_overfit_epochs": 300}
     for model in RISK_MODELS
 }
-AUTORUN_MAX_ROWS = 5000  # default leaky sweeps on tables up to this size run without a click
+# Rough cost of one release, in seconds per 1,000 training rows: each measure in-process
+# (timed on the health demo, 1,333 training rows, on a 2-core machine), and the release's
+# generator (the overfit one per replicate: one training run to the highest f_o). Only
+# the estimate shown before a run uses them; a finished run in the session rescales it.
+MEASURE_SECONDS = {"ims": 0.02, "dcr": 0.08, "knn": 0.08, "singling_out": 0.08,
+                   "linkability": 0.05, "inference": 0.02, "ml_inference": 0.11,
+                   "membership": 0.04, "rapid": 1.5, "gtcap": 0.3, "domias": 0.5,
+                   "wasserstein": 4.7, "mla": 1.4, "query_error": 0.4, "discriminator": 0.1}
+GENERATOR_SECONDS = {"leaky": 0.0, "dp": 0.05, "smartnoise": 5.0, "overfit": 20.0}
+# Starting the worker processes costs several seconds, more than a small sweep gains from
+# a second core: sweeps estimated below this run in-process (same rows, see sweep()).
+IN_PROCESS_MAX_SECONDS = 20.0
+POOL_START_SECONDS = 6.0
+START_SECONDS = 2.0  # the split, the encodings and the live plot of every release
+LIVE_REDRAW_SECONDS = 2.0
+SPEED_KEY = "lab_speed_factor"  # measured / estimated seconds of this session's last run
 
 
 def generators() -> list[str]:
@@ -63,9 +92,9 @@ def generators() -> list[str]:
     return [g for g in DP_GENERATORS if not g.startswith("smartnoise") or smartnoise_available()]
 
 
-def measure_label(name: str) -> str:
-    spec = MEASURES[name]
-    return spec.label + ("" if spec.fast else " (slow)")
+def measure_option(name: str) -> str:
+    """A measure in the pickers: its registry label, marked when it is slow."""
+    return measure_label(name) + ("" if MEASURES[name].fast else " (slow)")
 
 
 def lab_settings(ws: Workspace, model: str) -> dict[str, Any]:
@@ -97,9 +126,55 @@ def lab_cached(ws: Workspace, model: str, settings: dict[str, Any]) -> SweepResu
     return stoppable_result(PARTIAL, lab_key(ws, model, settings))
 
 
-def should_autorun(ws: Workspace, model: str, settings: dict[str, Any]) -> bool:
-    return (model == "leaky" and settings == LAB_DEFAULTS["leaky"]
-            and len(lab_real(ws)) <= AUTORUN_MAX_ROWS)
+def sweep_plan(ws: Workspace, model: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """What a run of these settings does on this workspace and roughly how long it takes
+    (:func:`plan_for_rows`, rescaled by this session's last finished run)."""
+    rows = len(_subset(lab_real(ws), int(settings["max_rows"]), int(settings["seed"])))
+    return plan_for_rows(model, settings, rows,
+                         speed=float(st.session_state.get(SPEED_KEY, 1.0)))
+
+
+def plan_for_rows(model: str, settings: dict[str, Any], rows: int, *, speed: float = 1.0
+                  ) -> dict[str, Any]:
+    """The plan of a sweep on ``rows`` real rows (no Streamlit: the bench checks it).
+
+    Keys: ``rows``, ``training`` (training rows per release), ``releases``, ``tasks``,
+    ``n_jobs`` (1 = in-process) and ``seconds`` (the estimate times ``speed``).
+    """
+    training = int(rows * SPLITS[model][0])
+    replicates = int(settings["replicates"])
+    releases = len(settings["levels"]) * replicates
+    tasks = replicates if model == "overfit" else releases
+    per_k = training / 1000
+    measures = sum(MEASURE_SECONDS.get(m, 1.0) for m in settings["measures"])
+    serial = releases * measures * per_k
+    if model == "overfit":
+        serial += replicates * GENERATOR_SECONDS["overfit"] * per_k * min(
+            1.0, int(settings["max_overfit_epochs"]) / 300)
+    elif model == "dp":
+        gen = "smartnoise" if str(settings["generator"]).startswith("smartnoise") else "dp"
+        serial += releases * GENERATOR_SECONDS[gen] * per_k
+    n_jobs = 1 if (serial <= IN_PROCESS_MAX_SECONDS or tasks == 1) else -1
+    seconds = (START_SECONDS + serial if n_jobs == 1
+               else POOL_START_SECONDS + serial / min(_cores(), tasks))
+    return {"rows": rows, "training": training, "releases": releases, "tasks": tasks,
+            "n_jobs": n_jobs, "seconds": seconds * speed}
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def format_seconds(seconds: float) -> str:
+    """An estimate as a reader takes it in: 'under 5 s', 'about 15 s', 'about 3 min'."""
+    if seconds < 5:
+        return "under 5 s"
+    if seconds < 90:
+        return f"about {int(5 * round(seconds / 5))} s"
+    return f"about {max(2, round(seconds / 60))} min"
 
 
 def _partial_result(model: str, settings: dict[str, Any], frames: list[pd.DataFrame]
@@ -125,7 +200,10 @@ def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
     hit = lab_cached(ws, model, settings)
     if hit is not None:
         return hit
+    plan = sweep_plan(ws, model, settings)
+    estimate = plan["seconds"] / float(st.session_state.get(SPEED_KEY, 1.0))
     frames: list[pd.DataFrame] = []
+    last_draw = [float("-inf")]
     real = _subset(lab_real(ws), int(settings["max_rows"]), int(settings["seed"]))
     replicates = int(settings["replicates"])
     sigma, lam, p = settings["noise"]
@@ -133,8 +211,16 @@ def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
     def compute(progress, should_stop, keep_partial) -> SweepResult:
         def on_rows(batch: pd.DataFrame) -> None:
             frames.append(batch)
-            partial = _partial_result(model, settings, frames)
-            keep_partial(partial)
+            snapshot = list(frames)
+            # built only if a Stop click interrupts the run (see run_stoppable)
+            keep_partial(lambda: _partial_result(model, settings, snapshot))
+            # the live figure costs a fraction of a second per redraw: at most one every
+            # LIVE_REDRAW_SECONDS, so a fast sweep is not slowed by its own preview
+            now = time.monotonic()
+            if now - last_draw[0] < LIVE_REDRAW_SECONDS:
+                return
+            last_draw[0] = now
+            partial = _partial_result(model, settings, snapshot)
             n_releases = len(partial.rows[["level", "replicate"]].drop_duplicates())
             with live_slot.container():
                 st.caption(f"Partial results: {n_releases} release(s) evaluated so far.")
@@ -151,26 +237,73 @@ def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
                             if model == "overfit" else None),
             outlier_fraction=float(settings["outlier_fraction"]),
             canaries=int(settings["canaries"]),
-            # One in-process worker for a single overfit replicate: per-epoch progress.
-            n_jobs=1 if (model == "overfit" and replicates == 1) else -1,
+            # In-process for small sweeps (no worker start-up) and for a single overfit
+            # replicate (per-epoch progress); the rows are the same either way.
+            n_jobs=plan["n_jobs"],
             progress=progress, on_rows=on_rows, should_stop=should_stop)
 
-    return run_stoppable(
+    result = run_stoppable(
         PARTIAL, key, f"Running the {RISK_MODEL_LABELS[model].lower()} sweep", compute,
         done_label="Sweep done", live_slot=live_slot, area=area,
         stopped_message=lambda r: (f"Stopped after {r.n_done} of {r.n_tasks} task(s): the "
                                    "results below are partial. Run again to compute them "
                                    "all."),
         failure_hint="try fewer levels, measures or rows.")
+    seconds = (result.params.get("seconds") if result is not None and not result.stopped
+               else None)
+    if seconds and estimate > 0:
+        # the next estimate in this session follows this machine's measured speed
+        st.session_state[SPEED_KEY] = min(max(float(seconds) / estimate, 0.2), 5.0)
+    return result
+
+
+def responses_table(result: SweepResult) -> pd.DataFrame:
+    """How each measure responds, for display: one row per line of the response figure,
+    in its panel order, named by the registry label (the legend's), with its group.
+
+    The gap to the ideal y = f_l is shown only where that ideal applies (the leaky model's
+    risk measures, not utility measures or the canary rows, whose reference is chance).
+    """
+    from privacy_core.plots.lab import UTILITY_GROUP, measure_panels
+
+    resp = result.responses()
+    if resp.empty:
+        return resp
+    order = [m for _, ms in measure_panels(list(resp["measure"])) for m in ms]
+    resp = resp.set_index("measure").loc[order].reset_index()
+    groups = resp["measure"].map(measure_group)
+    no_ideal = (groups == UTILITY_GROUP) | resp["measure"].map(
+        lambda m: bool(split_measure_key(m)[2]))
+    resp.loc[no_ideal, ["max_gap_to_ideal", "within_tolerance"]] = np.nan
+    level = LEVEL_NAMES[result.risk_model]
+    shown = pd.DataFrame({
+        "group": groups, "measure": resp["measure"].map(measure_label),
+        f"at lowest {level}": resp["at_lowest"], f"at highest {level}": resp["at_highest"],
+        "rank correlation with the level": resp["rank_correlation"],
+        "slope": resp["slope"]})
+    if result.risk_model == "leaky":
+        shown["max |value − f_l|"] = resp["max_gap_to_ideal"]
+    shown["levels"] = resp["levels"]
+    return shown
 
 
 def results_tables(result: SweepResult) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(summary, rows) for display and download: aggregates only, no real record."""
+    """(summary, rows) for display and download: aggregates only, no real record.
+
+    ``measure`` is the display label (the figures' legend); ``key`` keeps the engine's
+    name (``inference@canary``) for the command line and scripts.
+    """
     summary = result.summary().rename(columns={"level": LEVEL_NAMES[result.risk_model]})
     rows = result.rows.drop(columns=["risk_model"])
+    for frame in (summary, rows):
+        keys = frame["measure"].astype(str)
+        frame.insert(frame.columns.get_loc("measure"), "group", keys.map(measure_group))
+        frame["measure"] = keys.map(measure_label)
+        frame["key"] = keys
     return summary, rows
 
 
-__all__ = ["LAB_DEFAULTS", "LEVEL_OPTIONS", "RISK_MODEL_LABELS", "STOP_FLAG", "generators",
-           "lab_cached", "lab_key", "lab_real", "lab_run", "lab_settings", "measure_label",
-           "request_stop", "results_tables", "should_autorun"]
+__all__ = ["LAB_DEFAULTS", "LEVEL_OPTIONS", "RISK_MODEL_LABELS", "STOP_FLAG", "format_seconds",
+           "generators", "lab_cached", "lab_key", "lab_real", "lab_run", "lab_settings",
+           "measure_option", "plan_for_rows", "request_stop", "responses_table",
+           "results_tables", "sweep_plan"]

@@ -34,11 +34,12 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
         aux_a, aux_b = qis, qis[:1]
     # every record is attacked up to 50,000 rows (consensus R2; 500 sampled targets read a
     # private release as 0.2 by chance); singling out's predicates stay at 500 above 5,000
-    defaults = {"n_attacks": 0 if n <= 50_000 else 500, "k": 5, "radius": 0.1, "seed": 0,
+    defaults = {"n_attacks": 0 if n <= 50_000 else 500, "k": 5, "radius": 0.1,
+                "gtcap_weighting": "box_pooled", "seed": 0,
                 "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
                 "so_mode": "multivariate",
                 "so_cols": min(3, len(ws.schema.included))}
-    params = {**defaults, **stored}
+    params = {**defaults, **stored, **membership_settings(ws)}
     # a later type change may have excluded columns since the setting was stored
     params["so_cols"] = max(1, min(int(params["so_cols"]), len(ws.schema.included)))
     params["n_rows"] = n
@@ -52,21 +53,65 @@ def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
     so_attacks = n_attacks or (None if params.get("n_rows", 0) <= 5000 else 500)
     opts: dict[str, dict[str, Any]] = {
         "knn": {"k_max": params["k"]},
-        "singling_out": {"n_attacks": so_attacks, "mode": params["so_mode"],
+        # the paper protocol fixes its own N_A (2,000 predicates per configuration)
+        "singling_out": {"n_attacks": 2000 if params["so_mode"] == "paper" else so_attacks,
+                         "mode": params["so_mode"],
                          "n_cols": params["so_cols"] if params["so_mode"] == "multivariate"
                          else 1},
         "linkability": {"n_attacks": n_attacks,
                         "aux_cols": (list(params["aux_a"]), list(params["aux_b"]))},
         "inference": {"n_attacks": n_attacks},
         "ml_inference": {"n_attacks": n_attacks},
-        "gtcap": {"radius": params["radius"]},
+        "gtcap": {"radius": params["radius"], "weighting": params["gtcap_weighting"]},
+        "membership": {"sampling_fraction": params["mem_t"], "h": params["mem_h"],
+                       "beta": params["mem_beta"], "scenario": params["mem_scenario"],
+                       "population_share": params["mem_share"]
+                       if params["mem_scenario"] == "B" else None},
     }
     return opts.get(name, {})
 
 
 def measure_options(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The keyword options of one measure under the page's settings."""
-    return dict(_options(name, params))
+    """The keyword options of one measure under the page's settings, for the calibration:
+    less the options its calibration modes set, since every mode is calibrated."""
+    opts = dict(_options(name, params))
+    modes = MEASURES[name].modes
+    if len(modes) > 1:
+        for key in {k for _, mode_opts in modes for k, _ in mode_opts}:
+            opts.pop(key, None)
+    return opts
+
+
+# ------------------------------------------------------------------ membership prevalence
+#: Membership settings of the Data page's threat model (consensus R4, R5, Figure 3).
+MEMBERSHIP_DEFAULTS: dict[str, Any] = {"mem_t": None, "mem_h": 0, "mem_beta": 1.0,
+                                       "mem_scenario": "A", "mem_share": None}
+
+
+def membership_settings(ws: Workspace) -> dict[str, Any]:
+    return {**MEMBERSHIP_DEFAULTS, **(ws.setting("membership") or {})}
+
+
+def membership_note(res: pc.MetricResult) -> tuple[str, str | None]:
+    """What prevalence a membership F_rel used (one line), and the warning when t is the
+    fallback (None otherwise)."""
+    p = res.params
+    t = float(p["sampling_fraction"])
+    scenario = p.get("scenario", "A")
+    line = (f"Scenario {scenario}: t = {t:.3g}"
+            + (f" × population share {float(p['population_share']):.3g}"
+               if scenario == "B" else "")
+            + f", so {float(p.get('member_prevalence', t)):.1%} of the attacker's targets "
+            f"are members · h = {p['h']} · β = {float(p['beta']):g}")
+    if not str(p.get("sampling_fraction_source", "")).startswith("assumed"):
+        return line, None
+    warning = (f"**t is a fallback, not a fact.** No sampling fraction was set, so t = "
+               f"{t:.3g}, the training rows' share of training plus holdout. That only says "
+               "how the real rows were split, not how much of the population is in the "
+               "training data, so this F_rel rests on an arbitrary prevalence (the "
+               "consensus framework warns against it, R5). Set t under *Membership: whom "
+               "does the attacker target?* on the Data & threat model page.")
+    return line, warning
 
 
 def available(ws: Workspace, name: str) -> bool:
@@ -219,9 +264,10 @@ def card_text(name: str, res: pc.MetricResult) -> CardText:
     raw rates, never next to the risk.
     """
     parts = [fmt_ci(res.ci)]
-    if name == "singling_out":
-        parts.append("univariate predicates" if res.params.get("mode") == "univariate"
-                     else f"{res.params.get('n_cols')}-column predicates")
+    if name == "singling_out" and "mode" in res.params:
+        from privacy_core.risk.attacks.predicates import describe_configuration
+
+        parts.append(describe_configuration(res))
     if "replicates" in res.extra:
         parts.append(f"mean of {len(res.extra['replicates'])} releases, sd "
                      f"{res.extra['sd']:.3f}")

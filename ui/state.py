@@ -21,6 +21,8 @@ from streamlit.errors import StreamlitAPIException
 
 import privacy_core as pc
 
+from . import url_state
+
 WORKSPACE = "workspace"
 ERRORS = "control_errors"
 NOTICES = "control_notices"
@@ -31,20 +33,34 @@ RESULTS = "session_results"
 # opened by a deep link on a fresh server, where Streamlit runs ``pages/`` files directly.
 NAVIGATION_RAN = "navigation_ran"
 DEEP_LINK = "deep_link"
+URL_NOTICE = "url"  # what a reload or a shared link could not restore
 
 
 @dataclass(frozen=True)
 class Table:
-    """A loaded table with its name, origin and content fingerprint."""
+    """A loaded table with its name, origin and content fingerprint.
+
+    ``group`` names the release group (candidate) a synthetic release belongs to: releases
+    of one group are replicates of one generator configuration, averaged with mean and
+    spread (consensus R10); different groups are candidates shown side by side. Empty: the
+    release is a candidate of its own (named after the release).
+    """
 
     name: str
     frame: pd.DataFrame
     origin: str  # "built-in", "upload" or "generated"
     fingerprint: str
+    group: str = ""
 
     @classmethod
-    def make(cls, name: str, frame: pd.DataFrame, origin: str) -> Table:
-        return cls(name=name, frame=frame, origin=origin, fingerprint=pc.fingerprint(frame))
+    def make(cls, name: str, frame: pd.DataFrame, origin: str, group: str = "") -> Table:
+        return cls(name=name, frame=frame, origin=origin, fingerprint=pc.fingerprint(frame),
+                   group=group)
+
+    @property
+    def candidate(self) -> str:
+        """The name of the release group this table belongs to."""
+        return self.group or self.name
 
 
 @dataclass(frozen=True)
@@ -72,11 +88,52 @@ class Workspace:
 
     @property
     def key(self) -> str:
-        """Identifies the data + schema + threat model (for cache keys)."""
+        """Identifies the data + schema + threat model (for cache keys).
+
+        The releases enter by content only, not by group name: a result is keyed by the
+        releases it was computed on (a :meth:`group_view` holds one candidate's), so it
+        survives other candidates coming and going and a renamed group.
+        """
         parts = [self.real.fingerprint, *(t.fingerprint for t in self.releases),
                  self.holdout.fingerprint if self.holdout else "-", repr(self.overrides),
                  repr(self.quasi_identifiers), repr(self.sensitive)]
         return "|".join(parts)
+
+    # ----------------------------------------------------------- release groups
+    def release_groups(self) -> dict[str, tuple[Table, ...]]:
+        """The candidates: group name -> its releases, in the order first loaded."""
+        groups: dict[str, list[Table]] = {}
+        for t in self.releases:
+            groups.setdefault(t.candidate, []).append(t)
+        return {name: tuple(tables) for name, tables in groups.items()}
+
+    def group_view(self, name: str) -> Workspace:
+        """This workspace with the releases of one candidate only.
+
+        Every cache key derives from :attr:`key`, which holds the releases' content and not
+        their group names: a result computed on a candidate is found again under its view
+        after other candidates are added or removed, or after a group is renamed.
+        """
+        groups = self.release_groups()
+        if name not in groups:
+            raise pc.ParameterError(f"No release group {name!r}; the groups are "
+                                      f"{list(groups)}.")
+        return replace(self, releases=groups[name])
+
+    def candidate_views(self) -> dict[str, Workspace]:
+        """Group name -> :meth:`group_view`, one per candidate."""
+        return {name: replace(self, releases=tables)
+                for name, tables in self.release_groups().items()}
+
+    def with_groups(self, groups: list[str] | tuple[str, ...]) -> Workspace:
+        """The releases regrouped: ``groups[i]`` is release i's group name (blank: its own
+        candidate). Content and keys stay the same; only the grouping changes."""
+        if len(groups) != len(self.releases):
+            raise pc.ParameterError(f"Give one group name per release: {len(self.releases)} "
+                                      f"releases, {len(groups)} names received.")
+        return replace(self, releases=tuple(
+            replace(t, group=str(g).strip()) for t, g in zip(self.releases, groups,
+                                                              strict=True)))
 
     def setting(self, name: str, default: Any = None) -> Any:
         return dict(self.settings).get(name, default)
@@ -139,9 +196,14 @@ def require_workspace() -> Workspace:
     _through_navigation()
     ws = get_workspace()
     if ws is None:
-        from .demo import load_default_workspace
+        from .demo import builtin_workspace, load_default_workspace
 
-        ws = load_default_workspace()
+        # a reload or a shared link: rebuild what the address describes (never data)
+        ws, notice = url_state.workspace_from_url(builtin_workspace)
+        if notice:
+            set_notice(URL_NOTICE, notice)
+        if ws is None:
+            ws = load_default_workspace()
         st.session_state[WORKSPACE] = ws
     return ws
 
@@ -238,13 +300,18 @@ def keep(key: str, default: Any) -> None:
     another page); this mirror keeps the user's choice across page switches.
     """
     if key not in st.session_state:
-        st.session_state[key] = st.session_state.get(f"_keep_{key}", default)
+        if f"_keep_{key}" in st.session_state:
+            st.session_state[key] = st.session_state[f"_keep_{key}"]
+        else:  # first draw in this session: a reload or a shared link may carry it
+            from_url = url_state.setting_from_url(key)
+            st.session_state[key] = default if from_url is None else from_url
     st.session_state[f"_keep_{key}"] = st.session_state[key]
 
 
 def remember(key: str) -> None:
-    """on_change callback: mirror the widget's new value."""
+    """on_change callback: mirror the widget's new value (and put it in the address)."""
     st.session_state[f"_keep_{key}"] = st.session_state[key]
+    url_state.write_setting(key, st.session_state[key])
 
 
 def remembered(key: str, default: Any) -> Any:
@@ -256,6 +323,7 @@ def set_widget(key: str, value: Any) -> None:
     """Set a widget's value from a callback (before the widget is drawn again)."""
     st.session_state[key] = value
     st.session_state[f"_keep_{key}"] = value
+    url_state.write_setting(key, value)
 
 
 def default_threat(schema: pc.Schema, max_qis: int = 6, real: pd.DataFrame | None = None

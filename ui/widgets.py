@@ -6,7 +6,14 @@ from pathlib import Path
 
 import streamlit as st
 
-from .state import Workspace, get_error, get_notes, pop_notice
+from .state import (
+    Workspace,
+    get_error,
+    get_notes,
+    pop_notice,
+    remember,
+    set_widget,
+)
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
@@ -16,6 +23,33 @@ def explanation(topic: str, *, expanded: bool = False) -> None:
     path = ASSETS / "explanations" / f"{topic}.md"
     with st.expander("What this measures — and what it cannot", expanded=expanded):
         st.markdown(path.read_text(encoding="utf-8"))
+
+
+CANDIDATE = "candidate"
+
+
+def candidate_picker(ws: Workspace) -> Workspace:
+    """The candidate (release group) an analysis page evaluates, as a workspace view.
+
+    Replicates of one generator are averaged (consensus R10); different candidates never
+    are: with two or more, the page evaluates the one picked here, and the choice is
+    shared by every page. Commit settings on the full workspace, never on the view (a view
+    holds one candidate's releases only).
+    """
+    groups = list(ws.release_groups())
+    if len(groups) <= 1:
+        return ws
+    # set as user state before drawing: the same key on another page is another widget,
+    # which would otherwise start from its first option
+    chosen = st.session_state.get(f"_keep_{CANDIDATE}", groups[0])
+    set_widget(CANDIDATE, chosen if chosen in groups else groups[0])
+    choice = st.radio(
+        "Candidate release", groups, key=CANDIDATE, horizontal=True, on_change=remember,
+        args=(CANDIDATE,),
+        help="Each candidate is evaluated on its own releases (replicates of one generator "
+             "are averaged, with their spread); candidates are never averaged together. "
+             "Review & report shows them side by side.")
+    return ws.group_view(choice)
 
 
 def error_slot(control: str) -> None:
@@ -64,6 +98,10 @@ def sidebar_summary(ws: Workspace | None) -> None:
         st.markdown("**Sensitive:** " + ", ".join(f"`{c}`" for c in ws.sensitive))
         st.caption("Your data stays in this browser session: nothing is written to disk "
                    "unless you download it.")
+        if ws.dataset == "upload":
+            st.caption(":material/warning: Reloading the page or opening a link drops the "
+                       "uploaded files (they are never stored); the settings are kept in the "
+                       "address.")
 
 
 def stop_button(slot, *, running: bool, key: str, help: str | None = None) -> None:

@@ -12,8 +12,8 @@ from ..results import MetricResult
 from ..risk.attackers import ATTACKER_LABELS
 from ..risk.rapid import RapidCalibration, RapidResult
 
-PALETTE = {"rf": "#1f77b4", "xgb": "#2ca02c", "logit": "#9467bd",
-           "mean": "#222222", "max": "#d62728"}
+PALETTE = {"rf": "#1f77b4", "xgb": "#2ca02c", "cart": "#8c564b", "logit": "#9467bd",
+           "mean": "#222222", "max": "#d62728", "null": "#ff7f0e"}
 RISK_COLOR = "#d62728"
 SAFE_COLOR = "#7f7f7f"
 
@@ -36,20 +36,52 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
+def _attacker_label(result: RapidResult, attacker: str) -> str:
+    """The attacker's name with its accuracy (or R²) on the real records: Table 1 and
+    Fig. 5a read RAPID next to it."""
+    perf = result.by_attacker.get(attacker, {})
+    label = ATTACKER_LABELS.get(attacker, attacker)
+    if perf.get("accuracy") is not None:
+        return f"{label} (accuracy {perf['accuracy']:.3f})"
+    if perf.get("r2") is not None:
+        return f"{label} (R² {perf['r2']:.3f})"
+    return label
+
+
 def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | None = None,
-                          *, suggested: float | None = None) -> go.Figure:
-    """RAPID against the threshold: one line per attacker, the mean and the max envelope,
-    interval bands for the mean and max, and a marker at the current threshold."""
+                          *, suggested: float | None = None,
+                          null: RapidCalibration | None = None) -> go.Figure:
+    """RAPID against the threshold: one line per attacker (labelled with its accuracy),
+    the mean and the max envelope (the headline, §2.5), interval bands for the mean and
+    max, and a marker at the current threshold.
+
+    With ``null`` (a ``null-rapid`` calibration at the same score variant) the null
+    RAPID's median and its band up to the 95th percentile are drawn too, and the suggested
+    threshold is the calibration's unless ``suggested`` is given.
+    """
     curve = result.curve(thresholds)
     fig = go.Figure()
+    if null is not None and null.rule == "null-rapid":
+        band = null.band()
+        x = band["threshold"].to_numpy()
+        fig.add_trace(_band(x, band["null_lower"].to_numpy(), band["null_upper"].to_numpy(),
+                            PALETTE["null"], "null"))
+        fig.add_trace(go.Scatter(
+            x=x, y=band["null_median"], mode="lines", name="Null RAPID, y permuted "
+            f"(median, band to the {null.level:.0%} quantile)",
+            line={"color": PALETTE["null"], "width": 2, "dash": "dash"},
+            hovertemplate="threshold %{x:.2f}<br>null RAPID %{y:.3f}<extra>null</extra>"))
+        if suggested is None:
+            suggested = null.suggested_threshold
     for series in ("mean", "max"):
         part = curve[curve["series"] == series]
         fig.add_trace(_band(part["threshold"].to_numpy(), part["lower"].to_numpy(),
                             part["upper"].to_numpy(), PALETTE[series], series))
     for series in (*result.attackers, "mean", "max"):
         part = curve[curve["series"] == series]
-        label = {"mean": "Mean of attackers", "max": "Max (conservative)"}.get(
-            series, ATTACKER_LABELS.get(series, series))
+        label = {"mean": "Mean of attackers",
+                 "max": "Max = headline (strongest attacker)"}.get(series) \
+            or _attacker_label(result, series)
         fig.add_trace(go.Scatter(
             x=part["threshold"], y=part["rate"], mode="lines", name=label,
             line={"color": PALETTE.get(series, "#444"),
@@ -71,11 +103,19 @@ def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | Non
 def rapid_score_histogram(result: RapidResult) -> go.Figure:
     """Distribution of per-record scores (envelope over attackers), at-risk side coloured."""
     rec = result.records
+    score = rec["score"].to_numpy(dtype=float)
+    finite = np.isfinite(score)
+    # binned here, not in the browser: 50 bars instead of every record's score (a 50k-row
+    # table would send ~0.7 MB of raw scores on every slider step)
+    lo, hi = (float(score[finite].min()), float(score[finite].max())) if finite.any() else (0, 1)
+    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, 51)
+    centres, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
     fig = go.Figure()
     for flag, color, name in ((True, RISK_COLOR, "at risk"), (False, SAFE_COLOR, "not at risk")):
-        part = rec[rec["at_risk"] == flag]
-        fig.add_trace(go.Histogram(x=part["score"], name=name, marker_color=color,
-                                   opacity=0.8, nbinsx=50))
+        counts, _ = np.histogram(score[finite & (rec["at_risk"].to_numpy() == flag)], edges)
+        fig.add_trace(go.Bar(x=centres, y=counts, width=width, name=name, marker_color=color,
+                             opacity=0.8, hovertemplate="%{x:.3f}: %{y} records<extra>"
+                             + name + "</extra>"))
     fig.add_vline(x=result.threshold, line_dash="dash", line_color="#333")
     title = "normalised gain r_i" if result.kind == "categorical" else "prediction error e_i"
     fig.update_layout(barmode="stack",
@@ -158,8 +198,50 @@ def rapid_cv_figure(cv: MetricResult) -> go.Figure:
     return fig
 
 
+def rapid_attackers_figure(result: RapidResult) -> go.Figure:
+    """Each attacker's RAPID (with its interval) next to its accuracy on the real records
+    (R² for a continuous target): the paper's Table 1 / Fig. 5a pairing."""
+    atts = list(result.attackers)
+    labels = [ATTACKER_LABELS.get(a, a) for a in atts]
+    rates = np.array([result.by_attacker[a]["value"] for a in atts])
+    lo = np.array([result.by_attacker[a]["ci"][0] for a in atts])
+    hi = np.array([result.by_attacker[a]["ci"][1] for a in atts])
+    key = "accuracy" if result.kind == "categorical" else "r2"
+    perf = [result.by_attacker[a].get(key) for a in atts]
+    fig = go.Figure(go.Bar(x=labels, y=rates, name="RAPID", marker_color=RISK_COLOR,
+                           error_y={"type": "data", "array": hi - rates, "arrayminus": rates - lo},
+                           hovertemplate="%{x}: RAPID %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Bar(x=labels, y=[np.nan if p is None else p for p in perf],
+                         name="accuracy" if key == "accuracy" else "R²", marker_color="#1f77b4",
+                         hovertemplate="%{x}: " + key + " %{y:.3f}<extra></extra>"))
+    fig.update_layout(barmode="group", yaxis_range=[0, 1.02], height=300,
+                      yaxis_title="share of real records", margin={"t": 20, "b": 10},
+                      legend={"orientation": "h", "y": 1.12})
+    return fig
+
+
 def rapid_null_figure(calibration: RapidCalibration) -> go.Figure:
-    """Distribution of per-record scores under the permutation null."""
+    """The permutation null: for the null-RAPID rule the observed RAPID against the null
+    RAPID's band over the threshold grid; for the pooled-scores rule the distribution of
+    per-record null scores."""
+    if calibration.rule == "null-rapid":
+        band = calibration.band()
+        x = band["threshold"].to_numpy()
+        fig = go.Figure(_band(x, band["null_lower"].to_numpy(), band["null_upper"].to_numpy(),
+                              PALETTE["null"], "null"))
+        fig.add_trace(go.Scatter(x=x, y=band["null_upper"], mode="lines",
+                                 name=f"null {calibration.level:.0%} quantile",
+                                 line={"color": PALETTE["null"], "dash": "dash"}))
+        fig.add_trace(go.Scatter(x=x, y=band["observed"], mode="lines+markers",
+                                 name="observed RAPID (strongest attacker)",
+                                 line={"color": PALETTE["max"]}))
+        if np.isfinite(calibration.suggested_threshold):
+            fig.add_vline(x=calibration.suggested_threshold, line_color=PALETTE["null"],
+                          line_dash="dot", annotation_text="suggested threshold")
+        fig.update_layout(xaxis_title="threshold", yaxis_title="RAPID", yaxis_range=[0, 1.02],
+                          height=300, margin={"t": 20, "b": 10},
+                          legend={"orientation": "h", "y": 1.15})
+        return fig
     fig = go.Figure(go.Histogram(x=calibration.null_scores, nbinsx=60, marker_color=SAFE_COLOR))
     fig.add_vline(x=calibration.suggested_threshold, line_color="#ff7f0e", line_dash="dot",
                   annotation_text="suggested threshold")

@@ -5,9 +5,10 @@ of the synthetic data and applied to the real records. Categorical targets get c
 probabilities over the *real* class list (a class absent from the release gets
 probability 0); continuous targets get point predictions.
 
-Attackers (RAPID paper §4, §5.6): ``rf`` random forest (500 trees, probabilities, as
-ranger), ``xgb`` gradient boosting (xgboost, 100 rounds), ``logit`` L1-penalised logistic
-regression for categorical targets and the lasso for continuous ones.
+Attackers (RAPID paper §4, §5.6 Table 1): ``rf`` random forest (500 trees, probabilities,
+as ranger), ``xgb`` gradient boosting (xgboost, 100 rounds), ``cart`` a single decision
+tree (rpart's defaults: at least 20 rows to split, 7 per leaf, complexity 0.01), ``logit``
+L1-penalised logistic regression for categorical targets and the lasso for continuous ones.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ import numpy as np
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LassoCV, LogisticRegression
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from ..errors import ParameterError, UntrustworthyResultWarning
 
-ATTACKERS = ("rf", "xgb", "logit")
+ATTACKERS = ("rf", "xgb", "cart", "logit")
 # ML inference's default attacker (not one of RAPID's): xgboost without regularisation or
 # capacity caps that act as one (no L2 penalty, no minimum leaf weight, deep trees, fine
 # histogram bins), so it can memorise a release that copies its training rows. The
@@ -35,7 +37,20 @@ XGB_VARIANTS = {"xgb": DEFAULT_XGB, "xgb-unregularised": UNREGULARISED_XGB}
 # xgboost runs single-threaded: on 2 shared cores its thread pool oversubscribes (fits took
 # 10-100x longer under load), and boosting on QIs is fast enough on one core.
 ATTACKER_LABELS = {"rf": "Random forest", "xgb": "Gradient boosting (xgboost)",
-                   "logit": "L1 logistic / lasso"}
+                   "cart": "Decision tree (CART)", "logit": "L1 logistic / lasso"}
+# rpart.control's defaults (minsplit 20, minbucket round(20/3) = 7, cp 0.01), which the
+# RAPID package's model_type = "cart" uses. rpart's cp is relative to the root node's
+# risk; scikit-learn's cost-complexity alpha is absolute, so it is scaled by the root
+# impurity at fit time (_cart_alpha).
+CART_PARAMS = {"min_samples_split": 20, "min_samples_leaf": 7, "max_depth": 30}
+CART_CP = 0.01
+
+
+def _cart_alpha(y: np.ndarray, *, categorical: bool) -> float:
+    if categorical:
+        p = np.bincount(y) / len(y)
+        return CART_CP * float(1 - np.sum(p ** 2))
+    return CART_CP * float(np.var(y))
 
 
 @dataclass(frozen=True)
@@ -112,6 +127,11 @@ def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray
                               random_state=seed, verbosity=0)
         model.fit(X, remap)
         importance = model.feature_importances_
+    elif attacker == "cart":
+        model = DecisionTreeClassifier(**CART_PARAMS, random_state=seed,
+                                       ccp_alpha=_cart_alpha(remap, categorical=True))
+        model.fit(X, remap)
+        importance = model.feature_importances_
     elif attacker == "logit":
         model = LogisticRegression(l1_ratio=1.0, solver="saga", C=1.0, max_iter=300,
                                    tol=1e-3, random_state=seed)
@@ -142,6 +162,11 @@ def _fit_regressor(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray,
 
         model = XGBRegressor(**XGB_VARIANTS[attacker], tree_method="hist", n_jobs=1,
                              random_state=seed, verbosity=0)
+        model.fit(X, y)
+        importance = model.feature_importances_
+    elif attacker == "cart":
+        model = DecisionTreeRegressor(**CART_PARAMS, random_state=seed,
+                                      ccp_alpha=_cart_alpha(y, categorical=False))
         model.fit(X, y)
         importance = model.feature_importances_
     elif attacker == "logit":

@@ -9,13 +9,21 @@ population; the risk is the control-baseline form (G_T - G_H) / (1 - G_H).
 
 Matching generalises TCAP's equality: categorical quasi-identifiers must be equal,
 numeric ones must lie within ``radius`` on the min-max scale of the one encoder fitted on
-the real table (a numeric target likewise). Two weightings:
+the real table (a numeric target likewise). The paper calls this "membership in spheres
+of given radius"; since every numeric column is compared on its own, the sphere is one of
+the L-infinity norm, i.e. a box of half-width r per column, and the options are named for
+that. Three weightings:
 
-* ``sphere`` (default, the paper's wording "membership in spheres of given radius"): a
-  record matches when every numeric key differs by less than the radius (a box of
-  half-width r per column); WEAP keeps synthetic records whose matching synthetic records
-  all share the target; G pools every (kept synthetic record, matching real record) pair:
-  G = correct pairs / all pairs.
+* ``box_pooled`` (default; called ``sphere`` before, still accepted with a
+  DeprecationWarning): a record matches when every numeric key differs by less than the
+  radius; WEAP keeps synthetic records whose matching synthetic records all share the
+  target; G pools every (kept synthetic record, matching real record) pair:
+  G = correct pairs / all pairs, so a synthetic record weighs by how many real records
+  fall in its box.
+* ``box_per_record`` (eq. 7 read literally): the same box matching and WEAP filter, then
+  TCAP(X, s) = correct matches / matches for every kept synthetic record s with at least
+  one match in X, and G = the mean of these per-record TCAPs (each kept distinct
+  synthetic record weighs the same, however many real records its box holds).
 * ``triangular`` (the reference code, ``metric-reference.md`` §4 GTCAP): the WEAP filter
   and the triangular weights w_k = mean over numeric keys of max(0, 1 - |d|/r) and
   w_tk = mean over numeric columns (target included) of the same, zero when a
@@ -59,7 +67,9 @@ from ..validation import (
 )
 from .distance import single_release
 
-GTCAP_WEIGHTINGS = ("sphere", "triangular")
+GTCAP_WEIGHTINGS = ("box_pooled", "box_per_record", "triangular")
+#: former names of a weighting, still accepted with a DeprecationWarning
+DEPRECATED_WEIGHTINGS = {"sphere": "box_pooled"}
 DEFAULT_RADIUS = 0.1
 _PAIR_BUDGET = 4_000_000  # pairwise entries (x columns) held at once
 _MISSING_POSITION = -1e9  # scaled position of a missing numeric: beyond any radius
@@ -83,7 +93,7 @@ class GtcapResult(MetricResult):
     g_holdout: float = float("nan")
     raw_risk: float = float("nan")
     n_kept: int = 0
-    #: ``sphere`` only: one row per training and holdout record with the number of kept
+    #: ``box_pooled`` only: one row per training and holdout record with the number of kept
     #: synthetic records matching it (``matches``) and sharing its target (``correct``)
     attributions: pd.DataFrame = field(default_factory=pd.DataFrame)
 
@@ -96,7 +106,7 @@ def gtcap(
     holdout: pd.DataFrame | None = None,
     schema: Schema | None = None,
     radius: float = DEFAULT_RADIUS,
-    weighting: str = "sphere",
+    weighting: str = "box_pooled",
     bootstrap: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
@@ -116,13 +126,15 @@ def gtcap(
     radius
         Matching radius on the min-max scale of numeric columns, > 0 (default 0.1).
     weighting
-        ``sphere`` (paper, default) or ``triangular`` (reference code); see the module
-        docstring.
+        ``box_pooled`` (default: pairs pooled over kept synthetic records),
+        ``box_per_record`` (the mean of eq. 7's per-synthetic-record TCAP) or
+        ``triangular`` (reference code); see the module docstring. ``sphere``, the former
+        name of ``box_pooled``, is accepted with a DeprecationWarning.
     bootstrap
-        Replicates of the percentile interval (0 = none). ``sphere``: the training and
-        holdout records are resampled independently, the release held fixed (G is a
-        ratio of per-real-record sums); ``triangular``: the kept synthetic records are
-        resampled (its score is a mean over them), T and H held fixed.
+        Replicates of the percentile interval (0 = none). ``box_pooled``: the training
+        and holdout records are resampled independently, the release held fixed (G is a
+        ratio of per-real-record sums); ``box_per_record`` and ``triangular``: the kept
+        synthetic records are resampled (G is a mean over them), T and H held fixed.
     confidence
         Interval level.
     seed
@@ -139,8 +151,10 @@ def gtcap(
         (``raw_risk`` unclipped; 0 when no synthetic record passes the WEAP filter);
         ``g_train``, ``g_holdout``; records: one row per distinct synthetic record (on
         keys and target) with ``record`` (its first row in the release), ``copies``,
-        ``weap``, ``kept`` and, for T and H, the matches, correct matches and score;
-        ``attributions`` (sphere) the same counts per training and holdout record.
+        ``weap``, ``kept`` and, for T and H, the matches, correct matches and score
+        (``box_per_record``: ``score_train`` / ``score_holdout`` are the per-record TCAPs
+        of eq. 7 whose mean over kept records is G, NaN without a match);
+        ``attributions`` (``box_pooled``) the same counts per training and holdout record.
 
     Raises
     ------
@@ -154,7 +168,7 @@ def gtcap(
     """
     seed = check_seed(seed)
     radius = check_in_range("radius", radius, 0, np.inf, low_inclusive=False)
-    check_choice("weighting", weighting, GTCAP_WEIGHTINGS)
+    weighting = _check_weighting(weighting)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
     if holdout is None:
@@ -182,14 +196,19 @@ def gtcap(
     # shown[name] = (correct matches, matches, score) for the per-record table
     per: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     shown: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    if weighting == "sphere":
-        stats_u = _pair_sums(U, U, _sphere_kernel(radius))
+    if weighting in ("box_pooled", "box_per_record"):
+        stats_u = _pair_sums(U, U, _box_kernel(radius))
         kept = stats_u["num"] == stats_u["den"]
         weap = stats_u["num"] / stats_u["den"]
         for name in ("real", "holdout"):
-            st = _pair_sums(U, frames[name], _sphere_kernel(radius))
-            per[name] = (st["num"], st["den"])
-            shown[name] = (st["num"], st["den"], _ratio(st["num"], st["den"]))
+            st = _pair_sums(U, frames[name], _box_kernel(radius))
+            tcap = _ratio(st["num"], st["den"])
+            if weighting == "box_pooled":
+                per[name] = (st["num"], st["den"])
+            else:  # mean of the defined per-record TCAPs: sum tcap / number defined
+                defined = st["den"] > 0
+                per[name] = (np.where(defined, tcap, 0.0), defined.astype(np.float64))
+            shown[name] = (st["num"], st["den"], tcap)
     else:
         stats_u = _pair_sums(U, U, _weap_kernel(radius))
         kept = stats_u["n_tk"] == stats_u["n_k"]
@@ -227,13 +246,13 @@ def gtcap(
     attributions = pd.DataFrame()
     if n_kept == 0:
         ci = (0.0, 0.0) if bootstrap > 0 else None
-    elif weighting == "sphere":
+    elif weighting == "box_pooled":
         # G pools (kept synthetic, real) pairs, so it is also a ratio of per-real-record
         # sums: resample the attacked training and holdout records, the release fixed
         K = _subset(U, np.flatnonzero(kept))
         per_real = {}
         for name in ("real", "holdout"):
-            st = _pair_sums(frames[name], K, _sphere_kernel(radius))
+            st = _pair_sums(frames[name], K, _box_kernel(radius))
             per_real[name] = (st["num"], st["den"])
         ci = _bootstrap_ci(per_real["real"], per_real["holdout"], paired=False,
                            n_boot=bootstrap, seed=boot_seed, confidence=confidence)
@@ -263,11 +282,15 @@ def gtcap(
         "quasi_identifiers": keys, "sensitive": target, "radius": radius,
         "weighting": weighting, "numeric_columns": num_cols, "bootstrap": bootstrap,
         "bootstrap_seed": boot_seed, "confidence": confidence,
+        "matching": "box (L-infinity ball of half-width radius per numeric column)",
+        "aggregation": {"box_pooled": "pooled (kept synthetic, real) pairs",
+                        "box_per_record": "mean of per-synthetic-record TCAP (eq. 7)",
+                        "triangular": "mean of triangular-weighted scores"}[weighting],
         "numeric_missing": "matches missing only", "seed": seed, "n_real": len(data.real),
         "n_synthetic": len(syn), "n_holdout": len(data.holdout),  # type: ignore[arg-type]
         "n_distinct_synthetic": len(uniq_pos),
         "interval": ("bootstrap over training and holdout records (release fixed)"
-                     if weighting == "sphere" else
+                     if weighting == "box_pooled" else
                      "bootstrap over kept synthetic records (real tables fixed)"),
     }
     extra = {"g_train": g_t, "g_holdout": g_h, "raw_risk": raw, "n_kept": n_kept}
@@ -275,6 +298,20 @@ def gtcap(
                        goal="lower", bounds=(0.0, 1.0), extra=extra, g_train=g_t,
                        g_holdout=g_h, raw_risk=float(raw), n_kept=n_kept,
                        attributions=attributions)
+
+
+def _check_weighting(weighting: str) -> str:
+    """The weighting's current name; a former name works but warns."""
+    if isinstance(weighting, str) and weighting in DEPRECATED_WEIGHTINGS:
+        new = DEPRECATED_WEIGHTINGS[weighting]
+        warnings.warn(
+            f"GTCAP weighting {weighting!r} is now called {new!r}: its 'sphere' is a box "
+            "of half-width radius per numeric column (the L-infinity ball), pooled over "
+            f"records. Pass weighting={new!r}; {weighting!r} will be removed.",
+            DeprecationWarning, stacklevel=3)
+        return new
+    check_choice("weighting", weighting, GTCAP_WEIGHTINGS)
+    return weighting
 
 
 # ============================================================================ preparation
@@ -378,7 +415,7 @@ def _target_match(t_u: np.ndarray, t_x: np.ndarray, numeric: bool, radius: float
     return t_u[:, None] == t_x[None, :]
 
 
-def _sphere_kernel(radius: float) -> Kernel:
+def _box_kernel(radius: float) -> Kernel:
     def kernel(ku: np.ndarray, kx: np.ndarray, tu: np.ndarray, tx: np.ndarray,
                numeric: bool) -> dict[str, np.ndarray]:
         tm = _target_match(tu, tx, numeric, radius)

@@ -42,7 +42,7 @@ from ..errors import InsufficientDataError, ParameterError, UntrustworthyResultW
 from ..inputs import prepare_review
 from ..results import MetricResult
 from ..stats import bootstrap_auc, percentile_interval
-from ..threat import ThreatModel
+from ..threat import ThreatModel, membership_scenario_name
 from ..validation import check_confidence, check_in_range, check_positive_int, check_seed
 from .distance import analysis_columns, single_release
 from .neighbors import nearest_neighbors
@@ -379,6 +379,8 @@ def membership_disclosure(
     sampling_fraction: float | None = None,
     h: int = 0,
     beta: float = 1.0,
+    scenario: str | None = None,
+    population_share: float | None = None,
     n_bins: int = DEFAULT_BINS,
     n_repeats: int = 1000,
     attack_size: int | None = None,
@@ -426,7 +428,18 @@ def membership_disclosure(
     h
         Hamming threshold (integer >= 0; default 0).
     beta
-        F-beta weight (1 = F1).
+        F-beta weight (1 = F1); above 1 recall (finding members) counts more, below 1
+        precision (not accusing non-members) counts more (consensus Figure 3).
+    scenario
+        Whom the attacker targets (consensus framework, Figure 2, R4), default
+        ``threat.membership_scenario`` ("A"): ``"A"`` targets drawn from the population
+        the training data were sampled from, member prevalence t; ``"B"`` targets drawn
+        from a wider superpopulation, member prevalence t x ``population_share``. In B
+        the holdout stands in for every non-member, including targets outside the
+        population (a warning says so).
+    population_share
+        Scenario B: the share of the superpopulation that belongs to the population, in
+        (0, 1] (default ``threat.population_share``).
     n_bins
         Equal-width bins for numeric quasi-identifiers (default 20).
     n_repeats
@@ -442,13 +455,17 @@ def membership_disclosure(
     -------
     MembershipResult
         ``name="membership"``; ``value`` = ``f_rel``; ``extra`` holds ``f_rel``, ``f1``
-        (F-beta), ``f_naive``, ``precision``, ``recall``, ``auroc``, ``sampling_fraction``
-        and ``h``; records: one row per training and holdout record with its distance.
+        (F-beta), ``f_naive``, ``precision``, ``recall``, ``auroc``, ``sampling_fraction``,
+        ``member_prevalence``, ``scenario`` and ``h``; ``params`` record t and where it
+        came from (``sampling_fraction_source``), h, beta, the scenario and the
+        population share; records: one row per training and holdout record with its
+        distance.
 
     Raises
     ------
     ParameterError
-        No holdout; t not in (0, 1); an attack set with no member or no non-member.
+        No holdout; t not in (0, 1); an unknown scenario, or scenario B without a
+        population share in (0, 1]; an attack set with no member or no non-member.
 
     Notes
     -----
@@ -469,18 +486,33 @@ def membership_disclosure(
     syn = single_release(data, "membership_disclosure")
     hold: pd.DataFrame = data.holdout  # type: ignore[assignment]  # required above
     n_t, n_h = len(data.real), len(hold)
+    scenario = membership_scenario_name(
+        threat.membership_scenario if scenario is None else scenario)
+    share = threat.population_share if population_share is None else population_share
+    if scenario == "B":
+        if share is None:
+            raise ParameterError(
+                "Scenario B (targets drawn from a wider superpopulation) needs "
+                "population_share: the share of that superpopulation that belongs to the "
+                "population the training data were drawn from (e.g. the HIV prevalence "
+                "among everyone the attacker might target).")
+        share = check_in_range("population_share", share, 0, 1, low_inclusive=False)
     t, source = sampling_fraction, "argument"
     if t is None and threat.sampling_fraction is not None:
         t, source = float(threat.sampling_fraction), "threat model"
     if t is None:
         t, source = n_t / (n_t + n_h), "assumed |real| / (|real| + |holdout|)"
-        warnings.warn(
-            f"The sampling fraction (member prevalence) is unknown; F_rel assumes t = "
-            f"{t:.3g}, the training share of training plus holdout. Set "
-            "threat.sampling_fraction to the share of the population in the training data.",
-            UntrustworthyResultWarning, stacklevel=2)
+        warnings.warn(fallback_message(t), UntrustworthyResultWarning, stacklevel=2)
     t = check_in_range("sampling_fraction", t, 0, 1, low_inclusive=False, high_inclusive=False)
-    n_mem, n_non = _attack_sizes(t, n_t, n_h, attack_size)
+    prevalence = t if scenario == "A" else t * share  # type: ignore[operator]
+    if scenario == "B":
+        warnings.warn(
+            f"Scenario B: members are {prevalence:.3g} of the targets (t = {t:.3g} times the "
+            f"population share {share:.3g}), but the holdout, drawn from the population, "
+            "stands in for every non-member, including targets outside the population; "
+            "if outsiders resemble the release less than the holdout does, F_rel "
+            "understates the attack.", UntrustworthyResultWarning, stacklevel=2)
+    n_mem, n_non = _attack_sizes(prevalence, n_t, n_h, attack_size)
 
     qis = list(threat.quasi_identifiers)
     codes = _binned_codes({"real": data.real, "synthetic": syn, "holdout": hold}, qis,
@@ -496,6 +528,10 @@ def membership_disclosure(
     })
     params = {
         "quasi_identifiers": qis, "sampling_fraction": t, "sampling_fraction_source": source,
+        "scenario": scenario, "population_share": share if scenario == "B" else None,
+        "member_prevalence": prevalence,
+        "non_members": "holdout" if scenario == "A"
+        else "holdout, standing in for in- and out-of-population non-members",
         "h": h, "beta": beta, "n_bins": n_bins, "binning": "equal-width, fitted on synthetic",
         "n_repeats": n_repeats, "attack_members": n_mem, "attack_non_members": n_non,
         "attack_size": n_mem + n_non, "confidence": confidence, "seed": seed,
@@ -506,6 +542,18 @@ def membership_disclosure(
                              sampling_fraction=t, distances_train=d_train,
                              distances_holdout=d_hold)
     return _membership_aggregate(shell, params)
+
+
+def fallback_message(t: float) -> str:
+    """Why the fallback sampling fraction |T| / (|T| + |H|) is arbitrary, for the user."""
+    return (
+        f"The sampling fraction t (the share of the population that is in the training "
+        f"data) was not given, so F_rel falls back to t = {t:.3g}, the training rows' share "
+        "of training plus holdout. That number says how the real rows were split, not how "
+        "much of the population the training data hold: it is an arbitrary prevalence of "
+        "the kind the consensus framework warns against (R5, Figure 3), and F_rel moves "
+        "with it. Set t (--sampling-fraction on the command line, the membership settings "
+        "on the Data page, or ThreatModel(sampling_fraction=...)).")
 
 
 def _attack_sizes(t: float, n_t: int, n_h: int, attack_size: int | None) -> tuple[int, int]:
@@ -600,7 +648,8 @@ def _membership_aggregate(res: MembershipResult, params: dict[str, Any]) -> Memb
     value = float(rel.mean())
     extra = {"f_rel": value, "f1": float(f.mean()), "f_naive": fn_naive,
              "precision": precision, "recall": recall, "auroc": res.auroc,
-             "sampling_fraction": t, "attack_prevalence": prevalence, "h": h}
+             "sampling_fraction": t, "member_prevalence": float(params["member_prevalence"]),
+             "scenario": params["scenario"], "attack_prevalence": prevalence, "h": h}
     return replace(res, value=value, ci=(float(lo), float(hi)), params=params, h=h,
                    f_rel=value, f_score=float(f.mean()), f_naive=fn_naive,
                    bounds=(-fn_naive / (1 - fn_naive), 1.0), extra=extra)

@@ -83,8 +83,57 @@ def test_rapid_page_variants_and_tabs():
     at.selectbox(key="rapid_interval").set_value("clopper-pearson").run()
     assert not at.exception
     assert any("95% CI" in c.value for c in at.caption)
+    # tabs are lazy: a closed tab's widgets are not drawn until it is opened
+    assert not [s for s in at.selectbox if s.key == "rapid_subgroup"]
+    at.session_state["rapid_tabs"] = "By quasi-identifier"
+    at.run()
     at.selectbox(key="rapid_subgroup").set_value("education").run()
     assert not at.exception and not at.error
+
+
+def test_rapid_page_headline_accuracy_and_paper_calibration(monkeypatch):
+    """The headline is the strongest attacker's RAPID (paper §2.5) and says so; every
+    attacker's accuracy sits next to its RAPID; the calibration section runs the paper's
+    null-RAPID rule without refitting and offers the earlier rule as an option."""
+    calls = []
+    original = pc.rapid
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pc, "rapid", counting)
+    at = start("pages/rapid.py")
+    labels = [m.label for m in at.metric]
+    assert labels[0].startswith("RAPID max") and "headline" in labels[0]
+    assert metric(at, "RAPID max") >= metric(at, "RAPID (mean")
+    table = next(d.value for d in at.dataframe if "accuracy" in d.value.columns)
+    assert set(table["attacker"]) == {pc.ATTACKER_LABELS[a] for a in ("rf", "xgb", "logit")}
+    assert table["accuracy"].between(0, 1).all()
+    assert (table["headline"] != "").sum() == 1
+    at.session_state["rapid_tabs"] = "Calibration"
+    at.run()
+    assert at.radio(key="rapid_cal_rule").value == "null-rapid"
+    assert at.radio(key="rapid_cal_permute").value == "release"
+    assert at.number_input(key="rapid_cal_perm_null-rapid_release").value == 20
+    # the fast variant (labels shuffled against the fitted attackers) does not refit
+    at.radio(key="rapid_cal_permute").set_value("labels").run()
+    fits = len(calls)
+    at.button(key="rapid_cal_btn").click().run()
+    assert not at.exception and not at.error
+    assert len(calls) == fits, "shuffling the real labels must not refit the attackers"
+    # the threshold plot now carries the null RAPID and its band
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert any("Null RAPID" in spec for spec in specs)
+    suggested = [m for m in at.metric if m.label == "Suggested threshold"]
+    none_significant = [i for i in at.info if i.value.startswith("No threshold")]
+    assert len(suggested) + len(none_significant) == 1
+    if suggested:  # the demo's release leaks: the paper's rule finds a significant tau
+        assert 0.05 <= float(suggested[0].value) <= 0.95
+        assert any("the null's 95th percentile" in c.value for c in at.caption)
+    at.radio(key="rapid_cal_rule").set_value("pooled-scores").run()
+    assert at.number_input(key="rapid_cal_perm_pooled-scores_release").value == 5
+    assert not at.exception
 
 
 def test_builtin_dependency_knob_raises_risk():

@@ -100,8 +100,12 @@ def test_fidelity_treats_several_releases_as_replicates():
     at.run()
     at.button(key="FormSubmitter:generate_form-Generate").click().run()
     assert not at.exception and len(workspace(at).releases) == 2
+    # the demo's release and the generated one are two candidates until grouped together
+    # (replicates of one generator are averaged, candidates never are)
+    at.session_state["workspace"] = workspace(at).with_groups(["CART", "CART"])
     at.switch_page("pages/fidelity.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not [r for r in at.radio if r.key == "candidate"]  # one candidate: no picker
     scope = at.selectbox(key="fid_scope")
     assert scope.value == uif.ALL_RELEASES and len(scope.options) == 3
     assert "Averaged over 2 releases" in captions(at)
@@ -132,7 +136,10 @@ def test_without_a_holdout_ml_affinity_and_holdout_measures_step_aside():
     needs_holdout = [m.label for m in MEASURES.values()
                      if m.family == "privacy" and m.needs_holdout]
     assert needs_holdout and not set(needs_holdout) & set(risk_options)
-    assert "Identical match share" in risk_options
+    # IMS is offered, but as what it is: a similarity indicator (consensus R3)
+    assert "Identical match share — similarity indicator" in risk_options
+    assert "similarity indicator (not a disclosure measure)" in \
+        map_spec(at)["layout"]["xaxis"]["title"]["text"]
     assert "ML affinity (relative gap)" not in at.selectbox(key="map_utility").options
     assert len(points(map_spec(at))) >= 6
 
@@ -217,6 +224,81 @@ def test_map_axis_change_computes_only_the_new_column(monkeypatch):
     at.switch_page("pages/fidelity.py").run()
     at.switch_page("pages/map.py").run()
     assert at.selectbox(key="map_utility").value == "query_error"
+
+
+def test_map_axes_follow_goals_and_keep_similarity_off_the_default_risk_axes():
+    at = start("pages/map.py")
+    assert not at.error, [e.value for e in at.error]
+    box = at.selectbox(key="map_risk")
+    indicators = {MEASURES[n].label for n in MEASURES if MEASURES[n].indicator}
+    # the default and the next two options are disclosure measures, indicators come last
+    assert box.value == "rapid"
+    assert not any(o.startswith(tuple(indicators)) for o in box.options[:3])
+    first_indicator = min(i for i, o in enumerate(box.options) if o.startswith(tuple(indicators)))
+    assert all(o.endswith("similarity indicator") for o in box.options[first_indicator:])
+    title = map_spec(at)["layout"]["xaxis"]["title"]["text"]
+    assert "lower is better" in title and "similarity" not in title
+
+    # picking DCR: the axis says it is no disclosure measure, and so does the page
+    at.selectbox(key="map_risk").set_value("dcr").run()
+    assert not at.exception and not at.error
+    assert "similarity indicator (not a disclosure measure)" in \
+        map_spec(at)["layout"]["xaxis"]["title"]["text"]
+    assert any("not a disclosure measure" in w.value for w in at.warning)
+    # and so does the details panel of a candidate
+    loaded = next(i for i, kind in points(map_spec(at)).items() if kind == "workspace")
+    at.selectbox(key="map_selected").set_value(loaded).run()
+    assert not at.exception
+    details = next(d.value for d in at.dataframe if "family" in d.value.columns)
+    dcr_row = details[details["measure"] == MEASURES["dcr"].label]
+    assert list(dcr_row["family"]) == ["similarity indicator"]
+
+    # the discriminator's AUC is best at 0.5: no "better ↙" on that axis
+    at.selectbox(key="map_risk").set_value("rapid").run()
+    at.selectbox(key="map_utility").set_value("discriminator").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    layout = map_spec(at)["layout"]
+    (hint,) = [a for a in layout["annotations"] if a.get("name") == "better"]
+    assert "↙" not in hint["text"] and "0.5" in hint["text"]
+    assert "0.5" in layout["yaxis"]["title"]["text"]
+    assert "lower is better" not in layout["yaxis"]["title"]["text"]
+    assert any(sh["y0"] == 0.5 == sh["y1"] for sh in layout["shapes"])
+    # one label per point, each point once
+    drawn = points(map_spec(at))
+    labels = [a["name"] for a in layout["annotations"] if a.get("name") in drawn]
+    assert sorted(labels) == sorted(drawn)
+
+
+def test_map_lists_a_loaded_release_once_whatever_its_name():
+    # The demo's release is CART leaf 5 at seed 0: at the map's seed 0 the generated
+    # candidate is the same table. It is drawn once, as the loaded release.
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("pages/data.py")
+    at.run()
+    ws = workspace(at)
+    at.session_state["workspace"] = ws.with_settings(map={
+        **uif.MAP_DEFAULTS, "cart_leaves": (5, 100), "references": ("half",), "seed": 0})
+    at.switch_page("pages/map.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    drawn = points(map_spec(at))
+    assert not any(i.startswith("gen:cart:min_leaf=5:") for i in drawn)
+    assert any(i.startswith("gen:cart:min_leaf=100:") for i in drawn)
+    assert list(drawn.values()).count("workspace") == len(ws.releases)
+    options = at.selectbox(key="map_selected").options
+    assert len(options) == len(set(options)) == len(drawn)
+
+    # a candidate added under another name (a release group, say) is still one point
+    leaf100 = next(i for i in drawn if i.startswith("gen:cart:min_leaf=100:"))
+    cand = next(c for c in uif.map_candidates(workspace(at), uif.map_params(workspace(at)))
+                if c.id == leaf100)
+    frame = uif.candidate_frame(workspace(at), cand, 0)
+    at.session_state["workspace"] = replace(workspace(at), releases=workspace(at).releases + (
+        Table.make("my renamed release", frame, "upload"),))
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    drawn = points(map_spec(at))
+    assert leaf100 not in drawn
+    assert list(drawn.values()).count("workspace") == len(ws.releases) + 1
 
 
 # ------------------------------------------------------------------ candidates

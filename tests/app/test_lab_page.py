@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -32,22 +33,86 @@ def apply(at: AppTest, model: str) -> None:
     assert not at.exception, at.exception
 
 
-def test_default_leaky_sweep_runs_without_clicks():
+def chart(at: AppTest, key: str) -> dict:
+    for c in at.get("plotly_chart"):
+        if c.proto.id.endswith(key):
+            return json.loads(c.proto.spec)
+    raise AssertionError(f"no chart {key!r}")
+
+
+def stop_buttons(at: AppTest) -> list:
+    return [b for b in at.button if str(b.key).startswith("lab_stop")]
+
+
+def legend_names(figure: dict) -> list[str]:
+    return [t["name"] for t in figure["data"] if t.get("mode") == "lines+markers"]
+
+
+def test_first_visit_runs_nothing_and_offers_the_run_button():
     at = start()
     assert not at.error
+    assert not at.get("status") and not at.get("plotly_chart") and not at.dataframe
+    assert any("Run the sweep" in i.value for i in at.info)
+    run = at.button(key="lab_run")
+    assert run.label == "Run the sweep" and not run.disabled
+    # the estimate is shown before anything runs, and nothing can be stopped
+    assert any("Estimated time" in c.value for c in at.caption)
+    assert any(m.value.startswith("**Setup**") for m in at.markdown)
+    assert all(b.disabled for b in stop_buttons(at))
+    plan = ui.lab.sweep_plan(at.session_state["workspace"], "leaky",
+                             ui.lab.LAB_DEFAULTS["leaky"])
+    assert plan["releases"] == 12 and 0 < plan["seconds"] < 120
+    at.run()  # a rerun does not start it either
+    assert not at.get("status") and not at.dataframe
+
+
+def test_run_button_runs_the_default_leaky_sweep():
+    at = start()
+    at.button(key="lab_run").click().run()
+    assert not at.exception and not at.error
+    assert all(b.disabled for b in stop_buttons(at))  # idle again: Stop inactive
+    # already computed for these settings: Run is inactive at once, and after a rerun
+    assert all(b.disabled for b in at.button if str(b.key).startswith("lab_run"))
     responses = at.dataframe[0].value
     assert len(responses) == len(ui.lab.LAB_DEFAULTS["leaky"]["measures"])
     ims = responses.set_index("measure").loc["Identical match share"]
     assert ims["at lowest f_l"] == pytest.approx(0.0)
     assert ims["at highest f_l"] == pytest.approx(1.0)
     assert len(at.get("plotly_chart")) >= 3  # responses, small multiples, correlations
+    assert sorted(legend_names(chart(at, "lab_responses"))) == sorted(responses["measure"])
     summary = at.dataframe[1].value
-    assert {"f_l", "measure", "mean", "ci_low", "ci_high"} <= set(summary.columns)
+    assert {"f_l", "group", "measure", "mean", "ci_low", "ci_high"} <= set(summary.columns)
     labels = [b.label for b in at.get("download_button")]
     assert labels == ["Download summary (CSV)", "Download all rows (CSV)"]
     # a rerun shows the cached sweep: no progress, same numbers
     at.run()
     assert not at.get("status") and at.dataframe[0].value.equals(responses)
+    assert at.button(key="lab_run").disabled and not stop_buttons(at)
+
+
+def test_tables_use_the_legend_labels_with_canaries_and_utility():
+    at = start()
+    by_label(at.multiselect, "Levels of f_l").set_value([0.0, 1.0])
+    by_label(at.multiselect, "Measures").set_value(["ims", "inference", "query_error"])
+    by_label(at.number_input, "Replicates").set_value(1)
+    by_label(at.number_input, "Canary records").set_value(50)
+    apply(at, "leaky")
+    at.button(key="lab_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    figure = chart(at, "lab_responses")
+    legend = legend_names(figure)
+    table = at.dataframe[0].value
+    assert list(table["measure"]) == legend  # same labels, same (panel) order
+    assert "Distance-based inference (canary records)" in legend
+    summary = at.dataframe[1].value
+    assert set(summary["measure"]) == set(legend) and "key" not in summary.columns
+    for frame in (table, summary):
+        assert not frame["measure"].str.contains("@").any()
+    # utility has its own panel, not titled as risk; the gap to f_l is not shown for it
+    titles = {a["text"] for a in figure["layout"]["annotations"]}
+    assert {"Attribute inference", "Similarity indicators", "Utility & fidelity"} <= titles
+    row = table.set_index("measure").loc["Query error"]
+    assert row["group"] == "Utility & fidelity" and row.isna()["max |value − f_l|"]
 
 
 def test_settings_errors_are_shown_next_to_the_form():
@@ -56,13 +121,13 @@ def test_settings_errors_are_shown_next_to_the_form():
     apply(at, "leaky")
     assert any("at least one level" in e.value for e in at.error)
     # the previous good settings are kept
-    assert "f_l ∈ {0, 0.2, 0.4, 0.6, 0.8, 1}" in " ".join(c.value for c in at.caption)
+    assert "f_l ∈ {0, 0.2, 0.4, 0.6, 0.8, 1}" in " ".join(m.value for m in at.markdown)
 
 
 def test_dp_model_runs_on_click_with_chosen_settings():
     at = start()
     at.segmented_control(key="lab_model").set_value("dp").run()
-    assert any("Run sweep" in i.value for i in at.info)  # no autorun outside the default
+    assert any("Run the sweep" in i.value for i in at.info) and not at.dataframe
     by_label(at.multiselect, "Levels of epsilon").set_value([1.0, 100.0])
     by_label(at.multiselect, "Measures").set_value(["ims", "query_error"])
     by_label(at.number_input, "Replicates").set_value(1)
@@ -71,7 +136,7 @@ def test_dp_model_runs_on_click_with_chosen_settings():
     assert not at.exception and not at.error
     summary = at.dataframe[1].value
     assert set(summary["epsilon"]) == {1.0, 100.0}
-    assert set(summary["measure"]) == {"ims", "query_error"}
+    assert set(summary["measure"]) == {"Identical match share", "Query error"}
     assert not any(t.label == "Training curve" for t in at.tabs)
 
 
@@ -113,6 +178,7 @@ def test_stop_keeps_the_finished_rows(monkeypatch):
     warnings = " ".join(w.value for w in at.warning)
     assert "Stopped after" in warnings and "partial" in warnings
     assert at.session_state[ui.lab.STOP_FLAG] is True
-    # the partial result is shown, and Run is offered again
+    # the partial result is shown, Run is offered again and Stop is inactive
     assert len(at.dataframe) >= 1
     assert not at.button(key="lab_run").disabled
+    assert all(b.disabled for b in stop_buttons(at))

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -62,7 +63,7 @@ def test_overlapping_linkability_columns_are_refused():
 def test_univariate_singling_out_from_the_settings_form():
     at = start()
     captions = " ".join(c.value for c in at.caption)
-    assert "3-column predicates" in captions
+    assert "multivariate, 3 columns, " in captions
     multivariate = metric(at, "Singling out")
     mode = next(s for s in at.selectbox if s.label == "Singling out: predicates")
     mode.set_value("univariate")
@@ -70,10 +71,30 @@ def test_univariate_singling_out_from_the_settings_form():
     assert not at.exception and not at.error
     assert at.session_state["workspace"].setting("privacy")["so_mode"] == "univariate"
     captions = " ".join(c.value for c in at.caption)
-    assert "univariate predicates" in captions
+    assert "univariate, one column, " in captions
     # computed anew, not read from the multivariate cache; CART draws continuous values from
     # training rows, so a value seen once in the release often isolates its training owner
     assert metric(at, "Singling out") > multivariate + 0.2
+
+
+def test_paper_protocol_from_the_settings_form():
+    """The headline says which configuration the maximum came from, and every
+    configuration's value is listed."""
+    at = start()
+    mode = next(s for s in at.selectbox if s.label == "Singling out: predicates")
+    mode.set_value("paper")
+    at.button(key="FormSubmitter:privacy_form-Apply").click().run()
+    assert not at.exception and not at.error
+    captions = " ".join(c.value for c in at.caption)
+    assert "paper protocol: max over univariate and 3–" in captions
+    table = next(e for e in at.expander if e.label.startswith("Every configuration"))
+    frame = table.dataframe[0].value
+    assert frame["configuration"].iloc[0] == "univariate" and len(frame) >= 2
+    reported = frame[frame["reported"]]
+    assert len(reported) == 1
+    # the headline is the highest configuration's risk
+    assert metric(at, "Singling out") == pytest.approx(frame["risk"].max(), abs=1e-3)
+    assert reported["configuration"].iloc[0] in captions
 
 
 def test_stored_predicate_width_is_clamped_after_columns_are_excluded():

@@ -78,7 +78,9 @@ def test_privacy_cards_put_raw_rates_side_by_side_and_flag_wide_intervals():
 
     # GTCAP (a slower measure) on the demo: its 0.000 – 1.000 interval is flagged
     at.multiselect(key="privacy_fast").select("gtcap").run()
-    next(b for b in at.button if b.label.startswith("Run slower measures")).click().run()
+    # (another test of this process may have computed it already: cached, no button)
+    for b in [b for b in at.button if b.label.startswith("Run slower measures")]:
+        b.click().run()
     assert not at.exception
     note = next(c for c in captions(at) if c.startswith("**Uninformative interval:**"))
     assert "0.000 – 1.000" in note and "WEAP" in note and "radius" in note

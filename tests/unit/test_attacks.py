@@ -504,6 +504,64 @@ def test_singling_out_copy_and_unseen_rows_with_a_small_control():
         assert unseen.value <= 0.1 and unseen.ci[0] == 0.0, (mode, unseen.value, unseen.ci)
 
 
+def test_paper_protocol_keeps_every_configuration_and_reports_the_highest(health):
+    train, control, independent = health
+    res = quiet(singling_out, train, train.sample(frac=0.5, random_state=1), threat=HEALTH_THREAT,
+                holdout=control, mode="paper", seed=3)
+    assert isinstance(res, pred.SinglingOutProtocolResult)
+    table = res.configuration_table()
+    # univariate, then every width from 3 to the 6 health columns (the paper's 3-12, capped)
+    assert list(table["label"]) == ["univariate", "3 columns", "4 columns", "5 columns",
+                                    "6 columns"]
+    assert res.params["n_attacks"] == pred.PAPER_N_ATTACKS  # "auto" -> the papers' N_A
+    assert res.value == pytest.approx(table["value"].max())
+    best = table[table["reported"]]
+    assert len(best) == 1 and best["label"].iloc[0] == res.params["reported_configuration"]
+    # each configuration is a singling-out run of its own, with its own interval
+    for row, cfg in zip(table.itertuples(), res.configurations, strict=True):
+        assert row.value == pytest.approx(cfg.value)
+        assert row.lower <= row.value <= row.upper
+        # the simultaneous interval (Bonferroni over 5) is wider than the configuration's own
+        assert row.simultaneous_lower <= row.lower and row.simultaneous_upper >= row.upper
+    # the headline interval runs from the largest simultaneous lower end to the largest upper
+    assert res.ci[0] == pytest.approx(table["simultaneous_lower"].max())
+    assert res.ci[1] == pytest.approx(table["simultaneous_upper"].max())
+    # a configuration that finds fewer predicates than asked is scored on those it found
+    for cfg in res.configurations:
+        assert cfg.n_attacks == min(cfg.params["n_queries"], pred.PAPER_N_ATTACKS)
+    # re-reading at another level re-derives everything from the stored configurations
+    wider = res.at(confidence=0.99)
+    assert wider.ci[0] <= res.ci[0] and wider.ci[1] >= res.ci[1]
+    assert wider.value == pytest.approx(max(c.at(confidence=0.99).value
+                                            for c in res.configurations))
+    text = pred.describe_configuration(res)
+    assert text.startswith("paper protocol: max over univariate and 3–6 columns = ")
+    assert res.params["reported_configuration"] in text
+    assert pred.describe_configuration(quiet(singling_out, train, independent,
+                                             threat=HEALTH_THREAT, holdout=control, seed=0)
+                                       ) == "multivariate, 3 columns, 500 attacks"
+
+
+def test_paper_protocol_reads_a_copy_as_1_and_unseen_rows_near_0():
+    """The maximum over configurations is biased upwards when nothing leaks; its
+    simultaneous interval must still reach 0 on unseen rows, and a copy must read 1."""
+    from privacy_core.datasets import simulate_health
+
+    real = simulate_health(6000, kappa=1, seed=3)
+    train, pool, control = real.iloc[:3000], real.iloc[3000:4500], real.iloc[4500:]
+    threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
+    copy = quiet(singling_out, train, train.sample(frac=1, random_state=0), threat=threat,
+                 holdout=control, mode="paper", seed=0)
+    assert copy.value >= 0.95 and copy.ci[0] >= 0.9
+    unseen = quiet(singling_out, train, pool, threat=threat, holdout=control, mode="paper",
+                   seed=0)
+    assert unseen.value <= 0.1 and unseen.ci[0] == 0.0, (unseen.value, unseen.ci)
+    # the bias of the maximum: never below the configurations' own readings
+    assert unseen.value >= max(c.value for c in unseen.configurations) - 1e-12
+    with pytest.raises(ParameterError, match="auto"):
+        singling_out(train, pool, threat=threat, n_attacks="many")
+
+
 # ============================================================== ML inference
 def test_ml_inference_relative_and_absolute_readings():
     rng = np.random.default_rng(0)

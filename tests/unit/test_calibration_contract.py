@@ -48,6 +48,7 @@ def test_every_privacy_measure_and_mode_is_calibrated():
     assert names == {n for n, s in MEASURES.items() if s.family == "privacy"}
     assert ("singling_out", "univariate") in TARGETS
     assert ("singling_out", "multivariate") in TARGETS
+    assert ("singling_out", "paper") in TARGETS
 
 
 @pytest.mark.parametrize(("metric", "mode"), TARGETS, ids=[f"{m}:{d}" for m, d in TARGETS])
@@ -79,7 +80,7 @@ def test_full_copy_and_unseen_rows_at_both_ratios(health_calibration):
     rows = health_calibration.rows
     for metric, mode in [("ims", "default"), ("dcr", "default"), ("inference", "default"),
                          ("linkability", "default"), ("singling_out", "univariate"),
-                         ("singling_out", "multivariate")]:
+                         ("singling_out", "multivariate"), ("singling_out", "paper")]:
         g = rows[(rows["metric"] == metric) & (rows["mode"] == mode)]
         for r in g.itertuples():
             if r.level == 1.0:

@@ -1,12 +1,16 @@
-"""GTCAP: hand-computed sphere and triangular cases, leaky extremes, bad input."""
+"""GTCAP: hand-computed box (pooled, per-record) and triangular cases, leaky extremes,
+calibration of the box options, the deprecated name, bad input."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import privacy_core as pc
+from privacy_core.calibration import CEILING_MIN, FLOOR_MAX, calibrate
 from privacy_core.errors import ParameterError, UntrustworthyResultWarning
 from privacy_core.risk.cap import GtcapResult, gtcap
 
@@ -32,7 +36,7 @@ HOLD = pd.DataFrame({
 })
 
 
-def test_sphere_by_hand():
+def test_box_pooled_by_hand():
     res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, bootstrap=0)
     recs = res.records
     # WEAP: s0 and s1 match each other (both yes), s2 / s3 disagree, s4 is alone
@@ -48,6 +52,69 @@ def test_sphere_by_hand():
     assert res.value == pytest.approx((5 / 7 - 3 / 5) / (1 - 3 / 5))
     assert res.n_kept == 3 and res.extra["n_kept"] == 3
     assert res.name == "gtcap" and res.goal == "lower" and res.bounds == (0.0, 1.0)
+
+
+def test_box_per_record_is_the_mean_of_eq7_tcaps_by_hand():
+    res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="box_per_record",
+                bootstrap=0)
+    recs = res.records
+    # the same box matching and WEAP filter as box_pooled: s0, s1 and s4 are kept
+    assert recs["kept"].tolist() == [True, True, False, False, True]
+    # per-record TCAP (eq. 7) on T: s0 2/3, s1 2/3, s4 1/1; G_T is their mean, where the
+    # pooled G_T is 5/7 (s0 and s1 weigh three real records each, s4 one)
+    assert recs["score_train"].tolist()[:2] == pytest.approx([2 / 3, 2 / 3])
+    assert recs.loc[4, "score_train"] == pytest.approx(1.0)
+    assert res.g_train == pytest.approx(7 / 9)
+    # on H: s0 1/2, s1 1/2, s4 1/1
+    assert res.g_holdout == pytest.approx(2 / 3)
+    assert res.value == pytest.approx((7 / 9 - 2 / 3) / (1 - 2 / 3))
+    assert res.params["weighting"] == "box_per_record"
+    assert "eq. 7" in res.params["aggregation"]
+    assert res.attributions.empty  # per real record only for the pooled form
+
+
+def test_box_per_record_skips_records_without_a_match_and_has_an_interval():
+    # a kept synthetic record with no training match has no TCAP on T (0/0): it is left
+    # out of G_T rather than counted as 0
+    syn = pd.concat([SYN, pd.DataFrame({"g": ["f"], "a": [50.0], "y": ["no"]})],
+                    ignore_index=True)
+    res = gtcap(TRAIN, syn, threat=KEYS_THREAT, holdout=HOLD, weighting="box_per_record",
+                bootstrap=300, seed=2)
+    assert res.records.loc[5, "kept"] and res.records.loc[5, "matches_train"] == 0
+    assert np.isnan(res.records.loc[5, "score_train"])
+    assert res.g_train == pytest.approx(7 / 9)
+    lo, hi = res.ci
+    assert 0.0 <= lo <= res.value <= hi <= 1.0 and hi > lo
+    assert "kept synthetic records" in res.params["interval"]
+
+
+def test_sphere_is_the_deprecated_name_of_box_pooled():
+    with pytest.warns(DeprecationWarning, match="box_pooled"):
+        old = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="sphere",
+                    bootstrap=0)
+    new = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="box_pooled",
+                bootstrap=0)
+    assert old.params["weighting"] == "box_pooled" and old.value == new.value
+    assert gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, bootstrap=0).value == new.value
+
+
+@pytest.mark.parametrize("weighting", ["box_pooled", "box_per_record"])
+def test_box_options_meet_the_calibration_contract(weighting):
+    """A full copy reads 1 and unseen real rows about 0 (floor interval reaching 0), at
+    training:holdout ratios 1:1 and 4:1, as in test_calibration_contract."""
+    real = pc.simulate_health(4500, kappa=1, seed=3)
+    threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the leaky releases' expected notes
+        cal = calibrate(real, threat=threat, measures=["gtcap"], levels=(0.0, 0.5, 1.0),
+                        ratios=(1.0, 4.0), options={"gtcap": {"weighting": weighting}}, seed=1)
+    s = cal.summary("gtcap")
+    assert s.ceiling >= CEILING_MIN and s.ceiling == pytest.approx(1.0)
+    assert s.floor <= FLOOR_MAX or s.floor_ci[0] <= 0
+    assert s.monotone and s.passed, s
+    rows = cal.rows
+    assert (rows.loc[rows["level"] == 1.0, "value"] > 0.99).all()
+    assert (rows.loc[rows["level"] == 0.0, "ci_low"] <= 0.01).all()
 
 
 def test_triangular_reference_weights_by_hand():
@@ -84,13 +151,16 @@ def test_leaky_extremes_on_simulated_data():
     train = pc.simulate_health(600, seed=21)
     holdout = pc.simulate_health(600, seed=22)
     fresh = pc.simulate_health(600, seed=23)
-    leak = gtcap(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=200)
-    assert leak.value == pytest.approx(1.0) and leak.g_train == pytest.approx(1.0)
-    assert leak.ci[0] > 0.9
-    unseen = gtcap(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=200)
-    assert unseen.value <= 0.2
-    assert unseen.ci[0] <= 0.05
-    assert isinstance(unseen, GtcapResult)
+    for weighting in ("box_pooled", "box_per_record"):
+        leak = gtcap(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout,
+                     bootstrap=200, weighting=weighting)
+        assert leak.value == pytest.approx(1.0) and leak.g_train == pytest.approx(1.0)
+        assert leak.ci[0] > 0.9
+        unseen = gtcap(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=200,
+                       weighting=weighting)
+        assert unseen.value <= 0.2
+        assert unseen.ci[0] <= 0.05
+        assert isinstance(unseen, GtcapResult)
 
 
 def test_same_seed_same_result_and_row_order():

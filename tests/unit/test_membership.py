@@ -142,6 +142,64 @@ def test_unknown_sampling_fraction_is_assumed_with_a_warning(health):
     assert explicit.extra["f_naive"] == pytest.approx(f_naive(0.2), abs=0.01)
 
 
+def test_fallback_warning_says_why_it_is_arbitrary(health):
+    train, holdout, fresh = health
+    threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
+    with pytest.warns(UntrustworthyResultWarning) as caught:
+        membership_disclosure(train, fresh, threat=threat, holdout=holdout.iloc[:200])
+    text = " ".join(str(w.message) for w in caught)
+    # t = 600 / 800: the split of the real rows, named as such and called arbitrary
+    assert "t = 0.75" in text and "split" in text and "arbitrary" in text
+    assert "--sampling-fraction" in text
+
+
+def test_scenario_b_scales_the_member_prevalence(health):
+    train, holdout, _fresh = health
+    a = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout)
+    with pytest.warns(UntrustworthyResultWarning, match="stands in for every non-member"):
+        b = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE,
+                                  holdout=holdout, scenario="b", population_share=0.2)
+    assert a.params["scenario"] == "A" and a.params["population_share"] is None
+    assert a.params["member_prevalence"] == pytest.approx(0.3)
+    assert b.params["scenario"] == "B" and b.params["population_share"] == 0.2
+    assert b.params["sampling_fraction"] == 0.3
+    assert b.params["member_prevalence"] == pytest.approx(0.06)
+    assert b.extra["scenario"] == "B" and b.extra["member_prevalence"] == pytest.approx(0.06)
+    # all 600 holdout rows as non-members, 0.06 / 0.94 as many members
+    assert (b.params["attack_non_members"], b.params["attack_members"]) == (600, 38)
+    assert b.extra["f_naive"] == pytest.approx(f_naive(38 / 638))
+    assert b.extra["f_naive"] < a.extra["f_naive"]
+    # the same distances: only the prevalence, hence precision and F_naive, differ
+    assert b.auroc == a.auroc and b.extra["recall"] == pytest.approx(a.extra["recall"],
+                                                                      abs=0.02)
+    assert b.extra["precision"] < a.extra["precision"]
+    # the threat model declares the scenario too; an argument overrides it
+    declared = pc.ThreatModel(list(ALL_BUT_DISEASE.quasi_identifiers), ["disease"],
+                              sampling_fraction=0.3, membership_scenario="B",
+                              population_share=0.2)
+    with pytest.warns(UntrustworthyResultWarning):
+        via_threat = membership_disclosure(train, train.copy(), threat=declared,
+                                           holdout=holdout)
+    assert via_threat.value == b.value and via_threat.params == b.params
+    back_to_a = membership_disclosure(train, train.copy(), threat=declared, holdout=holdout,
+                                      scenario="A")
+    assert back_to_a.value == a.value and back_to_a.params["scenario"] == "A"
+
+
+def test_scenario_bad_input(health):
+    train, holdout, fresh = health
+    with pytest.raises(ParameterError, match="population_share"):
+        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
+                              scenario="B")
+    with pytest.raises(ParameterError, match="scenario must be 'A'"):
+        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
+                              scenario="C")
+    for share in (0, 1.2):
+        with pytest.raises(ParameterError, match="population_share"):
+            membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
+                                  scenario="B", population_share=share)
+
+
 def test_same_seed_same_result_and_row_order(health):
     train, holdout, fresh = health
     a = membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, seed=7)

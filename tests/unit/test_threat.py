@@ -40,7 +40,23 @@ def test_several_sensitive_columns_target_the_first():
     threat = ThreatModel(["age"], ["income", "disease"], sampling_fraction=0.25)
     assert threat.target == "income"
     assert threat.to_dict() == {"quasi_identifiers": ["age"], "sensitive": ["income", "disease"],
-                                "sampling_fraction": 0.25}
+                                "sampling_fraction": 0.25, "membership_scenario": "A",
+                                "population_share": None}
+
+
+def test_membership_scenario_and_population_share():
+    b = ThreatModel(["age"], ["disease"], sampling_fraction=0.1, membership_scenario="b",
+                    population_share=0.02)
+    assert b.membership_scenario == "B" and b.population_share == 0.02
+    assert b.to_dict()["membership_scenario"] == "B"
+    assert dataclasses.replace(b, membership_scenario="A").membership_scenario == "A"
+    with pytest.raises(ThreatModelError, match="population share"):
+        ThreatModel(["age"], ["disease"], membership_scenario="B")
+    with pytest.raises(ThreatModelError, match="scenario must be 'A'"):
+        ThreatModel(["age"], ["disease"], membership_scenario="C")
+    for share in (0, 1.5, "many"):
+        with pytest.raises(ThreatModelError, match="population share"):
+            ThreatModel(["age"], ["disease"], membership_scenario="B", population_share=share)
 
 
 def test_is_frozen_and_hashable(health_threat):

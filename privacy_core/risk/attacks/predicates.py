@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,13 @@ from .common import (
     _with_summary,
 )
 
-SINGLING_OUT_MODES = ("multivariate", "univariate")
+SINGLING_OUT_MODES = ("multivariate", "univariate", "paper")
+# The risk-insertion and contrastive papers' protocol (risk-insertion-framework.md §6.2.2,
+# contrastive-embeddings.md §5.2): the univariate attack and multivariate attacks on 3 to
+# 12 columns, each with at most 2,000 guesses; the reported risk is the highest.
+PAPER_N_ATTACKS = 2000
+PAPER_N_COLS = tuple(range(3, 13))
+_DEFAULT_N_ATTACKS = 500
 SIZE_CORRECTIONS = ("mixture", "subsample", "fit", "none")
 _QUERY_BATCH = 1000  # predicates drawn per round (as Anonymeter)
 _SATURATION_BATCHES = 100  # stop drawing after this many rounds without a new predicate
@@ -524,7 +530,7 @@ def singling_out(
     schema: Schema | None = None,
     mode: str = "multivariate",
     columns: Sequence[str] | None = None,
-    n_attacks: int | None = 500,
+    n_attacks: int | None | Literal["auto"] = "auto",
     n_cols: int = 3,
     max_attempts: int = 10_000_000,
     size_correction: str = "mixture",
@@ -541,14 +547,21 @@ def singling_out(
     threat, schema
         The threat model and (optionally) the schema; see ``prepare_review``.
     mode
-        ``multivariate`` (``n_cols`` columns per predicate) or ``univariate``.
+        ``multivariate`` (``n_cols`` columns per predicate), ``univariate``, or ``paper``:
+        the risk-insertion and contrastive papers' protocol, the univariate attack and the
+        multivariate attack on every width from 3 to 12 columns (as many as there are
+        columns), the highest risk reported (see :class:`SinglingOutProtocolResult`;
+        ``n_cols`` is not used).
     columns
         Columns the predicates may use; default every analysed column (Anonymeter's use,
         and the setting of the risk-insertion experiments). Pass
         ``threat.quasi_identifiers`` for the QI-only reading of consensus R1.
     n_attacks
         Predicates to generate (the Wilson denominator, even when fewer are found, as
-        Anonymeter). None: one per distinct training record.
+        Anonymeter). None: one per distinct training record. ``"auto"`` (default): 500
+        (Anonymeter's default), 2,000 per configuration in ``paper`` mode (the papers'
+        N_A, where a configuration that finds fewer predicates is scored on those it
+        found: "at most 2,000 attacks").
     n_cols
         Conditions per multivariate predicate.
     max_attempts
@@ -614,7 +627,18 @@ def singling_out(
     """
     check_choice("mode", mode, SINGLING_OUT_MODES)
     check_choice("size_correction", size_correction, SIZE_CORRECTIONS)
+    if isinstance(n_attacks, str):
+        if n_attacks != "auto":
+            raise ParameterError(
+                f"`n_attacks` must be a positive integer, None (one per record) or 'auto'; "
+                f"got {n_attacks!r}.")
+        n_attacks = PAPER_N_ATTACKS if mode == "paper" else _DEFAULT_N_ATTACKS
     n_attacks = _check_n_attacks(n_attacks)
+    if mode == "paper":
+        return _paper_protocol(
+            real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
+            n_attacks=n_attacks, max_attempts=max_attempts, size_correction=size_correction,
+            confidence=confidence, seed=seed)
     if mode == "multivariate":  # univariate predicates have one condition, whatever n_cols
         n_cols = check_positive_int("n_cols", n_cols)
     max_attempts = check_positive_int("max_attempts", max_attempts)
@@ -745,3 +769,156 @@ def singling_out(
         _warn_no_control("singling-out")
     _warn_untrustworthy(result, "singling-out")
     return result
+
+
+# ============================================================================ paper protocol
+@dataclass(frozen=True, eq=False)
+class SinglingOutProtocolResult(AttackResult):
+    """Singling out under the papers' protocol: the highest risk over several
+    configurations, with every configuration kept.
+
+    ``value`` is the highest configuration value; the fields of :class:`AttackResult`
+    (counts, records, rates) are those of that configuration. ``ci`` is a simultaneous
+    interval: every configuration's interval at level 1 - (1 - confidence) / K (Bonferroni
+    over the K configurations), and the interval of the maximum runs from the largest
+    lower end to the largest upper end (if all K intervals hold, so does this one).
+    ``extra["configurations"]`` lists each configuration's label, value, own interval at
+    ``confidence``, simultaneous interval, rates and number of predicates.
+
+    The maximum of K noisy estimates is biased upwards: on a release that leaks nothing
+    each configuration reads 0 plus noise and the maximum picks the largest noise.
+    The simultaneous interval is what keeps that honest: read the floor from its lower end.
+    """
+
+    configurations: tuple[AttackResult, ...] = ()
+    labels: tuple[str, ...] = ()
+
+    def at(self, *, confidence: float | None = None) -> SinglingOutProtocolResult:
+        conf = self.confidence if confidence is None else check_confidence(confidence)
+        return _protocol_summary(self.configurations, self.labels, conf, self.params)
+
+    def configuration_table(self) -> pd.DataFrame:
+        """One row per configuration: label, mode, n_cols, value, lower, upper (own
+        interval), simultaneous lower / upper, attack, control and baseline rates,
+        predicates found, and whether it is the reported one."""
+        rows = [{k: v for k, v in c.items() if k not in ("ci", "ci_simultaneous")}
+                | {"lower": c["ci"][0], "upper": c["ci"][1],
+                   "simultaneous_lower": c["ci_simultaneous"][0],
+                   "simultaneous_upper": c["ci_simultaneous"][1]}
+                for c in self.extra["configurations"]]
+        return pd.DataFrame(rows)
+
+
+def protocol_label(mode: str, n_cols: int | None) -> str:
+    """How a singling-out configuration is named in headlines and tables."""
+    return "univariate" if mode == "univariate" else f"{n_cols} columns"
+
+
+def _ci_or_nan(ci: tuple[float, float] | None) -> list[float]:
+    return [float("nan"), float("nan")] if ci is None else [float(ci[0]), float(ci[1])]
+
+
+def _protocol_summary(configs: Sequence[AttackResult], labels: Sequence[str],
+                      confidence: float, params: dict[str, Any]
+                      ) -> SinglingOutProtocolResult:
+    k = len(configs)
+    own = [c.at(confidence=confidence) for c in configs]
+    joint = [c.at(confidence=1 - (1 - confidence) / k) for c in configs]
+    values = np.array([r.value for r in own], dtype=float)
+    usable = np.isfinite(values)
+    best = int(np.flatnonzero(usable)[np.argmax(values[usable])]) if usable.any() else 0
+    table = []
+    for i, (label, r, j) in enumerate(zip(labels, own, joint, strict=True)):
+        table.append({
+            "label": label, "mode": r.params["mode"], "n_cols": r.params["n_cols"],
+            "value": float(r.value), "ci": _ci_or_nan(r.ci),
+            "ci_simultaneous": _ci_or_nan(j.ci),
+            "attack_rate": r.extra["attack_rate"], "control_rate": r.extra["control_rate"],
+            "baseline_rate": r.extra["baseline_rate"], "n_queries": r.params["n_queries"],
+            "generation": r.params["generation"], "reported": i == best})
+    lows = [j.ci[0] for j, u in zip(joint, usable, strict=True) if u and j.ci is not None]
+    highs = [j.ci[1] for j, u in zip(joint, usable, strict=True) if u and j.ci is not None]
+    ci = (float(max(lows)), float(max(highs))) if lows else None
+    chosen = own[best]
+    extra = dict(chosen.extra)
+    extra.update({"configurations": table, "reported_configuration": labels[best],
+                  "interval": f"simultaneous over {k} configurations (Bonferroni, level "
+                              f"1 - {1 - confidence:g}/{k})"})
+    out_params = {**chosen.params, **params, "mode": "paper",
+                  "reported_configuration": labels[best],
+                  "reported_mode": chosen.params["mode"], "n_cols": chosen.params["n_cols"],
+                  "n_queries": chosen.params["n_queries"]}
+    base = {f.name: getattr(chosen, f.name) for f in fields(AttackResult) if f.init}
+    base.update(value=float(values[best]), ci=ci, params=out_params, extra=extra,
+                confidence=confidence)
+    return SinglingOutProtocolResult(**base, configurations=tuple(configs),
+                                     labels=tuple(labels))
+
+
+def _found_denominator(result: AttackResult) -> AttackResult:
+    """Score a configuration on the predicates it found (the papers' "at most N_A
+    attacks"), not on the number requested (Anonymeter's convention, which shrinks every
+    rate of a configuration that finds few predicates, e.g. univariate on a small table)."""
+    n_found = int(result.params["n_queries"])
+    if n_found == 0 or n_found >= result.n_attacks:
+        return result
+    shell = replace(result, n_attacks=n_found,
+                    n_control_attacks=n_found if result.n_control_success is not None else 0)
+    return _with_summary(shell, result.confidence)
+
+
+def _paper_protocol(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
+                    holdout: pd.DataFrame | None, schema: Schema | None,
+                    columns: Sequence[str] | None, n_attacks: int | None, max_attempts: int,
+                    size_correction: str, confidence: float, seed: int
+                    ) -> SinglingOutProtocolResult:
+    """Run every configuration of the papers' protocol (own child seed each) and keep the
+    highest; see :func:`singling_out` (``mode="paper"``)."""
+    confidence = check_confidence(confidence)
+    seed = check_seed(seed)
+    data, _, _ = _attack_inputs(real, synthetic, threat=threat, holdout=holdout, schema=schema)
+    n_columns = len(_resolve_columns(data, columns, "columns", data.schema.included))
+    widths = [w for w in PAPER_N_COLS if w <= n_columns]
+    plan = [("univariate", 1)] + [("multivariate", w) for w in widths]
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(len(plan))]
+    configs, labels, caught_by = [], [], []
+    for (mode, width), s in zip(plan, seeds, strict=True):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = singling_out(real, synthetic, threat=threat, holdout=holdout, schema=schema,
+                               mode=mode, columns=columns, n_attacks=n_attacks, n_cols=width,
+                               max_attempts=max_attempts, size_correction=size_correction,
+                               confidence=confidence, seed=s)
+        configs.append(_found_denominator(res))
+        labels.append(protocol_label(mode, width))
+        caught_by.append(caught)
+    params = {"mode": "paper", "n_attacks": configs[0].n_attacks if n_attacks is None
+              else n_attacks, "configurations": labels, "seed": seed,
+              "configuration_seeds": seeds, "denominator": "predicates found"}
+    result = _protocol_summary(configs, labels, confidence, params)
+    # the reported configuration's own warnings (others' are in their table rows); the
+    # "only k of n predicates" note is the protocol's "at most N_A", not a defect
+    best = labels.index(result.params["reported_configuration"])
+    for w in caught_by[best]:
+        if issubclass(w.category, UserWarning) and "could be generated" not in str(w.message):
+            warnings.warn(w.message, w.category, stacklevel=3)
+    return result
+
+
+def describe_configuration(result: AttackResult) -> str:
+    """Which singling-out configuration a result reports, for headlines: e.g.
+    "multivariate, 3 columns, 500 attacks" or "paper protocol: max over univariate and
+    3–12 columns = 7 columns, 2,000 attacks"."""
+    p = result.params
+    if p.get("mode") == "paper":
+        labels = list(p.get("configurations", []))
+        widths = [lb.split()[0] for lb in labels if lb != "univariate"]
+        span = (f"univariate and {widths[0]}–{widths[-1]} columns" if len(widths) > 1 else
+                f"univariate and {widths[0]} columns" if widths else "univariate")
+        found, asked = int(p.get("n_queries", 0)), p.get("n_attacks")
+        attacks = (f"{found:,} attacks" if asked is None or found >= asked
+                   else f"{found:,} of {asked:,} attacks")
+        return (f"paper protocol: max over {span} = {p.get('reported_configuration')}, "
+                f"{attacks}")
+    width = "one column" if p.get("mode") == "univariate" else f"{p.get('n_cols')} columns"
+    return f"{p.get('mode')}, {width}, {int(p.get('n_attacks') or 0):,} attacks"

@@ -1,0 +1,89 @@
+"""Settings in the address (issue 13, item 9): a reload or a shared link restores them."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 240
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def opened_with(**params: str) -> AppTest:
+    """A new session (as after F5 or a shared link) opened on an address with ``params``."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def address(at: AppTest) -> dict[str, str]:
+    return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def test_the_address_describes_the_review_and_a_new_session_restores_it():
+    first = opened_with()
+    url = address(first)
+    assert url["data"] == "health" and url["n"] == "2000" and url["s"] == "disease"
+    assert url["qi"].split(",") == list(first.session_state["workspace"].quasi_identifiers)
+
+    # a shared link to another size, seed, κ and threat model
+    at = opened_with(data="health", n="1000", kappa="5.0", seed="3", qi="age,gender",
+                     s="disease")
+    ws = at.session_state["workspace"]
+    assert dict(ws.dataset_params) == {"kappa": 5.0, "n": 1000, "seed": 3}
+    assert len(ws.real.frame) == 1000
+    assert ws.quasi_identifiers == ("age", "gender") and ws.sensitive == ("disease",)
+    assert not at.warning
+
+
+def test_a_page_setting_comes_back_from_the_address_and_bad_values_are_ignored():
+    at = opened_with(rapid_tau_marginal="0.45")
+    at.switch_page("pages/rapid.py")
+    at.run()
+    assert not at.exception, at.exception
+    tau = [s for s in at.slider if s.key == "rapid_tau_marginal"]
+    assert tau and tau[0].value == 0.45
+
+    # out of the slider's range, or not a number: the widget keeps its default
+    for bad in ("7", "abc"):
+        at = opened_with(rapid_tau_marginal=bad)
+        at.switch_page("pages/rapid.py")
+        at.run()
+        assert not at.exception, at.exception
+        tau = [s for s in at.slider if s.key == "rapid_tau_marginal"]
+        assert tau[0].value == 0.3
+
+
+def test_moving_a_setting_writes_it_to_the_address():
+    at = opened_with()
+    at.switch_page("pages/rapid.py")
+    at.run()
+    tau = [s for s in at.slider if s.key == "rapid_tau_marginal"][0]
+    tau.set_value(0.52).run()
+    assert not at.exception, at.exception
+    assert address(at)["rapid_tau_marginal"] == "0.52"
+
+
+def test_a_link_made_on_uploaded_files_says_they_are_gone_and_shows_the_demo():
+    at = opened_with(data="upload", qi="a,b", s="c")
+    assert any("never stored" in w.value for w in at.warning)
+    ws = at.session_state["workspace"]
+    assert ws.dataset == "health"  # the demo, with its own threat model
+    assert ws.sensitive == ("disease",)
+
+
+def test_a_threat_model_naming_unknown_columns_is_refused_with_a_reason():
+    at = opened_with(data="health", n="500", kappa="1.0", seed="0", qi="nope,age",
+                     s="disease")
+    ws = at.session_state["workspace"]
+    assert len(ws.real.frame) == 500
+    assert "nope" not in ws.quasi_identifiers
+    assert any("names columns this table does not have" in w.value for w in at.warning)
+
+
+def test_dataset_settings_outside_the_offered_ones_fall_back_to_the_demo():
+    at = opened_with(data="health", n="123", kappa="1.0", seed="0")
+    assert len(at.session_state["workspace"].real.frame) == 2000
+    assert any("not offered" in w.value for w in at.warning)

@@ -1,0 +1,56 @@
+"""RAPID figures: accuracy next to each attacker's RAPID, the null band of the paper's
+threshold rule, and both calibration rules' null figures."""
+
+import numpy as np
+import pytest
+
+import privacy_core as pc
+import privacy_core.plots as plots
+
+THREAT = pc.ThreatModel(["age", "education", "gender"], ["disease"])
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    real = pc.simulate_health(400, kappa=5, seed=3)
+    syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="cart", seed=4)
+    return real, syn, pc.rapid(real, syn, threat=THREAT, attackers=("rf", "cart"), n_trees=30,
+                               bootstrap=50, seed=0)
+
+
+def test_threshold_curve_labels_accuracy_and_draws_the_null_band(fitted):
+    _, _, res = fitted
+    cal = pc.rapid_null_calibration(res, n_permutations=30, seed=0)
+    fig = plots.rapid_threshold_curve(res, null=cal)
+    names = [t.name for t in fig.data]
+    for a in res.attackers:
+        acc = res.by_attacker[a]["accuracy"]
+        assert any(n and n.startswith(pc.ATTACKER_LABELS[a]) and f"{acc:.3f}" in n for n in names)
+    null_line = next(t for t in fig.data if t.name and t.name.startswith("Null RAPID"))
+    np.testing.assert_allclose(null_line.y, cal.band()["null_median"])
+    band = next(t for t in fig.data if t.name == "null 95% interval")
+    n = len(cal.thresholds)
+    np.testing.assert_allclose(np.asarray(band.y)[:n], cal.band()["null_upper"])
+    # the suggested threshold is marked when significant
+    shapes = [s for s in fig.layout.shapes if s.x0 == cal.suggested_threshold]
+    assert np.isfinite(cal.suggested_threshold) and shapes
+
+
+def test_attackers_figure_pairs_rapid_and_accuracy(fitted):
+    _, _, res = fitted
+    fig = plots.rapid_attackers_figure(res)
+    rapid_bars, acc_bars = fig.data
+    np.testing.assert_allclose(rapid_bars.y, [res.by_attacker[a]["value"] for a in res.attackers])
+    np.testing.assert_allclose(acc_bars.y, [res.by_attacker[a]["accuracy"] for a in res.attackers])
+
+
+def test_null_figures_for_both_rules(fitted):
+    real, syn, res = fitted
+    cal = pc.rapid_null_calibration(res, n_permutations=20, seed=0)
+    fig = plots.rapid_null_figure(cal)
+    observed = next(t for t in fig.data if t.name and t.name.startswith("observed"))
+    np.testing.assert_allclose(observed.y, cal.observed)
+    pooled = pc.rapid_permutation_threshold(real, syn, threat=THREAT, rule="pooled-scores",
+                                            n_permutations=2, n_trees=20, seed=0)
+    hist = plots.rapid_null_figure(pooled)
+    assert len(hist.data[0].x) == len(pooled.null_scores)

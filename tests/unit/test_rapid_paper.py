@@ -1,0 +1,140 @@
+"""The RAPID paper's published numbers, reproduced under its own set-up (PAPER_PRESET).
+
+Set-up (paper §5, Table 1, Fig. 5): n = 1000 simulated health records (Appendix A), one
+CART release of the same size, every non-sensitive attribute a quasi-identifier, disease
+the sensitive attribute, tau = 0.3, ten simulations per cell (Fig. 5 uses ten; Table 1
+used 50).
+
+Rule for "reproduces": |ours - paper| <= 2 * SE, with SE = sqrt(SE_paper^2 + SE_ours^2),
+SE_ours = our SD / sqrt(our simulations) and SE_paper = the paper's reported SD / sqrt(its
+simulations) (Table 1: 50). Where the paper prints no SD (Fig. 5a's endpoints, read from
+its text to two digits) SE_paper is our SD / sqrt(10) (the same design, ten simulations)
+combined with the two-digit rounding (half-width 0.005, uniform: 0.005 / sqrt(3)).
+
+Scaled: 200 trees instead of 500 (the mean RAPID over the same ten simulations moves by
+0.001 at kappa = 10 between them: 0.8567 vs 0.8576; bench/bench_rapid.py --paper fig5a
+gives the 500-tree figures), so that the whole file runs in about 30 s on 2 cores.
+"""
+
+import numpy as np
+import pytest
+
+import privacy_core as pc
+from privacy_core.risk.rapid import PAPER_PRESET
+
+N_SIMS = 10
+N_TREES = 200
+ROUNDING_SE = 0.005 / np.sqrt(3)
+
+# Table 1 (kappa = 10, tau = 0.3, 50 replications): RAPID, SD, accuracy, SD
+TABLE_1 = {"cart": (0.876, 0.013, 0.879, 0.011), "xgb": (0.875, 0.011, 0.881, 0.011),
+           "rf": (0.864, 0.010, 0.891, 0.010)}
+TABLE_1_SIMS = 50
+
+
+@pytest.fixture(scope="module")
+def study():
+    frame = pc.rapid_paper_study((0.0, 5.0, 10.0, 100.0), n_sims=N_SIMS, taus=(0.3, 0.7),
+                                 attackers=("rf", "xgb", "cart"), n_trees=N_TREES, seed=0)
+    return frame
+
+
+def _cell(study, kappa, attacker, tau=0.3):
+    part = study[(study["kappa"] == kappa) & (study["attacker"] == attacker)
+                 & (study["tau"] == tau)]
+    assert len(part) == N_SIMS
+    return part
+
+
+def _within(ours: np.ndarray, paper: float, se_paper: float) -> tuple[bool, str]:
+    se = np.sqrt(se_paper ** 2 + ours.std(ddof=1) ** 2 / len(ours))
+    diff = abs(ours.mean() - paper)
+    return diff <= 2 * se, (f"ours {ours.mean():.4f} vs paper {paper}: |diff| {diff:.4f}, "
+                            f"2 SE {2 * se:.4f}")
+
+
+def test_preset_is_the_papers_set_up():
+    real = pc.simulate_health(50, kappa=1, seed=0)
+    assert set(PAPER_PRESET["quasi_identifiers"]) == set(real.columns) - {"disease"}
+    assert PAPER_PRESET["sensitive"] == "disease" and PAPER_PRESET["tau"] == 0.3
+    assert PAPER_PRESET["attackers"] == ("rf", "xgb", "cart")
+    assert (PAPER_PRESET["n"], PAPER_PRESET["n_trees"]) == (1000, 500)
+    assert pc.rapid_paper_preset() == PAPER_PRESET and pc.rapid_paper_preset() is not PAPER_PRESET
+
+
+# (attacker, quantity) pairs that do not reproduce within 2 SE, and why (evidence and
+# commands in /work/notes/s18/rapid_repro.md): our CART attacker's RAPID reads about 0.866
+# against 0.876 (its accuracy does reproduce; pruning variants cp 0 ... 0.01 all read
+# 0.857-0.865, so the gap is not rpart's complexity parameter).
+NOT_REPRODUCED = {("cart", "rapid")}
+
+
+@pytest.mark.parametrize("attacker", ["rf", "xgb", "cart"])
+@pytest.mark.parametrize("quantity", ["rapid", "accuracy"])
+def test_table_1_rapid_and_accuracy(study, attacker, quantity):
+    """Table 1: RF, GBM (xgboost) and CART at kappa = 10, tau = 0.3."""
+    rapid, rapid_sd, acc, acc_sd = TABLE_1[attacker]
+    paper, sd = (rapid, rapid_sd) if quantity == "rapid" else (acc, acc_sd)
+    ours = _cell(study, 10.0, attacker)[quantity].to_numpy()
+    ok, msg = _within(ours, paper, sd / np.sqrt(TABLE_1_SIMS))
+    if (attacker, quantity) in NOT_REPRODUCED:
+        # documented shortfall: below the paper, by less than one paper SD
+        assert not ok and ours.mean() < paper and paper - ours.mean() < sd, msg
+    else:
+        assert ok, f"{attacker} {quantity}: {msg}"
+
+
+def test_fig_5a_kappa_0_level(study):
+    """Fig. 5a: "RAPID rises from 0.25 at kappa = 0". At kappa = 0 the quasi-identifiers
+    carry no information about disease (the Bayes-optimal attacker's RAPID is exactly 0):
+    the paper's 0.25 is the random forest's spurious confidence, and ours reproduces it."""
+    cell = _cell(study, 0.0, "rf")
+    ours = cell["rapid"].to_numpy()
+    se_paper = np.sqrt(ours.std(ddof=1) ** 2 / N_SIMS + ROUNDING_SE ** 2)
+    ok, msg = _within(ours, 0.25, se_paper)
+    assert ok, msg
+    assert (cell["oracle_rapid"] == 0).all()
+    # The paper's attacker accuracy at kappa = 0 (0.70) is above the Bayes accuracy of its
+    # own Appendix A (the healthy share, 1 / (1 + e^-1.5 + e^-1.3) = 0.668): no attacker
+    # reaches it in expectation. Ours sits at the Bayes accuracy.
+    bayes = 1 / (1 + np.exp(-1.5) + np.exp(-1.3))
+    assert cell["oracle_accuracy"].mean() == pytest.approx(bayes, abs=0.01)
+    ok, msg = _within(cell["accuracy"].to_numpy(), bayes, 0.0)
+    assert ok, msg
+    assert 0.70 > bayes + 0.02
+
+
+def test_fig_5a_rises_and_saturates(study):
+    """Fig. 5a: RAPID and accuracy rise monotonically with kappa, steepest at low kappa, and
+    saturate near 0.97 at kappa = 100 (accuracy 0.98)."""
+    means = [_cell(study, k, "rf")["rapid"].mean() for k in (0.0, 5.0, 10.0, 100.0)]
+    accs = [_cell(study, k, "rf")["accuracy"].mean() for k in (0.0, 5.0, 10.0, 100.0)]
+    assert np.all(np.diff(means) > 0) and np.all(np.diff(accs) > 0)
+    # steepest at low kappa: 0 -> 5 gains more than 10 -> 100
+    assert means[1] - means[0] > 3 * (means[3] - means[2])
+    top = _cell(study, 100.0, "rf")["rapid"].to_numpy()
+    # Not reproduced within 2 SE (see /work/notes/s18/rapid_repro.md): ours reads about
+    # 0.96 against the paper's 0.97, the same shortfall as Table 1's random forest
+    # (one-hot encoded QIs thin the forest's mtry). The paper's value lies between our
+    # forest and the Bayes-optimal attacker, whose RAPID bounds a calibrated one.
+    oracle = _cell(study, 100.0, "rf")["oracle_rapid"].mean()
+    assert top.mean() < 0.97 < oracle
+    assert 0.97 - top.mean() < 0.015
+
+
+def test_fig_5b_at_tau_0_7_is_bounded_by_accuracy(study):
+    """Fig. 5b claims curves for kappa >= 5 stay above 0.85 up to tau = 0.7. A gain above
+    tau >= 0.5 needs the true class to be the attacker's top class, so RAPID(0.7) is at
+    most the attacker's accuracy; at kappa = 5 even the Bayes-optimal attacker's accuracy
+    (the true Appendix A probabilities) is about 0.82 < 0.85, so no attacker can reproduce
+    the claim there. Ours sits below the Bayes-optimal attacker's own RAPID(0.7)."""
+    for kappa in (5.0, 10.0, 100.0):
+        for att in ("rf", "xgb", "cart"):
+            cell = _cell(study, kappa, att, tau=0.7)
+            assert (cell["rapid"] <= cell["accuracy"] + 1e-12).all()
+    k5 = _cell(study, 5.0, "rf", tau=0.7)
+    assert k5["oracle_accuracy"].mean() < 0.85 - 0.02
+    assert k5["oracle_rapid"].mean() < 0.6
+    assert k5["rapid"].mean() < k5["oracle_rapid"].mean() + 0.05
+    k10 = _cell(study, 10.0, "rf", tau=0.7)
+    assert k10["oracle_rapid"].mean() < 0.85 - 0.05
