@@ -1,14 +1,22 @@
 """Review & report: the decision record of a review, exported as HTML, PDF or JSON."""
 
+import datetime as dt
+
 import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core.measures import MEASURES
-from ui.report import session_calibration, session_results
+from ui.report import (
+    candidate_results,
+    compute_measures,
+    missing_measures,
+    report_figures,
+    session_calibration,
+    session_references,
+)
 from ui.runner import guarded
-from ui.state import require_workspace
-from ui.widgets import fmt_ci
+from ui.state import keep, require_workspace
 
 st.title("Review & report")
 st.caption("Everything computed in this session, in one place, with the provenance of the data "
@@ -16,15 +24,43 @@ st.caption("Everything computed in this session, in one place, with the provenan
            "seeds of every measure.")
 
 ws = require_workspace()
-results = session_results(ws)
-if not results:
-    st.info("Nothing computed yet: visit the RAPID, Privacy metrics or Fidelity pages first.")
+cands = candidate_results(ws)
+if not any(c.results for c in cands):
+    st.info("Nothing computed yet: visit the RAPID, Privacy metrics or Fidelity pages first."
+            if len(cands) <= 1 else
+            f"Nothing computed yet for any of the {len(cands)} candidates: visit the RAPID, "
+            "Privacy metrics or Fidelity pages first.")
     st.stop()
 
-rows = [{"measure": MEASURES[n].label if n in MEASURES else n, "value": round(r.value, 4),
-         "95% interval": fmt_ci(r.ci).replace("95% CI ", "") or "—",
-         "baseline": None if r.baseline is None else round(r.baseline, 4),
-         "better": f"{r.goal}"} for n, r in results.items()]
+if len(cands) > 1:
+    st.markdown(
+        f"**{len(cands)} candidates side by side.** Each is evaluated on its own releases: "
+        "replicates of one generator are averaged (mean ± sd, consensus R10), different "
+        "candidates never are. Group releases into candidates on the *Data & threat model* "
+        "page.")
+
+# a candidate that lacks a measure another one has: say so, offer to compute it
+for i, (name, measures) in enumerate(missing_measures(cands).items()):
+    view = next(c.view for c in cands if c.name == name)
+    labels = ", ".join(MEASURES[m].label if m in MEASURES else m for m in measures)
+    w1, w2 = st.columns([4, 1], vertical_alignment="center")
+    w1.warning(f"**{name}**: not computed yet — {labels}. The other candidate(s) have "
+               "these results; the report shows *not computed* in this column until they "
+               "are run.", icon=":material/pending:")
+    if w2.button(f"Compute for {name}", key=f"report_compute_{i}",
+                 icon=":material/play_arrow:"):
+        guarded(lambda view=view, measures=measures: compute_measures(view, measures))
+        # a failure stays on screen (shown where it ran); otherwise show the new column
+        if name not in missing_measures(candidate_results(ws)):
+            st.rerun()
+
+side = pc.report.candidate_table({"candidates": [
+    {"name": c.name, "n_releases": c.n_releases,
+     "metrics": {m: r.to_dict() for m, r in c.results.items()}} for c in cands]})
+rows = [{"measure": r["label"] + (" (indicator)" if r["indicator"] else ""),
+         **{f"{c.name} ({c.n_releases} replicates)" if c.n_releases > 1 else c.name:
+            pc.report.format_cell(r["cells"][c.name], digits=3) for c in cands},
+         "better": r["goal"]} for r in side]
 st.dataframe(rows, hide_index=True, width="stretch")
 
 calibration = session_calibration(ws)
@@ -45,10 +81,23 @@ else:
     st.caption("No calibration of the measures on this data yet: run it in the Risk lab's "
                "Calibration view to add its table to the report.")
 
+st.subheader("Decision and sign-off")
+# kept across page switches (Streamlit forgets a widget's value on pages that do not draw it)
+for key, default in (("report_decision", pc.report.DECISIONS[0]), ("report_notes", ""),
+                     ("report_reviewer", ""), ("report_role", ""),
+                     ("report_date", dt.date.today())):
+    keep(key, default)
 c1, c2 = st.columns([1, 2])
 decision = c1.radio("Decision", list(pc.report.DECISIONS), key="report_decision")
 notes = c2.text_area("Reviewer notes", key="report_notes", height=140,
                      placeholder="Why this decision; conditions; follow-ups.")
+s1, s2, s3 = st.columns([2, 2, 1])
+reviewer = s1.text_input("Reviewer name", key="report_reviewer",
+                         placeholder="Who signs this review off")
+role = s2.text_input("Role", key="report_role", placeholder="e.g. privacy officer")
+review_date = s3.date_input("Date", key="report_date")
+if not reviewer.strip():
+    st.caption("No reviewer name yet: the PDF's signature block will be left blank.")
 include = st.checkbox("Include per-record tables (they contain real records: only for an "
                       "internal, access-controlled archive)", value=False,
                       key="report_include_records")
@@ -56,21 +105,21 @@ include = st.checkbox("Include per-record tables (they contain real records: onl
 
 def build() -> pc.ReviewReport:
     return pc.build_report(
-        real=ws.real.frame, synthetic=[t.frame for t in ws.releases], results=results,
+        real=ws.real.frame, synthetic=[t.frame for t in ws.releases],
+        groups=[pc.report.ReleaseGroup(c.name, tuple(t.name for t in c.view.releases),
+                                       c.results) for c in cands],
         threat=ws.threat, schema=ws.schema,
         holdout=ws.holdout.frame if ws.holdout is not None else None,
         names={"real": ws.real.name, "synthetic": [t.name for t in ws.releases],
                "holdout": ws.holdout.name if ws.holdout is not None else None},
-        decision=decision, notes=notes, include_records=include, calibration=calibration)
+        decision=decision, notes=notes, include_records=include, calibration=calibration,
+        reviewer=reviewer, role=role, review_date=review_date,
+        references=session_references(ws))
 
 
 report = guarded(build)
 if report is not None:
-    figures = {"RAPID threshold curve": plots.rapid_threshold_curve(results["rapid"])} \
-        if "rapid" in results else {}
-    if calibration is not None:
-        figures["Calibration: each measure against the leak fraction"] = \
-            plots.calibration_figure(calibration)
+    figures = report_figures(ws, cands, calibration)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download HTML report", pc.render_html(report, figures),
                        file_name="privacy_review.html", mime="text/html", type="primary")
@@ -78,6 +127,9 @@ if report is not None:
                        file_name="privacy_review.pdf", mime="application/pdf")
     d3.download_button("Download JSON record", report.to_json(), file_name="privacy_review.json",
                        mime="application/json")
-    st.caption("Aggregates only unless you ticked the per-record option above (per-record tables "
-               "go into the HTML and JSON files, never the PDF). The HTML file is self-contained "
-               "and opens offline; the PDF is a printable record of the decision.")
+    st.caption("Aggregates only unless you ticked the per-record option above (then a few "
+               "example records go into the HTML and all of them into the JSON, never into "
+               "the PDF). The HTML file is one self-contained review document — each page's "
+               f"key figure ({len(figures)} here), the references and the calibration — that "
+               "opens offline; the PDF is the sign-off sheet with the key figures, the "
+               "decision and a signature block.")

@@ -647,3 +647,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shown.add(str(w.message))
             sys.stderr.write(f"warning: {w.message}\n")
     return code
+
+
+if __name__ == "__main__":  # `python -m privacy_core.cli` works like `python -m privacy_core`
+    sys.exit(main())

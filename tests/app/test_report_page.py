@@ -1,0 +1,107 @@
+"""AppTest for issue 13, item 14: the exported review document and sign-off sheet.
+
+The Review & report page takes the reviewer's name, role and date (kept across page
+switches like the decision) and its downloads carry them; on the demo with every page
+computed the HTML holds each page's key figure with plotly.js embedded once.
+"""
+
+import datetime as dt
+import gc
+import json
+import re
+from pathlib import Path
+
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 600
+
+
+def start(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    return goto(at, page)
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def download(at: AppTest, label: str) -> bytes:
+    """The bytes behind a download button (AppTest keeps them in its in-memory media
+    store, addressed by the file id in the button's URL)."""
+    button = next(b for b in at.get("download_button") if b.label == label)
+    file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
+    for store in (o for o in gc.get_objects() if isinstance(o, MemoryMediaFileStorage)):
+        try:
+            return store.get_file(file_id).content
+        except Exception:  # another AppTest's store
+            continue
+    raise AssertionError(f"no stored file for {label!r}")
+
+
+def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export():
+    at = start("pages/report.py")  # RAPID ran on the overview at the first start
+    assert at.date_input(key="report_date").value == dt.date.today()
+    assert at.text_input(key="report_reviewer").value == ""
+    assert any("signature block will be left blank" in c.value for c in at.caption)
+    at.text_input(key="report_reviewer").set_value("Zoë <b>Łukasz</b>").run()
+    at.text_input(key="report_role").set_value("privacy officer").run()
+    at.date_input(key="report_date").set_value(dt.date(2026, 11, 20)).run()
+    at.radio(key="report_decision").set_value("do not release").run()
+    assert not at.exception
+
+    record = json.loads(download(at, "Download JSON record"))
+    assert record["sign_off"] == {"reviewer": "Zoë <b>Łukasz</b>", "role": "privacy officer",
+                                  "date": "2026-11-20"}
+    assert record["decision"] == "do not release"
+    pdf = download(at, "Download PDF sign-off sheet")
+    for text in ("Zoë <b>Lukasz</b>".encode("latin-1"), b"privacy officer", b"2026-11-20",
+                 b"Signature:", b"Decision: do not release"):
+        assert text in pdf, text
+    page = download(at, "Download HTML report").decode()
+    assert "Zoë &lt;b&gt;Łukasz&lt;/b&gt;" in page and "<b>Łukasz</b>" not in page
+
+    # kept across a page switch, like the decision
+    goto(at, "pages/rapid.py")
+    goto(at, "pages/report.py")
+    assert at.text_input(key="report_reviewer").value == "Zoë <b>Łukasz</b>"
+    assert at.text_input(key="report_role").value == "privacy officer"
+    assert at.date_input(key="report_date").value == dt.date(2026, 11, 20)
+
+
+def test_demo_with_every_page_computed_exports_a_light_complete_document():
+    at = start("pages/rapid.py")
+    refs = [b for b in at.button if b.key == "rapid_references_btn"]
+    if refs:  # not run on its own on this machine: the reviewer's click
+        refs[0].click().run()
+    goto(at, "pages/privacy.py")
+    goto(at, "pages/fidelity.py")
+    goto(at, "pages/map.py")
+    compute = [b for b in at.button if b.label.startswith("Compute the map")]
+    if compute:
+        compute[0].click().run()
+    goto(at, "pages/report.py")
+    page = download(at, "Download HTML report").decode()
+
+    sections = re.findall(r'<section id="([\w-]+)">', page)
+    assert sections[0] == "summary" and sections[-1] == "provenance"
+    assert {"inference", "attacks", "similarity", "fidelity", "map"} <= set(sections)
+    figures = re.findall(r'<script type="application/json" id="fig\d+-data">(.*?)</script>',
+                         page, re.S)
+    assert len(figures) >= 5  # RAPID, attacks, DCR, fidelity against references, the map
+    assert page.count('id="plotly-bundle"') == 1 and not re.search(r"https?://", page)
+    # RAPID is read against the data's own references (HALF / SELF)
+    summary = page[page.index('<section id="summary">'):page.index('<section id="inference">')]
+    assert "SELF (a copy of the real data)" in summary, summary[:3000]
+    assert "HALF&#x27;s interval" in summary
+    # aggregates only: no drill-down by default, and the figures ship no raw values
+    assert 'id="drill-down"' not in page
+    assert all(len(f) < 60_000 for f in figures)
+    bundle = page[page.index('id="plotly-bundle"'):]
+    assert len(page) - bundle.index("</script>") < 400_000
+    assert len(page.encode()) < 2_500_000  # measured 2.01 MB, of which plotly.js 1.96 MB
