@@ -446,6 +446,17 @@ def _level_strings(cats: pd.Categorical) -> np.ndarray:
     return labels[np.where(cats.codes < 0, len(labels) - 1, cats.codes)]
 
 
+def _permuted_releases(releases: Sequence[pd.DataFrame], target: str,
+                       rng: np.random.Generator) -> list[pd.DataFrame]:
+    """Each release with its sensitive column shuffled: no link left to the QIs."""
+    permuted = []
+    for syn in releases:
+        s = syn.copy()
+        s[target] = s[target].to_numpy()[rng.permutation(len(s))]
+        permuted.append(s)
+    return permuted
+
+
 def default_thresholds(result: RapidResult) -> np.ndarray:
     if result.kind == "categorical":
         if result.params["method"] == "conditional":
@@ -960,11 +971,7 @@ def _release_permutation_null(real, synthetic, *, threat, schema, attackers, n_p
     for p in range(n_permutations):
         if progress:
             progress(p / n_permutations, f"Refit {p + 1}/{n_permutations} with y permuted")
-        permuted = []
-        for syn in releases:
-            s = syn.copy()
-            s[target] = s[target].to_numpy()[rng.permutation(len(s))]
-            permuted.append(s)
+        permuted = _permuted_releases(releases, target, rng)
         res = rapid(real, permuted, seed=int(rng.integers(2**31 - 1)), **fit)
         null[p] = _headline_rates(res.scores, grid, kind=res.kind)
     if progress:
@@ -1060,11 +1067,7 @@ def rapid_permutation_threshold(
     for p in range(n_permutations):
         if progress:
             progress(p / n_permutations, f"Permutation {p + 1}/{n_permutations}")
-        permuted = []
-        for syn in releases:
-            s = syn.copy()
-            s[target] = s[target].to_numpy()[rng.permutation(len(s))]
-            permuted.append(s)
+        permuted = _permuted_releases(releases, target, rng)
         res = rapid(real, permuted, threat=threat, schema=schema, attackers=(attacker,),
                     method=method, error=error, delta=delta, bootstrap=0, n_trees=n_trees,
                     seed=int(rng.integers(2**31 - 1)))

@@ -52,7 +52,9 @@ def test_first_start_shows_demo_results_without_clicks():
     assert not at.error
 
 
-def test_rapid_slider_reaggregates_without_refitting(monkeypatch):
+@pytest.fixture()
+def rapid_fits(monkeypatch) -> list:
+    """One entry per call of ``pc.rapid`` (a fit of the attackers) from here on."""
     calls = []
     original = pc.rapid
 
@@ -61,6 +63,11 @@ def test_rapid_slider_reaggregates_without_refitting(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(pc, "rapid", counting)
+    return calls
+
+
+def test_rapid_slider_reaggregates_without_refitting(rapid_fits):
+    calls = rapid_fits
     at = start("pages/rapid.py")
     before = metric(at, "RAPID (mean")
     fits = len(calls)
@@ -91,18 +98,11 @@ def test_rapid_page_variants_and_tabs():
     assert not at.exception and not at.error
 
 
-def test_rapid_page_headline_accuracy_and_paper_calibration(monkeypatch):
+def test_rapid_page_headline_accuracy_and_paper_calibration(rapid_fits):
     """The headline is the strongest attacker's RAPID (paper §2.5) and says so; every
     attacker's accuracy sits next to its RAPID; the calibration section runs the paper's
     null-RAPID rule without refitting and offers the earlier rule as an option."""
-    calls = []
-    original = pc.rapid
-
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(pc, "rapid", counting)
+    calls = rapid_fits
     at = start("pages/rapid.py")
     labels = [m.label for m in at.metric]
     assert labels[0].startswith("RAPID max") and "headline" in labels[0]

@@ -434,3 +434,33 @@ def test_rapid_help_states_the_unit_of_epsilon():
     proc = run("rapid", "--help")
     assert proc.returncode == 0
     assert "0.10 means within 10 %" in " ".join(proc.stdout.split())
+
+
+# ---------------------------------------------------------------- report sign-off
+def test_report_reviewer_role_and_date_are_signed(files):
+    """The reviewer, role and date reach the sign-off sheet and the HTML report."""
+    out = files["dir"] / "review.pdf"
+    common = ("--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+              "--sensitive", "disease")
+    proc = run("report", *common, "--metrics", "ims", "--decision", "release",
+               "--reviewer", "Ana Łopez", "--role", "DPO", "--date", "2026-11-02",
+               "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    pdf = out.read_bytes()
+    for text in (b"Ana Lopez", b"DPO", b"2026-11-02", b"Signature:",
+                 b"latin capital letter l with stroke -> L"):
+        assert text in pdf, text
+    html_out = files["dir"] / "review.html"
+    proc = run("report", *common, "--metrics", "ims,dcr", "--reviewer", "Ana Łopez",
+               "--out", str(html_out))
+    assert proc.returncode == 0, proc.stderr
+    page = html_out.read_text(encoding="utf-8")
+    assert "Ana Łopez" in page and page.count('id="plotly-bundle"') == 1
+    assert '<section id="similarity">' in page and 'class="figure"' in page
+
+
+def test_report_refuses_a_malformed_date(files):
+    proc = run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--sensitive", "disease", "--metrics", "ims", "--date", "20/11/2026",
+               "--out", str(files["dir"] / "x.pdf"))
+    assert proc.returncode == 2 and "--date must be a date as YYYY-MM-DD" in proc.stderr
