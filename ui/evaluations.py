@@ -212,19 +212,20 @@ def reference_reading(release: pc.RapidResult, half: pc.RapidResult,
     All three results must be at the same threshold and score variant. The release
     "discloses no more than a fresh real sample would" when its RAPID is not above the
     upper end of HALF's interval; otherwise the paragraph says by how much it exceeds
-    HALF and how far it is on the way from HALF to SELF.
+    HALF and how far it is on the way from HALF to SELF. It reads the headline, the
+    strongest attacker's RAPID (``rate_max``, §2.5), of each of the three.
     """
-    v, h, c = release.value, half.value, copy.value
-    lo, hi = half.ci if half.ci is not None else (h, h)
+    v, h, c = release.rate_max, half.rate_max, copy.rate_max
+    lo, hi = half.ci_max if half.ci_max is not None else (h, h)
     refs = (f"HALF, a fresh real sample used as a release, reads {h:.3f} (95% CI {lo:.3f} – "
-            f"{hi:.3f}); SELF, a copy of the real data, reads {c:.3f} — same attackers, same "
-            "threshold.")
+            f"{hi:.3f}); SELF, a copy of the real data, reads {c:.3f} — each its strongest "
+            "attacker, same attackers, same threshold.")
     if v <= hi:
         where = "below" if v < lo else "within"
         return (f"**This release discloses no more than a fresh real sample would**: its "
-                f"RAPID {v:.3f} is {where} HALF's interval. {refs}")
-    text = (f"**This release discloses more than a fresh real sample would**: its RAPID "
-            f"{v:.3f} is {v - h:.3f} above HALF ({v - hi:.3f} above the upper end of its "
+                f"headline RAPID {v:.3f} is {where} HALF's interval. {refs}")
+    text = (f"**This release discloses more than a fresh real sample would**: its headline "
+            f"RAPID {v:.3f} is {v - h:.3f} above HALF ({v - hi:.3f} above the upper end of its "
             f"interval)")
     if c > h:
         share = (v - h) / (c - h)

@@ -75,7 +75,9 @@ def test_gtcap_reason_names_the_few_attributions_and_what_narrows_them():
 
 
 def rapid_like(value, ci=None):
-    return SimpleNamespace(value=value, ci=ci)
+    """A result whose headline (strongest attacker) is ``value``; the mean differs on
+    purpose, so a reading of the mean would fail the assertions below."""
+    return SimpleNamespace(rate_max=value, ci_max=ci, value=value - 0.2, ci=None)
 
 
 def test_reference_reading_within_below_and_above_half():
