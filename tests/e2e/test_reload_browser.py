@@ -22,10 +22,14 @@ def test_reload_keeps_the_dataset_and_the_threshold(page, app_url, artifacts):
     page.get_by_role("link", name="RAPID").click()
     tau = page.get_by_role("slider").first
     expect(tau).to_be_visible()
+    expect(page.get_by_text(re.compile(r"At τ = 0\.30,"))).to_be_visible()
     tau.focus()
-    for _ in range(5):  # 0.30 -> 0.35
+    for _ in range(5):  # 0.30 -> 0.35, one step at a time: each step reruns the panel
+        before = float(tau.input_value())
         page.keyboard.press("ArrowRight")
-    expect(page.get_by_text(re.compile(r"At τ = 0\.35,"))).to_be_visible()
+        expect(page.get_by_text(re.compile(rf"At τ = {before + 0.01:.2f},"))).to_be_visible()
+        tau = page.get_by_role("slider").first
+        tau.focus()
     page.wait_for_function("() => location.search.includes('rapid_tau_marginal=0.35')")
 
     page.reload()  # F5: a new session, the same address
