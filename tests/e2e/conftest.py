@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -31,11 +32,14 @@ def _free_port() -> int:
 def _serve():
     """Start ``streamlit run app.py`` on a free port; yield its URL; stop it."""
     port = _free_port()
+    # the server's output goes to a temporary file, not a pipe: nobody reads a pipe while
+    # the tests run, and a full pipe buffer (64 KB of log lines) blocks the server
+    log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
          "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -47,13 +51,15 @@ def _serve():
             time.sleep(0.5)
     else:
         proc.kill()
-        raise RuntimeError("streamlit did not start:\n" + proc.stdout.read().decode()[-3000:])
+        log.seek(0)
+        raise RuntimeError("streamlit did not start:\n" + log.read().decode()[-3000:])
     yield url
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+    log.close()
 
 
 @pytest.fixture(scope="session")
