@@ -62,6 +62,9 @@ def load(page, url: str, real_path: Path, syn_path: Path, rows: int) -> float:
     inputs.first.wait_for(state="attached")
     inputs.nth(0).set_input_files(str(real_path))
     inputs.nth(1).set_input_files(str(syn_path))
+    # the form must hold both files before it is submitted (an upload can lag the click)
+    for path in (real_path, syn_path):
+        page.get_by_text(path.name, exact=True).first.wait_for()
     page.get_by_role("button", name="Use these files").click()
     page.get_by_text("Loaded.").first.wait_for()
     page.locator('[data-testid="stSidebar"]').get_by_text(f"{rows:,} rows").first.wait_for()
