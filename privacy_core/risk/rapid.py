@@ -162,6 +162,17 @@ class ThresholdBootstrap:
         rest = self.order[j, b * self.block: p]
         return self.prefix[j, b] + self.weights_t[rest].sum(axis=0, dtype=np.float64)
 
+    def counts(self, threshold: float, *, above: bool) -> np.ndarray:
+        """Per column, how many records score > threshold (above) or < threshold."""
+        out = np.empty(self.order.shape[0], dtype=np.int64)
+        for j in range(self.order.shape[0]):
+            valid = self.sorted_scores[j, : self.n_valid[j]]
+            if above:
+                out[j] = self.n_valid[j] - np.searchsorted(valid, threshold, side="right")
+            else:
+                out[j] = np.searchsorted(valid, threshold, side="left")
+        return out
+
     def rates(self, threshold: float, *, above: bool) -> np.ndarray:
         """Bootstrap rates, shape (B, k), of score > threshold (above) or < threshold."""
         n = self.weights_t.shape[0]
@@ -245,14 +256,22 @@ class RapidResult(MetricResult):
                 threshold = DEFAULT_TAU[params["method"]]
         elif self.kind == "continuous":
             threshold = check_epsilon(threshold, error=params["error"], allow_zero=True)
-        scores = self.scores
+        scores, index = self.scores, self.boot_index
         if (self.kind == "categorical" and params["method"] != self.params["method"]) or (
                 self.kind == "continuous" and params["error"] != self.params["error"]):
             variant = ("scores", params["method"], params["error"])
             if variant not in self.memo:
                 self.memo[variant] = _scores_from_primitives(self, params)
             scores = self.memo[variant]
-        return _aggregate(self, scores, float(threshold), params)
+            if self.boot_weights is not None:
+                # the sorted bootstrap index of a variant is built once per fit, not per
+                # slider step (it is most of an aggregation's cost: issue 14)
+                key = ("index", params["method"], params["error"])
+                if key not in self.memo:
+                    self.memo[key] = ThresholdBootstrap.build(
+                        self.boot_weights, scores.reshape(len(scores), -1))
+                index = self.memo[key]
+        return _aggregate(self, scores, float(threshold), params, index=index)
 
     def flags(self, threshold: float | None = None) -> np.ndarray:
         """Per-record, per-attacker, per-replicate at-risk indicators (n, A, M)."""
@@ -332,6 +351,12 @@ class RapidResult(MetricResult):
     def accuracy(self) -> dict[str, float]:
         """Each attacker's accuracy on the real records (share of correct class
         predictions, averaged over releases); for a continuous target its R² instead."""
+        # it does not depend on the threshold or the score variant: once per fit
+        if "accuracy" not in self.memo:
+            self.memo["accuracy"] = self._accuracy()
+        return dict(self.memo["accuracy"])
+
+    def _accuracy(self) -> dict[str, float]:
         if self.kind == "categorical":
             correct = self.pred_code == self.y_true[:, None, None]  # type: ignore[operator]
             per = correct.mean(axis=(0, 2))
@@ -496,14 +521,22 @@ def _bootstrap_rates(res: RapidResult, scores: np.ndarray, threshold: float,
 
 
 def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
-               params: dict[str, Any]) -> RapidResult:
+               params: dict[str, Any], *, index: ThresholdBootstrap | None = None
+               ) -> RapidResult:
+    """``index``: the bootstrap index of ``scores`` when the caller holds one."""
     kind = res.kind
-    flags = scores > threshold if kind == "categorical" else scores < threshold
-    n, n_att, n_rep = flags.shape
-    index = res.boot_index
-    if res.boot_weights is not None and (index is None or scores is not res.scores):
-        index = ThresholdBootstrap.build(res.boot_weights, scores.reshape(n, -1))
-    rep_rates = flags.mean(axis=0)  # (A, M)
+    n, n_att, n_rep = scores.shape
+    if index is None:
+        index = res.boot_index
+        if res.boot_weights is not None and (index is None or scores is not res.scores):
+            index = ThresholdBootstrap.build(res.boot_weights, scores.reshape(n, -1))
+    if index is not None:
+        # the index holds every column's scores sorted: a count is a binary search
+        rep_rates = (index.counts(threshold, above=kind == "categorical") / n
+                     ).reshape(n_att, n_rep)
+    else:
+        flags = scores > threshold if kind == "categorical" else scores < threshold
+        rep_rates = flags.mean(axis=0)  # (A, M)
     att_rates = rep_rates.mean(axis=1)  # (A,)
     value = float(att_rates.mean())
     rate_max = float(att_rates.max())

@@ -503,3 +503,22 @@ def test_records_at_risk_with_several_releases_come_from_one_attacker(health_k5)
     expected = res.scores[:, j, :].mean(axis=1) > res.threshold
     np.testing.assert_array_equal(rec["at_risk"].to_numpy(), expected)
     assert res.n_at_risk == int(expected.sum())
+
+
+@pytest.mark.parametrize("method", ["conditional", "nce"])
+def test_variant_reaggregation_equals_a_direct_fit(health_k5, fitted, method):
+    """Re-aggregating a marginal fit under another score (cached scores, cached sorted
+    bootstrap index) gives exactly what a fit with that score gives, at every step of a
+    slider sweep, in either direction and after switching back."""
+    real, syn = health_k5
+    direct = pc.rapid(real, syn, threat=THREAT, n_trees=100, bootstrap=200, seed=0,
+                      method=method)
+    for tau in (0.2, 0.6, 0.35, direct.threshold):
+        a, b = fitted.at(tau, method=method), direct.at(tau)
+        assert a.value == b.value and a.rate_max == b.rate_max
+        assert a.ci == b.ci and a.ci_max == b.ci_max and a.intervals == b.intervals
+        assert a.by_attacker == b.by_attacker
+        again = a.at(tau + 0.01)  # a step from the variant result itself
+        assert again.value == direct.at(tau + 0.01).value
+    back = fitted.at(0.3, method=method).at(0.3, method="marginal")
+    assert back.value == fitted.at(0.3).value and back.ci == fitted.at(0.3).ci
