@@ -59,6 +59,36 @@ def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | Non
     RAPID's median and its band up to the 95th percentile are drawn too, and the suggested
     threshold is the calibration's unless ``suggested`` is given.
     """
+    if null is not None and null.rule == "null-rapid" and suggested is None:
+        suggested = null.suggested_threshold
+    # Everything but the current-threshold marker is the same at every slider step:
+    # built once per fit and score variant, then copied (building a figure is ~10x the
+    # cost of copying one; issue 13, item 5).
+    key = ("curve_figure", None if thresholds is None else tuple(map(float, thresholds)),
+           _variant(result), null, None if suggested is None else float(suggested))
+    fig = go.Figure(_memoised(result, key, lambda: _curve_base(result, thresholds, null,
+                                                              suggested)))
+    fig.add_vline(x=result.threshold, line_dash="dash", line_color="#555",
+                  annotation_text=f"current {result.threshold:.2f}", annotation_position="top")
+    return fig
+
+
+def _variant(result: RapidResult) -> tuple:
+    return tuple(sorted((k, repr(v)) for k, v in result.params.items()
+                        if k not in ("threshold", "tau", "epsilon")))
+
+
+def _memoised(result: RapidResult, key: tuple, build) -> go.Figure:
+    """A figure kept in the fit's memo (shared by every re-aggregation of one fit)."""
+    if key not in result.memo:
+        if len(result.memo) > 64:  # stay bounded however many variants are tried
+            result.memo.clear()
+        result.memo[key] = build()
+    return result.memo[key]
+
+
+def _curve_base(result: RapidResult, thresholds: Sequence[float] | None,
+                null: RapidCalibration | None, suggested: float | None) -> go.Figure:
     curve = result.curve(thresholds)
     fig = go.Figure()
     if null is not None and null.rule == "null-rapid":
@@ -71,8 +101,6 @@ def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | Non
             f"(median, band to the {null.level:.0%} quantile)",
             line={"color": PALETTE["null"], "width": 2, "dash": "dash"},
             hovertemplate="threshold %{x:.2f}<br>null RAPID %{y:.3f}<extra>null</extra>"))
-        if suggested is None:
-            suggested = null.suggested_threshold
     for series in ("mean", "max"):
         part = curve[curve["series"] == series]
         fig.add_trace(_band(part["threshold"].to_numpy(), part["lower"].to_numpy(),
@@ -88,8 +116,6 @@ def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | Non
                   "width": 3 if series in ("mean", "max") else 1.5,
                   "dash": "solid" if series in ("mean", "max") else "dot"},
             hovertemplate="threshold %{x:.2f}<br>RAPID %{y:.3f}<extra>" + label + "</extra>"))
-    fig.add_vline(x=result.threshold, line_dash="dash", line_color="#555",
-                  annotation_text=f"current {result.threshold:.2f}", annotation_position="top")
     if suggested is not None and np.isfinite(suggested):
         fig.add_vline(x=suggested, line_dash="dot", line_color="#ff7f0e",
                       annotation_text=f"suggested {suggested:.2f}",
@@ -100,23 +126,38 @@ def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | Non
     return fig
 
 
+HISTOGRAM_BINS = 50
+
+
 def rapid_score_histogram(result: RapidResult) -> go.Figure:
-    """Distribution of per-record scores (envelope over attackers), at-risk side coloured."""
-    rec = result.records
-    score = rec["score"].to_numpy(dtype=float)
+    """Distribution of per-record scores (the strongest attacker's), at-risk side coloured."""
+    j = result.attackers.index(result.strongest_attacker)
+    # the strongest attacker's score averaged over releases, as ``records["score"]``
+    score = result.scores[:, j, :].mean(axis=1).astype(float)
     finite = np.isfinite(score)
     # binned here, not in the browser: 50 bars instead of every record's score (a 50k-row
     # table would send ~0.7 MB of raw scores on every slider step)
     lo, hi = (float(score[finite].min()), float(score[finite].max())) if finite.any() else (0, 1)
-    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, 51)
+    edges = np.linspace(lo, hi if hi > lo else lo + 1.0, HISTOGRAM_BINS + 1)
+    at_risk = score > result.threshold if result.kind == "categorical" \
+        else score < result.threshold
+    counts = [np.histogram(score[finite & (at_risk == flag)], edges)[0] for flag in (True, False)]
+    key = ("histogram_figure", _variant(result), result.strongest_attacker)
+    # the bars' layout depends on the scores only; a step moves counts and the marker
+    fig = go.Figure(_memoised(result, key, lambda: _histogram_base(result, edges)))
+    for trace, c in zip(fig.data, counts):
+        trace.y = c
+    fig.add_vline(x=result.threshold, line_dash="dash", line_color="#333")
+    return fig
+
+
+def _histogram_base(result: RapidResult, edges: np.ndarray) -> go.Figure:
     centres, width = (edges[:-1] + edges[1:]) / 2, edges[1] - edges[0]
     fig = go.Figure()
-    for flag, color, name in ((True, RISK_COLOR, "at risk"), (False, SAFE_COLOR, "not at risk")):
-        counts, _ = np.histogram(score[finite & (rec["at_risk"].to_numpy() == flag)], edges)
-        fig.add_trace(go.Bar(x=centres, y=counts, width=width, name=name, marker_color=color,
-                             opacity=0.8, hovertemplate="%{x:.3f}: %{y} records<extra>"
-                             + name + "</extra>"))
-    fig.add_vline(x=result.threshold, line_dash="dash", line_color="#333")
+    for color, name in ((RISK_COLOR, "at risk"), (SAFE_COLOR, "not at risk")):
+        fig.add_trace(go.Bar(x=centres, y=np.zeros(len(centres), dtype=int), width=width,
+                             name=name, marker_color=color, opacity=0.8,
+                             hovertemplate="%{x:.3f}: %{y} records<extra>" + name + "</extra>"))
     title = "normalised gain r_i" if result.kind == "categorical" else "prediction error e_i"
     fig.update_layout(barmode="stack",
                       xaxis_title=f"Per-record {title} ({result.strongest_attacker}, the "

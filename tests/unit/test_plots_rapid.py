@@ -54,3 +54,30 @@ def test_null_figures_for_both_rules(fitted):
                                             n_permutations=2, n_trees=20, seed=0)
     hist = plots.rapid_null_figure(pooled)
     assert len(hist.data[0].x) == len(pooled.null_scores)
+
+
+def test_slider_steps_reuse_the_figures_but_draw_each_step_exactly(fitted):
+    """The static parts of the threshold curve and the histogram are built once per fit;
+    each step draws its own marker and counts, and an earlier step's figure is unchanged
+    by a later one (the cached parts are copied, never moved)."""
+    _, _, res = fitted
+    steps = {tau: (plots.rapid_threshold_curve(res.at(tau)), plots.rapid_score_histogram(res.at(tau)))
+             for tau in (0.2, 0.5, 0.35)}
+    for tau, (curve, hist) in steps.items():
+        r = res.at(tau)
+        assert [s.x0 for s in curve.layout.shapes] == [tau]
+        assert [s.x0 for s in hist.layout.shapes] == [tau]
+        risk, safe = (np.asarray(t.y) for t in hist.data)
+        assert risk.sum() == r.n_at_risk == int(r.records["at_risk"].sum())
+        assert risk.sum() + safe.sum() == np.isfinite(r.records["score"]).sum()
+        # bars with risk lie above tau, bars without below (one bar may straddle tau)
+        centres = np.asarray(hist.data[0].x)
+        half = (centres[1] - centres[0]) / 2
+        assert (centres[risk > 0] + half >= tau).all() and (centres[safe > 0] - half <= tau).all()
+    # the same curves as a figure built without any cache
+    fresh = pc.rapid(*fitted[:2], threat=THREAT, attackers=("rf", "cart"), n_trees=30,
+                     bootstrap=50, seed=0).at(0.5)
+    a, b = plots.rapid_threshold_curve(fresh), steps[0.5][0]
+    assert [t.name for t in a.data] == [t.name for t in b.data]
+    for ta, tb in zip(a.data, b.data):
+        np.testing.assert_allclose(np.asarray(ta.y, float), np.asarray(tb.y, float))
