@@ -320,24 +320,41 @@ class RapidResult(MetricResult):
         ``share_flagged`` is the share of attacker x replicate fits that flag the record
         (its mean over records is the headline mean RAPID).
         """
-        n = self.scores.shape[0]
-        cat = self.kind == "categorical"
-        per_att = self.scores.mean(axis=2)  # (n, A)
+        return self._records(slice(None))
+
+    def records_top(self, k: int, *, only_at_risk: bool = True) -> pd.DataFrame:
+        """The ``k`` riskiest rows of :attr:`records` (highest gain, or lowest error,
+        first; ties in record order), optionally only those at risk: what a page lists,
+        without building the table of every record on each slider step."""
         j = self.attackers.index(self.strongest_attacker)
-        out = pd.DataFrame({"record": self.record_index})
+        score = self.scores[:, j, :].mean(axis=1)
+        # NaN sorts last either way (a record without a score is not at risk)
+        order = np.argsort(-score if self.kind == "categorical" else score, kind="stable")
+        if only_at_risk:
+            order = order[self.at_risk[order]]
+        return self._records(order[:k]).reset_index(drop=True)
+
+    def _records(self, rows: slice | np.ndarray) -> pd.DataFrame:
+        cat = self.kind == "categorical"
+        per_att = self.scores[rows].mean(axis=2)  # (n, A)
+        j = self.attackers.index(self.strongest_attacker)
+        out = pd.DataFrame({"record": self.record_index[rows]})
         for c in self.quasi.columns:
-            out[c] = self.quasi[c].to_numpy()
-        out["true"] = np.asarray(self.classes, dtype=object)[self.y_true] if cat else self.y_true
+            out[c] = self.quasi[c].to_numpy()[rows]
+        y_true = self.y_true[rows]
+        out["true"] = np.asarray(self.classes, dtype=object)[y_true] if cat else y_true
         out["score"] = per_att[:, j]
-        out["at_risk"] = self.at_risk
-        out["share_flagged"] = self.flags().mean(axis=(1, 2))
+        out["at_risk"] = self.at_risk[rows]
+        scores = self.scores[rows]
+        flags = scores > self.threshold if cat else scores < self.threshold
+        out["share_flagged"] = flags.mean(axis=(1, 2))
         if cat:
-            codes = self.pred_code[:, j, 0]  # type: ignore[index]
+            codes = self.pred_code[rows, j, 0]  # type: ignore[index]
             out["prediction"] = np.asarray(self.classes, dtype=object)[codes]
-            out["confidence"] = self.pred_conf[:, j, 0]  # type: ignore[index]
-            out["p_true"] = self.g[:, j, 0]  # type: ignore[index]
+            out["confidence"] = self.pred_conf[rows, j, 0]  # type: ignore[index]
+            out["p_true"] = self.g[rows, j, 0]  # type: ignore[index]
         else:
-            out["prediction"] = self.y_hat[:, j, 0]  # type: ignore[index]
+            out["prediction"] = self.y_hat[rows, j, 0]  # type: ignore[index]
         for k, a in enumerate(self.attackers):
             out[f"score_{a}"] = per_att[:, k]
         return out

@@ -522,3 +522,19 @@ def test_variant_reaggregation_equals_a_direct_fit(health_k5, fitted, method):
         assert again.value == direct.at(tau + 0.01).value
     back = fitted.at(0.3, method=method).at(0.3, method="marginal")
     assert back.value == fitted.at(0.3).value and back.ci == fitted.at(0.3).ci
+
+
+@pytest.mark.parametrize("only", [True, False])
+def test_records_top_is_the_head_of_the_sorted_per_record_table(fitted, only):
+    """What the page lists (the k riskiest rows, built for those rows alone) is exactly
+    the head of the full per-record table filtered and sorted by score."""
+    for tau in (0.1, 0.45):
+        r = fitted.at(tau)
+        rec = r.records
+        full = (rec[rec["at_risk"]] if only else rec).sort_values(
+            "score", ascending=False, kind="stable").head(25).reset_index(drop=True)
+        top = r.records_top(25, only_at_risk=only)
+        pd.testing.assert_frame_equal(top, full)
+    high = fitted.at(0.9)
+    assert len(high.records_top(high.n_at_risk + 10)) == high.n_at_risk
+    assert len(high.records_top(high.n_at_risk + 10, only_at_risk=False)) == high.n_at_risk + 10
