@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
-SHOT = Path(os.environ.get("RELEASE_GROUPS_SHOT", "/work/notes/s18/candidates.png"))
+SHOT = Path(os.environ.get("RELEASE_GROUPS_SHOT",
+                           Path(__file__).parent / "artifacts" / "candidates.png"))
 
 
 def no_exception(page) -> None:

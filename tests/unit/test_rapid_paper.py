@@ -63,7 +63,7 @@ def test_preset_is_the_papers_set_up():
 
 
 # (attacker, quantity) pairs that do not reproduce within 2 SE, and why (evidence and
-# commands in /work/notes/s18/rapid_repro.md): our CART attacker's RAPID reads about 0.866
+# commands in the README, "Reproducing the papers"): our CART attacker's RAPID reads about 0.866
 # against 0.876 (its accuracy does reproduce; pruning variants cp 0 ... 0.01 all read
 # 0.857-0.865, so the gap is not rpart's complexity parameter).
 NOT_REPRODUCED = {("cart", "rapid")}
@@ -113,7 +113,7 @@ def test_fig_5a_rises_and_saturates(study):
     # steepest at low kappa: 0 -> 5 gains more than 10 -> 100
     assert means[1] - means[0] > 3 * (means[3] - means[2])
     top = _cell(study, 100.0, "rf")["rapid"].to_numpy()
-    # Not reproduced within 2 SE (see /work/notes/s18/rapid_repro.md): ours reads about
+    # Not reproduced within 2 SE (README, "Reproducing the papers"): ours reads about
     # 0.96 against the paper's 0.97, the same shortfall as Table 1's random forest
     # (one-hot encoded QIs thin the forest's mtry). The paper's value lies between our
     # forest and the Bayes-optimal attacker, whose RAPID bounds a calibrated one.
