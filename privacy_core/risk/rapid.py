@@ -48,6 +48,7 @@ from ..stats import (
     clopper_pearson_interval,
     mean_interval,
     percentile_interval,
+    poisson_bootstrap_weights,
     wilson_interval,
 )
 from ..threat import ThreatModel
@@ -76,6 +77,8 @@ DEFAULT_EPSILON = 0.10
 # Above this many stored bootstrap weights (B x n float32 = 4 bytes each) the weights
 # are redrawn in chunks at each aggregation instead of kept: bounded memory on 1M rows.
 _MAX_STORED_WEIGHTS = 60_000_000
+# Above it, Poisson weights of one byte each are kept up to this many (1.5 GB).
+_MAX_POISSON_WEIGHTS = 1_500_000_000
 ProgressFn = Callable[[float, str], None]
 
 
@@ -134,12 +137,15 @@ class ThresholdBootstrap:
     rows: a slider move touches kilobytes instead of the whole B x n weight matrix.
     """
 
-    weights_t: np.ndarray  # (n, B) float32, resampling counts of each record
+    weights_t: np.ndarray  # (n, B) resampling counts of each record (float32 or uint8)
     order: np.ndarray  # (k, n) records sorted by score (ascending, NaN last)
     sorted_scores: np.ndarray  # (k, n)
     n_valid: np.ndarray  # (k,) non-NaN scores per column
     prefix: np.ndarray  # (k, n_blocks + 1, B) weight sums of the first j * block records
     block: int
+    # (B,) each replicate's total weight: n for the multinomial bootstrap, random for the
+    # Poisson one (a rate is a weighted share of the replicate's own records)
+    totals: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @classmethod
     def build(cls, weights_t: np.ndarray, scores2d: np.ndarray, *, block: int = 256
@@ -150,12 +156,19 @@ class ThresholdBootstrap:
         sorted_scores = np.take_along_axis(scores2d.T, order, axis=1)
         n_blocks = n // block
         prefix = np.zeros((k, n_blocks + 1, n_boot), dtype=np.float64)
+        # blocks are summed a slab at a time: the gathered weights of a million records
+        # would otherwise be copied whole for every column
+        slab = max(1, 4_000_000 // max(block * n_boot, 1))
         for j in range(k):
-            head = weights_t[order[j, : n_blocks * block]]
-            sums = head.reshape(n_blocks, block, n_boot).sum(axis=1, dtype=np.float64)
-            prefix[j, 1:] = np.cumsum(sums, axis=0)
+            for b0 in range(0, n_blocks, slab):
+                b1 = min(b0 + slab, n_blocks)
+                head = weights_t[order[j, b0 * block: b1 * block]]
+                prefix[j, b0 + 1: b1 + 1] = head.reshape(b1 - b0, block, n_boot).sum(
+                    axis=1, dtype=np.float64)
+            np.cumsum(prefix[j], axis=0, out=prefix[j])
         return cls(weights_t=weights_t, order=order, sorted_scores=sorted_scores,
-                   n_valid=np.isfinite(sorted_scores).sum(axis=1), prefix=prefix, block=block)
+                   n_valid=np.isfinite(sorted_scores).sum(axis=1), prefix=prefix, block=block,
+                   totals=weights_t.sum(axis=0, dtype=np.float64))
 
     def _prefix_sum(self, j: int, p: int) -> np.ndarray:
         b = p // self.block
@@ -175,7 +188,7 @@ class ThresholdBootstrap:
 
     def rates(self, threshold: float, *, above: bool) -> np.ndarray:
         """Bootstrap rates, shape (B, k), of score > threshold (above) or < threshold."""
-        n = self.weights_t.shape[0]
+        n = self.totals
         out = np.empty((self.weights_t.shape[1], self.order.shape[0]))
         for j in range(self.order.shape[0]):
             valid = self.sorted_scores[j, : self.n_valid[j]]
@@ -757,12 +770,21 @@ def rapid(
         progress(1.0, "Scoring records")
 
     boot_seed = int(child_seeds[-1].generate_state(1)[0])
-    boot = np.ascontiguousarray(bootstrap_weights(n, bootstrap, seed=boot_seed).T) if (
-        bootstrap and bootstrap * n <= _MAX_STORED_WEIGHTS) else None
+    # The weights are drawn once per fit and kept, so a slider step or a curve never
+    # redraws them: multinomial (float32) up to _MAX_STORED_WEIGHTS, then Poisson (a byte
+    # each: a million records x 500 replicates in 500 MB); beyond that, redrawn per step.
+    scheme = "multinomial"
+    boot = None
+    if bootstrap and bootstrap * n <= _MAX_STORED_WEIGHTS:
+        boot = np.ascontiguousarray(bootstrap_weights(n, bootstrap, seed=boot_seed).T)
+    elif bootstrap and bootstrap * n <= _MAX_POISSON_WEIGHTS:
+        scheme = "poisson"
+        boot = poisson_bootstrap_weights(n, bootstrap, seed=boot_seed)
     params = {
         "attackers": list(attackers), "quasi_identifiers": qis, "sensitive": target,
         "kind": kind, "method": method, "error": error, "delta": delta,
-        "bootstrap": bootstrap, "bootstrap_seed": boot_seed, "interval": interval,
+        "bootstrap": bootstrap, "bootstrap_seed": boot_seed, "bootstrap_scheme": scheme,
+        "interval": interval,
         "confidence": confidence, "numeric_missing": numeric_missing,
         "imputed_missing": missing_counts, "n_trees": n_trees, "seed": seed,
         "n_real": n, "n_synthetic": [len(s) for s in data.synthetic],

@@ -538,3 +538,47 @@ def test_records_top_is_the_head_of_the_sorted_per_record_table(fitted, only):
     high = fitted.at(0.9)
     assert len(high.records_top(high.n_at_risk + 10)) == high.n_at_risk
     assert len(high.records_top(high.n_at_risk + 10, only_at_risk=False)) == high.n_at_risk + 10
+
+
+def test_poisson_bootstrap_index_matches_direct_weighted_rates():
+    """Large tables keep one-byte Poisson weights (drawn once per fit): the sorted index
+    gives each replicate's weighted share of records above / below any threshold."""
+    from privacy_core.risk.rapid import ThresholdBootstrap
+    from privacy_core.stats import poisson_bootstrap_weights
+
+    n, n_boot = 3000, 40
+    w = poisson_bootstrap_weights(n, n_boot, seed=5)
+    assert w.dtype == np.uint8 and w.shape == (n, n_boot)
+    np.testing.assert_array_equal(w, poisson_bootstrap_weights(n, n_boot, seed=5))
+    assert abs(w.mean() - 1) < 0.02 and abs(w.var() - 1) < 0.05
+    scores = np.random.default_rng(1).random((n, 2))
+    scores[:7, 1] = np.nan
+    index = ThresholdBootstrap.build(w, scores, block=64)
+    wf = w.astype(float)
+    for t in (0.0, 0.33, 0.9):
+        above = (wf.T @ (scores > t)) / wf.sum(axis=0)[:, None]
+        np.testing.assert_allclose(index.rates(t, above=True), above, rtol=1e-12)
+
+
+def test_poisson_bootstrap_interval_agrees_with_the_multinomial_one(health_k5, monkeypatch):
+    """Above the stored-multinomial limit the fit switches to the Poisson bootstrap (said
+    in its parameters); its intervals agree with the multinomial ones within Monte Carlo
+    error, and re-aggregation keeps using the weights drawn at fit time."""
+    import importlib
+
+    rapid_mod = importlib.import_module("privacy_core.risk.rapid")
+
+    real, syn = health_k5
+    kw = dict(threat=THREAT, attackers=("rf",), n_trees=50, bootstrap=400, seed=0)
+    multi = pc.rapid(real, syn, **kw)
+    monkeypatch.setattr(rapid_mod, "_MAX_STORED_WEIGHTS", 0)
+    pois = pc.rapid(real, syn, **kw)
+    assert multi.params["bootstrap_scheme"] == "multinomial"
+    assert pois.params["bootstrap_scheme"] == "poisson" and pois.boot_weights.dtype == np.uint8
+    for tau in (0.2, 0.5):
+        a, b = multi.at(tau), pois.at(tau)
+        assert a.value == b.value
+        width = a.ci[1] - a.ci[0]
+        assert abs(a.ci[0] - b.ci[0]) < 0.15 * width and abs(a.ci[1] - b.ci[1]) < 0.15 * width
+        assert b.ci[0] < b.value < b.ci[1]
+        assert b.at(tau).ci == b.ci  # the same weights at every step
