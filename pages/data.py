@@ -6,6 +6,7 @@ from dataclasses import replace
 import streamlit as st
 
 import privacy_core as pc
+from privacy_core.exports import safe_csv
 from privacy_core.threat import check_membership_prevalence
 from ui.cached import canonical_real, generate_release
 from ui.demo import builtin_workspace
@@ -133,7 +134,7 @@ if ws.releases:
         c1, c2, c3 = st.columns([5, 2, 1])
         c1.markdown(f"**{t.name}** — {len(t.frame):,} rows ({t.origin})")
         if t.origin == "generated":
-            c2.download_button("Download", t.frame.to_csv(index=False), file_name=f"release_{i + 1}.csv",
+            c2.download_button("Download", safe_csv(t.frame), file_name=f"release_{i + 1}.csv",
                                mime="text/csv", key=f"dl_rel_{i}")
         if c3.button("Remove", key=f"rm_rel_{i}"):
             commit(replace(ws, releases=ws.releases[:i] + ws.releases[i + 1:]), control="releases")

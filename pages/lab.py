@@ -4,6 +4,7 @@ import streamlit as st
 
 from privacy_core.calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
 from privacy_core.experiments import LEVEL_NAMES, RISK_MODELS
+from privacy_core.exports import safe_csv
 from privacy_core.measures import measure_label, measure_names
 from privacy_core.plots.calibration import calibration_figure, calibration_table
 from privacy_core.plots.lab import (
@@ -226,10 +227,10 @@ if model == VIEW:
     st.caption("The table holds aggregate values only — no real record. The Privacy metrics "
                "page now places each card's value between this floor and ceiling.")
     d1, d2 = st.columns(2)
-    d1.download_button("Download the calibration table (CSV)", table.to_csv(index=False),
+    d1.download_button("Download the calibration table (CSV)", safe_csv(table),
                        file_name="calibration_summary.csv", mime="text/csv",
                        icon=":material/download:")
-    d2.download_button("Download all values (CSV)", calibration.rows.to_csv(index=False),
+    d2.download_button("Download all values (CSV)", safe_csv(calibration.rows),
                        file_name="calibration_rows.csv", mime="text/csv",
                        icon=":material/download:")
     explanation("calibration")
@@ -443,10 +444,10 @@ with tabs[-1]:
                "measure values only — no real record. The downloads add each measure's "
                "engine key (as in the command line's output).")
     d1, d2 = st.columns(2)
-    d1.download_button("Download summary (CSV)", summary.to_csv(index=False),
+    d1.download_button("Download summary (CSV)", safe_csv(summary),
                        file_name=f"risk_lab_{model}_summary.csv", mime="text/csv",
                        icon=":material/download:")
-    d2.download_button("Download all rows (CSV)", rows.to_csv(index=False),
+    d2.download_button("Download all rows (CSV)", safe_csv(rows),
                        file_name=f"risk_lab_{model}_rows.csv", mime="text/csv",
                        icon=":material/download:")
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
+from privacy_core.exports import safe_csv
 from privacy_core.measures import MEASURES
 from privacy_core.risk.attacks import SINGLING_OUT_MODES
 from privacy_core.risk.cap import GTCAP_WEIGHTINGS
@@ -270,6 +271,7 @@ if flags is not None and len(flags.columns) > 1:
                "people? " + (f"n/a: {'; '.join(undefined)} — agreement with a measure "
                              "whose flags do not vary is undefined." if undefined else ""))
     st.download_button("Download the flag table (record indices and flags only)",
-                       flags.to_csv(), file_name="record_flags.csv", mime="text/csv")
+                       safe_csv(flags, index=True), file_name="record_flags.csv",
+                       mime="text/csv")
 
 explanation("privacy")

@@ -112,7 +112,9 @@ class ReviewReport:
         })
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
+        # strict JSON: to_dict() has turned NaN and inf into null, and allow_nan=False
+        # makes a value that slipped past it an error instead of a bare NaN token
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False)
 
 
 def build_report(
@@ -405,8 +407,8 @@ def _calibration_html(d: Mapping[str, Any]) -> str:
     return f"""<h2>Calibration of the measures on this data</h2>
 <p>Each measure was run on leaky reference releases of the real rows (a share f_l copied from
 training, the rest unseen real rows; f_l = {html.escape(levels)}) at training:holdout ratios
-{html.escape(ratios)}, on {params.get('n_training', '?')} training rows, seed
-{params.get('seed', '?')}. <i>Floor</i>: the value on unseen real rows; <i>ceiling</i>: on a
+{html.escape(ratios)}, on {_esc(params.get('n_training', '?'))} training rows, seed
+{_esc(params.get('seed', '?'))}. <i>Floor</i>: the value on unseen real rows; <i>ceiling</i>: on a
 full copy (at the smallest ratio, 1:1 by default); <i>ratio gap</i>: the largest change between ratios. A measure
 passes with its {html.escape(_contract(cal))}.{stopped}</p>
 <table><tr><th>measure</th><th>verdict</th><th>floor</th><th>ceiling</th><th>ratio gap</th>
@@ -933,29 +935,34 @@ def render_html(report: ReviewReport,
 _PDF_SPELLING = {"–": "-", "—": "-", "≤": "<=", "≥": ">=", "κ": "kappa", "τ": "tau",
                  "ε": "epsilon", "α": "alpha", "×": "x", "’": "'", "‘": "'", "“": '"',
                  "”": '"', "…": "...", "±": "+/-", "✓": "v", "✗": "x", "→": "->",
-                 "²": "2", "•": "-", "∪": "U"}
+                 "²": "2", "•": "-", "∪": "U", "€": "EUR"}
 # letters with no Unicode decomposition, written as their base letter
 _PDF_LETTERS = {"Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Ħ": "H", "ħ": "h", "ı": "i",
                 "Œ": "OE", "œ": "oe", "Ŧ": "T", "ŧ": "t", "ŀ": "l", "Ŀ": "L"}
 
 
 class _Latin1:
-    """Text for the core fonts, with a record of what was replaced."""
+    """Text for the core fonts, with a record of what was replaced.
 
-    def __init__(self) -> None:
+    ``user_chars``: the characters of the user's own strings (names, notes, sign-off).
+    Those are listed when replaced even if they are among our own symbols, so a name
+    typed with an ε or a – is not silently printed otherwise.
+    """
+
+    def __init__(self, user_chars: frozenset[str] = frozenset()) -> None:
         self.replaced: dict[str, str] = {}
+        self.user_chars = user_chars
 
     def __call__(self, value: Any) -> str:
+        # composed form first: "e" + combining acute is the Latin-1 "é", not a replacement
+        value = unicodedata.normalize("NFC", str(value)).replace("\r\n", "\n")
         out = []
-        for ch in str(value):
-            try:
-                ch.encode("latin-1")
+        for ch in value:
+            if ch == "\n" or (ord(ch) < 256 and unicodedata.category(ch) != "Cc"):
                 out.append(ch)
                 continue
-            except UnicodeEncodeError:
-                pass
             sub = _PDF_SPELLING.get(ch) or _PDF_LETTERS.get(ch)
-            if sub is None:
+            if sub is None and unicodedata.category(ch) != "Cc":
                 plain = "".join(c for c in unicodedata.normalize("NFKD", ch)
                                 if not unicodedata.combining(c))
                 try:
@@ -963,14 +970,74 @@ class _Latin1:
                     sub = plain if plain and plain != ch else None
                 except UnicodeEncodeError:
                     sub = None
-                if sub is None:
-                    sub = f"[U+{ord(ch):04X}]"
+            if sub is None:
+                # control characters too: Latin-1 in name, but the font has no glyph for
+                # them (a tab or a bell would vanish, U+0080 would print as a euro sign)
+                sub = " " if ch in "\t\r" else f"[U+{ord(ch):04X}]"
             # our own labels' symbols (ε, –, ≥) are spelled out silently; anything else is
             # listed on the sheet, so a reader knows a name was not printed as typed
-            if ch not in _PDF_SPELLING:
+            if ch not in _PDF_SPELLING or ch in self.user_chars:
                 self.replaced[ch] = sub
             out.append(sub)
         return "".join(out)
+
+    def line(self, value: Any) -> str:
+        """Text for a one-line cell, where a line break would print as nothing."""
+        return self(value).replace("\n", " / ")
+
+
+def _user_chars(d: Mapping[str, Any]) -> frozenset[str]:
+    """Every character of the strings a user typed or named: notes, sign-off, file and
+    release names, candidates, columns, and the measures' parameters (column names)."""
+    prov = d.get("provenance") or {}
+    parts: list[Any] = [d.get("notes"), d.get("sign_off"), d.get("threat"),
+                        [c.get("name") for c in (d.get("schema") or {}).get("columns", [])],
+                        {k: v for k, v in prov.items() if k != "software"}]
+    for c in d.get("candidates") or []:
+        parts += [c.get("name"), c.get("releases"),
+                  [m.get("params") for m in (c.get("metrics") or {}).values()]]
+    chars: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            chars.update(unicodedata.normalize("NFC", value))
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(k)
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    walk(parts)
+    return frozenset(chars)
+
+
+def _clip(value: str, n: int) -> str:
+    """At most ``n`` characters, ending in "..." when cut (a chart label's room)."""
+    return value if len(value) <= n else value[:n - 3] + "..."
+
+
+def _replacement_note(replaced: Mapping[str, str]) -> str:
+    """The sheet's list of what it did not print as typed: each character's code point and
+    Unicode name, and what stands in its place."""
+    coded = [ch for ch, sub in replaced.items() if sub == f"[U+{ord(ch):04X}]"]
+    spelled = [ch for ch in replaced if ch not in coded]
+
+    def name(ch: str) -> str:
+        kind = ("control character" if unicodedata.category(ch) == "Cc"
+                else unicodedata.name(ch, "unnamed character").lower())
+        return f"U+{ord(ch):04X} {kind}"
+
+    parts = []
+    if spelled:
+        parts.append("; ".join(f"{name(ch)} -> {replaced[ch]}" if replaced[ch].strip()
+                               else f"{name(ch)} -> a space" for ch in spelled))
+    if coded:
+        parts.append("Printed as [U+code] (no Latin-1 equivalent): "
+                     + "; ".join(name(ch) for ch in coded))
+    return ("Characters outside this sheet's Latin-1 font were replaced: " + ". ".join(parts)
+            + ". The HTML and JSON exports keep every name as typed.")
 
 
 def _interval_chart(pdf: Any, text: _Latin1, row: Mapping[str, Any],
@@ -1027,7 +1094,7 @@ def _interval_chart(pdf: Any, text: _Latin1, row: Mapping[str, Any],
     pdf.set_font("Helvetica", "", 7)
     for name, v, ci, base in points:
         pdf.set_xy(x0, y + 1)
-        pdf.cell(label_w - 1, line_h - 1, text(name)[:34 if wide else 18])
+        pdf.cell(label_w - 1, line_h - 1, _clip(text.line(name), 34 if wide else 18))
         cy = y + 1 + line_h / 2
         if v is None:
             pdf.set_text_color(120, 120, 120)
@@ -1096,7 +1163,7 @@ def _pdf_pass(d: Mapping[str, Any], *, compact: bool, replaced: Mapping[str, str
     from fpdf import FPDF
     from fpdf.enums import XPos, YPos
 
-    text = _Latin1()
+    text = _Latin1(_user_chars(d))
     prov = d["provenance"]
     sign = d.get("sign_off") or {}
     cands = d["candidates"]
@@ -1141,7 +1208,7 @@ def _pdf_pass(d: Mapping[str, Any], *, compact: bool, replaced: Mapping[str, str
         pdf.set_font("Helvetica", "B", 9)
         pdf.cell(22, 5, label + ":")
         pdf.set_font("Helvetica", "", 9)
-        pdf.cell(0, 5, text(value or "(not given)"), **next_line)
+        pdf.cell(0, 5, text.line(value or "(not given)"), **next_line)
 
     heading("Data provenance")
     pdf.set_font("Helvetica", "", small)
@@ -1247,7 +1314,7 @@ def _pdf_pass(d: Mapping[str, Any], *, compact: bool, replaced: Mapping[str, str
     for label, value in (("Reviewer name", sign.get("reviewer")), ("Role", sign.get("role")),
                          ("Date", sign.get("date"))):
         pdf.cell(32, 7, label + ":")
-        pdf.cell(0, 7, text(value or ""), **next_line)
+        pdf.cell(0, 7, text.line(value or ""), **next_line)
     pdf.ln(5)
     y = pdf.get_y()
     pdf.cell(32, 6, "Signature:")
@@ -1255,16 +1322,11 @@ def _pdf_pass(d: Mapping[str, Any], *, compact: bool, replaced: Mapping[str, str
     pdf.ln(9)
     if replaced:
         pdf.set_font("Helvetica", "I", 7)
-        listed = "; ".join(
-            f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed character').lower()} -> "
-            + (sub if not sub.startswith("[U+") else f"{sub} (no Latin-1 equivalent)")
-            for ch, sub in replaced.items())
-        para("Characters outside this sheet's Latin-1 font were replaced: " + listed
-             + ". The HTML and JSON exports keep every name as typed.", 3.4)
+        para(_replacement_note(replaced), 3.4)
     heading("Appendix: parameters and seeds")
     for c, name, m in ((c, n, m) for c in cands for n, m in c["metrics"].items()):
         pdf.set_font("Helvetica", "B", small)
-        pdf.cell(0, 3.8, text(_prefixed(c, name, cands)), **next_line)
+        pdf.cell(0, 3.8, text.line(_prefixed(c, name, cands)), **next_line)
         pdf.set_font("Helvetica", "", small - 1)
         para(_param_summary(m.get("params", {})) or "-", 3.3)
         if note := _unit_note(m.get("params", {})):

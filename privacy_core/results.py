@@ -10,8 +10,10 @@ per-record data unless asked.
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 import numpy as np
@@ -19,13 +21,25 @@ import pandas as pd
 
 
 def jsonable(value: Any) -> Any:
-    """Convert numpy / pandas scalars and containers to plain JSON types (NaN -> None)."""
+    """Convert numpy / pandas scalars and containers to plain JSON types.
+
+    Every missing or non-finite number (NaN, ±inf, ``pd.NA``, ``NaT``) becomes None: the
+    standard has no NaN or Infinity, and strict readers (JavaScript's ``JSON.parse``, jq,
+    most languages' parsers) refuse the bare tokens Python's ``json`` writes by default.
+    Dates and times become ISO 8601 text; sets become sorted lists.
+    """
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((jsonable(v) for v in value), key=repr)
     if isinstance(value, np.ndarray):
         return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, (pd.Series, pd.Index)):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, pd.DataFrame):
+        return jsonable(value.to_dict(orient="records"))
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):
@@ -33,8 +47,18 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):
         f = float(value)
         return None if math.isnan(f) or math.isinf(f) else f
-    if isinstance(value, pd.DataFrame):
-        return jsonable(value.to_dict(orient="records"))
+    if isinstance(value, Decimal):  # float() refuses a signalling NaN: test first
+        return float(value) if value.is_finite() else None
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.datetime64):
+        return None if np.isnat(value) else pd.Timestamp(value).isoformat()
+    if isinstance(value, np.timedelta64):
+        return None if np.isnat(value) else str(pd.Timedelta(value))
+    if isinstance(value, (_dt.date, _dt.time)):  # datetime and pd.Timestamp included
+        return value.isoformat()
+    if isinstance(value, _dt.timedelta):
+        return str(pd.Timedelta(value))
     return value
 
 
