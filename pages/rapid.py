@@ -5,6 +5,7 @@ import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
+from privacy_core.exports import safe_csv
 from privacy_core.risk.rapid import DEFAULT_PERMUTATIONS, LABEL_PERMUTATIONS
 from ui.evaluations import (
     rapid_attribution,
@@ -161,6 +162,17 @@ def results_panel(base: pc.RapidResult) -> None:
         f"on the release ({strongest_label}) is confidently right ({rel}) about "
         f"**{r.rate_max:.1%}** of the real people — the headline, as the paper recommends "
         f"(§2.5) — and the attackers are on average about **{r.value:.1%}**.")
+    gap = r.members_vs_non_members()
+    if gap is not None:
+        d, rel = gap["difference"], gap["relative"]
+        st.markdown(
+            f"**Members vs non-members** (consensus R7, {pc.ATTACKER_LABELS[gap['attacker']]}): "
+            f"{gap['members']['value']:.1%} of the training records against "
+            f"{gap['non_members']['value']:.1%} of {gap['n_non_members']:,} holdout records "
+            f"the generator never saw — a difference of **{d['value']:+.3f}** "
+            f"({fmt_ci(d['ci'])}), relative **{rel['value']:.2f}** (≈ 0: the release "
+            "discloses no more about its members than about anyone from the population; "
+            "≈ 1: as much as a copy). See the *Members vs non-members* tab.")
     # filled at the end of the panel: on the first visit the references are fitted after
     # everything else is on screen
     reference_slot = st.container()
@@ -195,7 +207,8 @@ def results_panel(base: pc.RapidResult) -> None:
     # lazy tabs: only the open one runs, so a slider step does not refit the attribution
     # or redraw five hidden figures (issue 13, item 5)
     tabs = st.tabs(["By class" if categorical else "By value", "By quasi-identifier",
-                    "Attribution", "Calibration", "Synthesizer CV", "Attackers"],
+                    "Attribution", "Calibration", "Synthesizer CV", "Attackers",
+                    "Members vs non-members"],
                    key="rapid_tabs", on_change="rerun")
     with tabs[0]:
         if tabs[0].open:
@@ -308,20 +321,22 @@ def results_panel(base: pc.RapidResult) -> None:
                        "confidently-right share close to the accuracy means the attacker is sure "
                        "whenever it is right.")
             st.plotly_chart(plots.rapid_attackers_figure(r), width="stretch")
+    with tabs[6]:
+        if tabs[6].open:
+            members_panel(r, categorical)
 
     st.subheader("Per-record results")
-    records = r.records
     only = st.checkbox("Show only records at risk", value=True, key="rapid_only_risk")
-    shown = records[records["at_risk"]] if only else records
-    shown = shown.sort_values("score", ascending=not categorical)
-    n_risk = int(records["at_risk"].sum())
-    # the riskiest rows only: sending tens of thousands of rows on every slider step is
-    # what made a step take seconds at 50k records; the download has them all
-    listed = shown.head(MAX_LISTED)
-    st.caption(f"{n_risk:,} of {len(records):,} records at risk for the strongest attacker "
-               f"({strongest_label})" + ("" if only else f"; all {len(shown):,} records")
+    n_records, n_risk = len(r.y_true), r.n_at_risk
+    n_shown = n_risk if only else n_records
+    # the riskiest rows only, built for those rows alone: sending (or even building) the
+    # table of tens of thousands of records on every slider step is what made a step take
+    # seconds at 50k records; the download has them all
+    listed = r.records_top(MAX_LISTED, only_at_risk=only)
+    st.caption(f"{n_risk:,} of {n_records:,} records at risk for the strongest attacker "
+               f"({strongest_label})" + ("" if only else f"; all {n_shown:,} records")
                + (f"; listing the {MAX_LISTED:,} riskiest (the download has all)"
-                  if len(shown) > MAX_LISTED else "")
+                  if n_shown > MAX_LISTED else "")
                + ". Click a column header to sort. `score` is the strongest attacker's gain "
                "(or error); `score_<attacker>` each attacker's; `share_flagged` the share of "
                "attacker × release fits that flag the record.")
@@ -329,10 +344,44 @@ def results_panel(base: pc.RapidResult) -> None:
     allow = st.checkbox("I want to download the per-record table (it contains real records' "
                         "quasi-identifiers and sensitive values)", key="rapid_allow_download")
     if allow:
-        st.download_button("Download per-record table (CSV)", shown.to_csv(index=False),
+        records = r.records
+        shown = (records[records["at_risk"]] if only else records).sort_values(
+            "score", ascending=not categorical, kind="stable")
+        st.download_button("Download per-record table (CSV)", safe_csv(shown),
                            file_name="rapid_records.csv", mime="text/csv")
     with reference_slot:
         references_panel(r, threshold, interval, variant)
+
+
+def members_panel(r: pc.RapidResult, categorical: bool) -> None:
+    """The same attackers on the training records and on holdout records (consensus R7)."""
+    gap = r.members_vs_non_members()
+    if gap is None:
+        st.info("Load a holdout (real records the generator never saw) on the Data page to "
+                "compare members with non-members: the difference is what the release "
+                "discloses about the people in it beyond what the population's patterns "
+                "allow anyone to infer.")
+        return
+    st.caption("RAPID asks how many real people an attacker infers confidently. Part of "
+               "that is the population's own pattern, which a release *should* carry: the "
+               "same attackers infer it about people who were never in the training data. "
+               "The difference between members and non-members is what the release "
+               "discloses about its members beyond that.")
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Members (training records)", f"{gap['members']['value']:.3f}")
+    c1.caption(fmt_ci(gap["members"]["ci"]))
+    c2.metric("Non-members (holdout)", f"{gap['non_members']['value']:.3f}")
+    c2.caption(fmt_ci(gap["non_members"]["ci"]) + f" · {gap['n_non_members']:,} records")
+    c3.metric("Difference", f"{gap['difference']['value']:+.3f}")
+    c3.caption(fmt_ci(gap["difference"]["ci"]) + f" ({gap['difference']['interval']})")
+    c4.metric("Relative", f"{gap['relative']['value']:.2f}",
+              help="(members − non-members) / (1 − non-members): 0 when the release says no "
+                   "more about its members than about anyone, 1 for a copy of the members.")
+    c4.caption(fmt_ci(gap["relative"]["ci"]))
+    st.plotly_chart(plots.rapid_members_figure(r), width="stretch")
+    st.markdown("**Non-members the attackers still infer confidently** (the population's "
+                "pattern, not a leak of these people):")
+    st.dataframe(r.control.records_top(200), hide_index=True, width="stretch", height=260)
 
 
 def candidates_side_by_side(threshold: float, interval: str, variant: dict) -> None:

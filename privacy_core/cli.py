@@ -21,6 +21,7 @@ import pandas as pd
 from .data import MISSING, infer_schema, load_table, prepare_table
 from .datasets import simulate_health
 from .errors import PrivacyCoreError
+from .exports import safe_csv
 from .results import MetricResult, jsonable
 from .threat import ThreatModel
 
@@ -56,7 +57,8 @@ def _write_table(frame: pd.DataFrame, out: str) -> None:
         if path.suffix.lower() == ".parquet":
             export.to_parquet(path, index=False)
         else:
-            export.to_csv(path, index=False)
+            # a CSV is opened in spreadsheets: its text cells must not start formulas
+            path.write_text(safe_csv(export), encoding="utf-8", newline="")
     except OSError as exc:
         raise CLIError(f"cannot write {out!r}: {exc.strerror or exc}") from None
 
@@ -96,7 +98,8 @@ def _note_fallback(args: argparse.Namespace, names: Sequence[str]) -> None:
 
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> None:
-    text = json.dumps(jsonable(payload), indent=2)
+    # strict JSON (no bare NaN / Infinity tokens): jsonable maps them to null
+    text = json.dumps(jsonable(payload), indent=2, allow_nan=False)
     if args.json == "-":
         sys.stdout.write(text + "\n")
         return
@@ -206,8 +209,9 @@ def cmd_rapid(args: argparse.Namespace) -> int:
     attackers = args.attackers or (preset["attackers"] if preset else DEFAULT_ATTACKERS)
     tau = args.tau if args.tau is not None or preset is None else preset["tau"]
     n_trees = args.n_trees or (preset["n_trees"] if preset else 500)
-    result = rapid(real, synthetic, threat=threat, attackers=attackers, tau=tau,
-                   epsilon=args.epsilon, method=args.method, error=args.error,
+    control = _load(args.control, "control") if args.control else None
+    result = rapid(real, synthetic, threat=threat, control=control, attackers=attackers,
+                   tau=tau, epsilon=args.epsilon, method=args.method, error=args.error,
                    bootstrap=args.bootstrap, n_trees=n_trees, seed=args.seed)
     payload = _payload("rapid", real, synthetic, args.seed, {"rapid": result})
     lo, hi = result.ci or (float("nan"), float("nan"))
@@ -218,6 +222,13 @@ def cmd_rapid(args: argparse.Namespace) -> int:
                f"attackers {result.value:.4f} [{lo:.4f}, {hi:.4f}]\n" + "\n".join(
                    f"  {a}: {v['value']:.4f} ({perf} {v.get(perf) or float('nan'):.4f})"
                    for a, v in result.by_attacker.items()))
+    gap = result.members_vs_non_members()
+    if gap is not None:
+        d, rel = gap["difference"], gap["relative"]
+        summary += (f"\nmembers {gap['members']['value']:.4f} vs non-members (holdout) "
+                    f"{gap['non_members']['value']:.4f} ({gap['attacker']}): difference "
+                    f"{d['value']:.4f} [{d['ci'][0]:.4f}, {d['ci'][1]:.4f}], relative "
+                    f"{rel['value']:.4f}")
     if args.calibrate:
         if args.calibrate == "null-rapid" and args.permute == "labels":
             cal = rapid_null_calibration(result, seed=args.seed,

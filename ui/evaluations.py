@@ -34,12 +34,19 @@ def rapid_fit_params(ws: Workspace) -> dict[str, Any]:
     return {**RAPID_FIT_DEFAULTS, **(ws.setting("rapid_fit") or {})}
 
 
-def _targets(ws: Workspace, subset: int, seed: int):
-    real = ws.real.frame
+def _targets(ws: Workspace, subset: int, seed: int, *, frame=None):
+    real = ws.real.frame if frame is None else frame
     if subset and subset < len(real):
         rng = np.random.default_rng(seed)
         real = real.iloc[np.sort(rng.choice(len(real), size=subset, replace=False))]
     return real
+
+
+def _control(ws: Workspace, params: dict[str, Any]):
+    """The holdout as RAPID's non-members (consensus R7), subsampled like the targets."""
+    if ws.holdout is None:
+        return None
+    return _targets(ws, params["subset"], params["seed"], frame=ws.holdout.frame)
 
 
 def rapid_key(ws: Workspace, params: dict[str, Any]) -> str:
@@ -59,9 +66,9 @@ def rapid_run(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None:
     def compute(progress):
         return pc.rapid(
             _targets(ws, params["subset"], params["seed"]), [t.frame for t in ws.releases],
-            threat=ws.threat, schema=ws.schema, attackers=tuple(params["attackers"]),
-            n_trees=int(params["n_trees"]), bootstrap=int(params["bootstrap"]),
-            seed=int(params["seed"]), progress=progress)
+            threat=ws.threat, schema=ws.schema, control=_control(ws, params),
+            attackers=tuple(params["attackers"]), n_trees=int(params["n_trees"]),
+            bootstrap=int(params["bootstrap"]), seed=int(params["seed"]), progress=progress)
 
     return run_cached(rapid_key(ws, params), "Fitting the attackers on the synthetic data",
                       compute)

@@ -32,6 +32,7 @@ from .privacy_attacks import (
 from .privacy_distance import dcr_histogram, knn_curve
 from .rapid import (
     rapid_attackers_figure,
+    rapid_members_figure,
     rapid_attribution_figure,
     rapid_by_class_figure,
     rapid_cv_figure,

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..errors import ParameterError
 from ..results import MetricResult
 from ..risk.attackers import ATTACKER_LABELS
 from ..risk.rapid import RapidCalibration, RapidResult
@@ -258,6 +259,32 @@ def rapid_attackers_figure(result: RapidResult) -> go.Figure:
     fig.update_layout(barmode="group", yaxis_range=[0, 1.02], height=300,
                       yaxis_title="share of real records", margin={"t": 20, "b": 10},
                       legend={"orientation": "h", "y": 1.12})
+    return fig
+
+
+def rapid_members_figure(result: RapidResult) -> go.Figure:
+    """Members (training records) against non-members (holdout records) for each
+    attacker, with intervals: the gap is what the release discloses about the people in
+    it beyond what it says about anyone from the same population (consensus R7)."""
+    gap = result.members_vs_non_members()
+    if gap is None:
+        raise ParameterError("No holdout records were scored: load a holdout to compare "
+                             "members with non-members.")
+    atts = list(result.attackers)
+    labels = [ATTACKER_LABELS.get(a, a) for a in atts]
+    fig = go.Figure()
+    for role, color, name in (("members", RISK_COLOR, "members (training records)"),
+                              ("non_members", SAFE_COLOR, "non-members (holdout)")):
+        v = np.array([gap["by_attacker"][a][role] for a in atts])
+        ci = np.array([gap["by_attacker"][a][f"{role}_ci"] for a in atts])
+        fig.add_trace(go.Bar(x=labels, y=v, name=name, marker_color=color,
+                             error_y={"type": "data", "array": ci[:, 1] - v,
+                                      "arrayminus": v - ci[:, 0]},
+                             hovertemplate="%{x}: %{y:.3f}<extra>" + name + "</extra>"))
+    fig.update_layout(barmode="group", yaxis_range=[0, 1.02], height=300,
+                      yaxis_title=f"RAPID at {_threshold_label(result).split(' ')[0]} = "
+                                  f"{result.threshold:.2f}",
+                      margin={"t": 20, "b": 10}, legend={"orientation": "h", "y": 1.12})
     return fig
 
 

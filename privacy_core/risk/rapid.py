@@ -46,7 +46,9 @@ from ..results import MetricResult, jsonable
 from ..stats import (
     bootstrap_weights,
     clopper_pearson_interval,
+    control_baseline_risk,
     mean_interval,
+    newcombe_difference_interval,
     percentile_interval,
     poisson_bootstrap_weights,
     wilson_interval,
@@ -247,6 +249,9 @@ class RapidResult(MetricResult):
     # scores of another variant and threshold curves, computed once per fit, so a slider
     # step costs one aggregation rather than a curve of them (issue 13, item 5).
     memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # The same attackers applied to real records the generator never saw (consensus R7):
+    # a RapidResult of its own, re-aggregated with this one (``at``).
+    control: RapidResult | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ re-aggregation
     def at(self, threshold: float | None = None, *, method: str | None = None,
@@ -284,7 +289,63 @@ class RapidResult(MetricResult):
                     self.memo[key] = ThresholdBootstrap.build(
                         self.boot_weights, scores.reshape(len(scores), -1))
                 index = self.memo[key]
-        return _aggregate(self, scores, float(threshold), params, index=index)
+        result = _aggregate(self, scores, float(threshold), params, index=index)
+        if self.control is not None:
+            result = replace(result, control=self.control.at(
+                float(threshold), method=method, error=error, interval=interval))
+        return result
+
+    def members_vs_non_members(self) -> dict[str, Any] | None:
+        """RAPID on the training records (members) against the same attackers on holdout
+        records the generator never saw (non-members), and the difference: what the
+        release discloses beyond the population's patterns (consensus R7). ``None``
+        without a control.
+
+        The headline attacker is the strongest on the members (the one behind
+        ``rate_max``); each attacker's figures are in ``by_attacker``. The difference's
+        interval is the percentile interval of the difference of independent bootstrap
+        replicates of the two record sets, or Newcombe's hybrid score interval without a
+        bootstrap.
+        """
+        if self.control is None:
+            return None
+        conf = self.params["confidence"]
+        boot_m, boot_c = _attacker_bootstrap(self), _attacker_bootstrap(self.control)
+        n_m, n_c = self.scores.shape[0], self.control.scores.shape[0]
+        by_attacker = {}
+        for j, a in enumerate(self.attackers):
+            m, c = self.by_attacker[a], self.control.by_attacker[a]
+            # relative: the difference as a share of what the non-members leave to learn,
+            # (r_m - r_c) / (1 - r_c), the consensus framework's control-baseline risk
+            # (≈ 1 for a copy of the members, ≈ 0 for a release that never saw them)
+            relative = control_baseline_risk(m["value"], c["value"])
+            if boot_m is not None and boot_c is not None and len(boot_m) == len(boot_c):
+                bm, bc = boot_m[:, j], boot_c[:, j]
+                lo, hi = percentile_interval(bm - bc, confidence=conf)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    rel_b = np.where(bc < 1, (bm - bc) / (1 - bc), np.nan)
+                r_lo, r_hi = percentile_interval(rel_b, confidence=conf)
+                ci, rel_ci, how = (float(lo), float(hi)), (float(r_lo), float(r_hi)), "bootstrap"
+            else:
+                ci = newcombe_difference_interval(m["value"] * n_m, n_m, c["value"] * n_c,
+                                                  n_c, confidence=conf)
+                scale = 1 - c["value"]
+                rel_ci = (ci[0] / scale, ci[1] / scale) if scale > 0 else (np.nan, np.nan)
+                how = "newcombe"
+            by_attacker[a] = {"members": m["value"], "members_ci": list(m["ci"]),
+                              "non_members": c["value"], "non_members_ci": list(c["ci"]),
+                              "difference": m["value"] - c["value"], "difference_ci": list(ci),
+                              "relative": relative, "relative_ci": list(rel_ci),
+                              "interval": how}
+        head = by_attacker[self.strongest_attacker]
+        return {"attacker": self.strongest_attacker, "threshold": self.threshold,
+                "n_members": n_m, "n_non_members": n_c,
+                "members": {"value": head["members"], "ci": head["members_ci"]},
+                "non_members": {"value": head["non_members"], "ci": head["non_members_ci"]},
+                "difference": {"value": head["difference"], "ci": head["difference_ci"],
+                               "interval": head["interval"]},
+                "relative": {"value": head["relative"], "ci": head["relative_ci"]},
+                "by_attacker": by_attacker}
 
     def flags(self, threshold: float | None = None) -> np.ndarray:
         """Per-record, per-attacker, per-replicate at-risk indicators (n, A, M)."""
@@ -489,8 +550,15 @@ class RapidResult(MetricResult):
             "curve": {"thresholds": mean_curve["threshold"].tolist(),
                       "rate": mean_curve["rate"].tolist()},
         }))
+        gap = self.members_vs_non_members()
+        if gap is not None:
+            out.update(jsonable({"members": gap["members"], "non_members": gap["non_members"],
+                                 "difference": gap["difference"],
+                                 "members_vs_non_members": gap}))
         if include_records:
             out["records"] = jsonable(self.records)
+            if self.control is not None:
+                out["non_member_records"] = jsonable(self.control.records)
         return out
 
 
@@ -548,6 +616,26 @@ def _bootstrap_rates(res: RapidResult, scores: np.ndarray, threshold: float,
         w = bootstrap_weights(n, size, seed=int(res.params["bootstrap_seed"]) + start)
         out.append((w @ f) / n)
     return np.vstack(out)
+
+
+def _stored_bootstrap(n: int, n_boot: int, seed: int) -> tuple[np.ndarray | None, str]:
+    """Bootstrap weights drawn once per fit and kept, so a slider step or a curve never
+    redraws them: multinomial (float32) up to _MAX_STORED_WEIGHTS, then Poisson (a byte
+    each: a million records x 500 replicates in 500 MB); beyond that, redrawn per step."""
+    if n_boot and n_boot * n <= _MAX_STORED_WEIGHTS:
+        return np.ascontiguousarray(bootstrap_weights(n, n_boot, seed=seed).T), "multinomial"
+    if n_boot and n_boot * n <= _MAX_POISSON_WEIGHTS:
+        return poisson_bootstrap_weights(n, n_boot, seed=seed), "poisson"
+    return None, "multinomial"
+
+
+def _attacker_bootstrap(res: RapidResult) -> np.ndarray | None:
+    """Bootstrap replicates of each attacker's RAPID at the current threshold, (B, A)."""
+    boot = _bootstrap_rates(res, res.scores, res.threshold, res.boot_index)
+    if boot.shape[0] == 0:
+        return None
+    n_att, n_rep = res.scores.shape[1:]
+    return boot.reshape(-1, n_att, n_rep).mean(axis=2)
 
 
 def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
@@ -617,6 +705,7 @@ def rapid(
     *,
     threat: ThreatModel,
     schema: Schema | None = None,
+    control: pd.DataFrame | None = None,
     attackers: Sequence[str] | str = DEFAULT_ATTACKERS,
     tau: float | None = None,
     epsilon: float | None = None,
@@ -642,6 +731,12 @@ def rapid(
     threat
         Quasi-identifiers (attacker's features) and the sensitive attribute (the first
         of ``threat.sensitive`` is the target).
+    control
+        Real holdout records the generator never saw. The same fitted attackers score
+        them too (``result.control``), with the members' class shares as the baseline,
+        and :meth:`RapidResult.members_vs_non_members` gives the difference (consensus
+        R7). Holdout records whose sensitive class the real data never hold (or whose
+        value is missing) cannot be scored and are counted in the control's parameters.
     attackers
         Any of ``rf``, ``xgb``, ``cart``, ``logit`` (lasso for continuous targets);
         default ``rf``, ``xgb``, ``logit`` (:data:`DEFAULT_ATTACKERS`, the paper's §4 suite).
@@ -686,7 +781,8 @@ def rapid(
     n_trees = check_positive_int("n_trees", n_trees)
     check_confidence(confidence)
     check_in_range("delta", delta, 0, np.inf)
-    data = prepare_review(real, synthetic, threat=threat, schema=schema, min_rows=10)
+    data = prepare_review(real, synthetic, threat=threat, schema=schema, holdout=control,
+                          min_rows=10)
     target = threat.target
     qis = list(threat.quasi_identifiers)
     spec = data.schema[target]
@@ -720,7 +816,22 @@ def rapid(
         prevalence = np.zeros(0)
         y_scale = float(np.std(y_true, ddof=1)) if len(y_true) > 1 else 1.0
 
-    n, n_att, n_rep = len(targets), len(attackers), len(data.synthetic)
+    n_members = len(targets)
+    if data.holdout is not None:
+        # the control's records are scored by the same fits, stacked under the members
+        ctrl = data.holdout
+        scorable = ctrl[target].notna().to_numpy() if kind == "continuous" else \
+            ctrl[target].isin(classes).to_numpy()
+        ctrl = ctrl[scorable]
+        if len(ctrl) < 10:
+            raise InsufficientDataError(
+                f"Only {len(ctrl)} holdout record(s) have a value of {target!r} that the real "
+                "data also hold; comparing members with non-members needs 10.")
+        X_target = np.vstack([X_target, encoder.transform(ctrl)])
+        y_ctrl = pd.Index(classes).get_indexer(ctrl[target]).astype(np.int64) \
+            if kind == "categorical" else ctrl[target].to_numpy(dtype=float)
+        y_true = np.concatenate([y_true, y_ctrl])
+    n, n_att, n_rep = len(y_true), len(attackers), len(data.synthetic)
     g = np.zeros((n, n_att, n_rep)) if kind == "categorical" else None
     pred_code = np.zeros((n, n_att, n_rep), dtype=np.int64) if kind == "categorical" else None
     pred_conf = np.zeros((n, n_att, n_rep)) if kind == "categorical" else None
@@ -728,7 +839,8 @@ def rapid(
         if kind == "categorical" else None
     y_hat = np.zeros((n, n_att, n_rep)) if kind == "continuous" else None
     importance_rows = []
-    child_seeds = np.random.SeedSequence(seed).spawn(n_rep * n_att + 1)
+    # one per fit, then the bootstrap seeds of the members and of the control
+    child_seeds = np.random.SeedSequence(seed).spawn(n_rep * n_att + 2)
     dropped_rows = []
     total = n_rep * n_att
     step = 0
@@ -769,17 +881,8 @@ def rapid(
     if progress:
         progress(1.0, "Scoring records")
 
-    boot_seed = int(child_seeds[-1].generate_state(1)[0])
-    # The weights are drawn once per fit and kept, so a slider step or a curve never
-    # redraws them: multinomial (float32) up to _MAX_STORED_WEIGHTS, then Poisson (a byte
-    # each: a million records x 500 replicates in 500 MB); beyond that, redrawn per step.
-    scheme = "multinomial"
-    boot = None
-    if bootstrap and bootstrap * n <= _MAX_STORED_WEIGHTS:
-        boot = np.ascontiguousarray(bootstrap_weights(n, bootstrap, seed=boot_seed).T)
-    elif bootstrap and bootstrap * n <= _MAX_POISSON_WEIGHTS:
-        scheme = "poisson"
-        boot = poisson_bootstrap_weights(n, bootstrap, seed=boot_seed)
+    boot_seed = int(child_seeds[n_rep * n_att].generate_state(1)[0])
+    boot, scheme = _stored_bootstrap(n_members, bootstrap, boot_seed)
     params = {
         "attackers": list(attackers), "quasi_identifiers": qis, "sensitive": target,
         "kind": kind, "method": method, "error": error, "delta": delta,
@@ -787,7 +890,7 @@ def rapid(
         "interval": interval,
         "confidence": confidence, "numeric_missing": numeric_missing,
         "imputed_missing": missing_counts, "n_trees": n_trees, "seed": seed,
-        "n_real": n, "n_synthetic": [len(s) for s in data.synthetic],
+        "n_real": n_members, "n_synthetic": [len(s) for s in data.synthetic],
         "n_replicates": n_rep,
         "excluded_targets_missing_value": int((~targets_mask).sum()),
         "dropped_synthetic_rows_missing_target": dropped_rows,
@@ -796,15 +899,31 @@ def rapid(
     if not importances.empty:
         importances = importances.groupby(["attacker", "column"], as_index=False, sort=False)[
             "importance"].mean()
-    shell = RapidResult(
-        name="rapid", value=float("nan"), ci=None, params=params, goal="lower",
-        bounds=(0.0, 1.0), kind=kind, threshold=threshold, attackers=attackers,
-        record_index=targets.index.to_numpy(), quasi=targets[qis].reset_index(drop=True),
-        y_true=y_true, classes=classes, prevalence=prevalence, g=g, pred_code=pred_code,
-        pred_conf=pred_conf, proba=proba, y_hat=y_hat, y_scale=y_scale, importances=importances,
-        boot_weights=boot, scores=np.zeros((0, 0, 0)),
-    )
-    result = _aggregate(shell, _scores_from_primitives(shell, params), threshold, params)
+    def shell(rows: slice, frame: pd.DataFrame, params: dict[str, Any], weights) -> RapidResult:
+        def part(a):
+            return None if a is None else a[rows]
+        return RapidResult(
+            name="rapid", value=float("nan"), ci=None, params=params, goal="lower",
+            bounds=(0.0, 1.0), kind=kind, threshold=threshold, attackers=attackers,
+            record_index=frame.index.to_numpy(), quasi=frame[qis].reset_index(drop=True),
+            y_true=y_true[rows], classes=classes, prevalence=prevalence, g=part(g),
+            pred_code=part(pred_code), pred_conf=part(pred_conf), proba=part(proba),
+            y_hat=part(y_hat), y_scale=y_scale, importances=importances,
+            boot_weights=weights, scores=np.zeros((0, 0, 0)))
+
+    members = shell(slice(0, n_members), targets, params, boot)
+    result = _aggregate(members, _scores_from_primitives(members, params), threshold, params)
+    if data.holdout is not None:
+        ctrl_seed = int(child_seeds[n_rep * n_att + 1].generate_state(1)[0])
+        ctrl_boot, ctrl_scheme = _stored_bootstrap(n - n_members, bootstrap, ctrl_seed)
+        ctrl_params = {**params, "role": "non-members (holdout)", "n_real": n - n_members,
+                       "bootstrap_seed": ctrl_seed, "bootstrap_scheme": ctrl_scheme,
+                       "excluded_holdout_unscorable": int((~scorable).sum())}
+        non_members = shell(slice(n_members, n), ctrl, ctrl_params, ctrl_boot)
+        result = replace(result, control=_aggregate(
+            non_members, _scores_from_primitives(non_members, ctrl_params), threshold,
+            ctrl_params))
+        result.params["n_holdout"] = n - n_members
     if kind == "categorical" and float(prevalence.max()) > 0.95:
         warnings.warn(
             f"{target!r} is dominated by one class ({prevalence.max():.1%}); RAPID's gains "

@@ -263,3 +263,18 @@ def test_review_page_exports_aggregates_only_by_default():
         real=workspace(at).real.frame, synthetic=[t.frame for t in workspace(at).releases],
         results={}, threat=workspace(at).threat, schema=workspace(at).schema).to_json())
     assert "records" not in record and record["provenance"]["real"]["rows"] == 2000
+
+
+def test_rapid_page_compares_members_with_non_members():
+    """The demo carries a holdout: the page states members vs non-members with the
+    difference and its interval, and the tab shows the same figures as the engine."""
+    at = start("pages/rapid.py")
+    line = next(m.value for m in at.markdown if m.value.startswith("**Members vs non-members**"))
+    assert "difference of" in line and "relative" in line
+    at.session_state["rapid_tabs"] = "Members vs non-members"
+    at.run()
+    assert not at.exception and not at.error
+    members, non_members = metric(at, "Members (training"), metric(at, "Non-members")
+    assert metric(at, "Difference") == pytest.approx(members - non_members, abs=1.5e-3)
+    assert 0 <= non_members <= 1 and 0 <= members <= 1
+    assert any(d.value.shape[0] > 0 and "score" in d.value.columns for d in at.dataframe)
