@@ -199,10 +199,13 @@ def results_panel(base: pc.RapidResult) -> None:
                             run=False, rule=cal_rule, permute=cal_permute,
                             n_permutations=int(cal_perm) if cal_perm else None)
     g1, g2 = st.columns([3, 2])
+    # spec=True: the figures' cached data with this step's marker and counts, not rebuilt
+    # (building a plotly figure costs more than the whole re-aggregation; issue 13, item 5)
     g1.plotly_chart(plots.rapid_threshold_curve(
         r, suggested=cal.suggested_threshold if cal else None,
-        null=cal if cal is not None and cal.rule == "null-rapid" else None), width="stretch")
-    g2.plotly_chart(plots.rapid_score_histogram(r), width="stretch")
+        null=cal if cal is not None and cal.rule == "null-rapid" else None, spec=True),
+        width="stretch")
+    g2.plotly_chart(plots.rapid_score_histogram(r, spec=True), width="stretch")
 
     # lazy tabs: only the open one runs, so a slider step does not refit the attribution
     # or redraw five hidden figures (issue 13, item 5)

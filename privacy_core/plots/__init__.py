@@ -31,12 +31,13 @@ from .privacy_attacks import (
 )
 from .privacy_distance import dcr_histogram, knn_curve
 from .rapid import (
+    FigureSpec,
     rapid_attackers_figure,
-    rapid_members_figure,
     rapid_attribution_figure,
     rapid_by_class_figure,
     rapid_cv_figure,
     rapid_importance_figure,
+    rapid_members_figure,
     rapid_null_figure,
     rapid_score_histogram,
     rapid_subgroup_figure,

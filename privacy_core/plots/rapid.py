@@ -49,28 +49,78 @@ def _attacker_label(result: RapidResult, attacker: str) -> str:
     return label
 
 
+class FigureSpec(go.Figure):
+    """A finished figure held as plain plotly data, for a page to draw as it is.
+
+    Building or copying a ``go.Figure`` re-validates plotly's whole template (10-50 ms a
+    figure), which a slider step must not pay for the parts that did not move: the RAPID
+    page draws the cached spec of a figure with only the threshold marker and counts
+    changed. Only serialisation is supported (``to_dict``, ``to_plotly_json``,
+    ``to_json``: what ``st.plotly_chart`` and ``plotly.io`` call); ``go.Figure(spec)``
+    gives a full figure back.
+    """
+
+    def __init__(self, spec: dict) -> None:  # no super().__init__(): that is the cost
+        self._spec = spec
+
+    def to_dict(self) -> dict:
+        return self._spec
+
+    def to_plotly_json(self) -> dict:
+        return self._spec
+
+    def to_json(self, *args, **kwargs) -> str:
+        import plotly.io as pio
+
+        return pio.to_json(self._spec, *args, **{"validate": False, **kwargs})
+
+    def __repr__(self) -> str:
+        return f"FigureSpec({len(self._spec.get('data', []))} traces)"
+
+
+def _with_vline(spec: dict, x: float, *, dash: str, color: str, label: str | None = None
+                ) -> dict:
+    """``spec`` (not modified) with a vertical line at ``x`` across the plot, labelled on
+    top: what ``add_vline`` draws, as data."""
+    layout = dict(spec.get("layout", {}))
+    layout["shapes"] = [*layout.get("shapes", ()), {
+        "type": "line", "x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain",
+        "line": {"color": color, "dash": dash}}]
+    if label is not None:
+        layout["annotations"] = [*layout.get("annotations", ()), {
+            "showarrow": False, "text": label, "x": x, "xanchor": "center", "xref": "x",
+            "y": 1, "yanchor": "bottom", "yref": "y domain"}]
+    return {**spec, "layout": layout}
+
+
 def rapid_threshold_curve(result: RapidResult, thresholds: Sequence[float] | None = None,
                           *, suggested: float | None = None,
-                          null: RapidCalibration | None = None) -> go.Figure:
+                          null: RapidCalibration | None = None,
+                          spec: bool = False) -> go.Figure:
     """RAPID against the threshold: one line per attacker (labelled with its accuracy),
     the mean and the max envelope (the headline, §2.5), interval bands for the mean and
     max, and a marker at the current threshold.
 
     With ``null`` (a ``null-rapid`` calibration at the same score variant) the null
     RAPID's median and its band up to the 95th percentile are drawn too, and the suggested
-    threshold is the calibration's unless ``suggested`` is given.
+    threshold is the calibration's unless ``suggested`` is given. ``spec=True`` returns a
+    :class:`FigureSpec` (a slider step's cost), otherwise a full ``go.Figure``.
     """
     if null is not None and null.rule == "null-rapid" and suggested is None:
         suggested = null.suggested_threshold
     # Everything but the current-threshold marker is the same at every slider step:
-    # built once per fit and score variant, then copied (building a figure is ~10x the
-    # cost of copying one; issue 13, item 5).
+    # built once per fit and score variant (issue 13, item 5).
     key = ("curve_figure", None if thresholds is None else tuple(map(float, thresholds)),
            _variant(result), null, None if suggested is None else float(suggested))
-    fig = go.Figure(_memoised(result, key, lambda: _curve_base(result, thresholds, null,
-                                                              suggested)))
+    base, data = _memoised(result, key, lambda: _curve_base(result, thresholds, null,
+                                                            suggested))
+    label = f"current {result.threshold:.2f}"
+    if spec:
+        return FigureSpec(_with_vline(data, result.threshold, dash="dash", color="#555",
+                                      label=label))
+    fig = go.Figure(base)  # a copy: the cached figure is shared by every step
     fig.add_vline(x=result.threshold, line_dash="dash", line_color="#555",
-                  annotation_text=f"current {result.threshold:.2f}", annotation_position="top")
+                  annotation_text=label, annotation_position="top")
     return fig
 
 
@@ -79,12 +129,14 @@ def _variant(result: RapidResult) -> tuple:
                         if k not in ("threshold", "tau", "epsilon")))
 
 
-def _memoised(result: RapidResult, key: tuple, build) -> go.Figure:
-    """A figure kept in the fit's memo (shared by every re-aggregation of one fit)."""
+def _memoised(result: RapidResult, key: tuple, build) -> tuple[go.Figure, dict]:
+    """A figure and its plain data, kept in the fit's memo (shared by every
+    re-aggregation of one fit)."""
     if key not in result.memo:
         if len(result.memo) > 64:  # stay bounded however many variants are tried
             result.memo.clear()
-        result.memo[key] = build()
+        fig = build()
+        result.memo[key] = (fig, fig.to_dict())
     return result.memo[key]
 
 
@@ -130,8 +182,9 @@ def _curve_base(result: RapidResult, thresholds: Sequence[float] | None,
 HISTOGRAM_BINS = 50
 
 
-def rapid_score_histogram(result: RapidResult) -> go.Figure:
-    """Distribution of per-record scores (the strongest attacker's), at-risk side coloured."""
+def rapid_score_histogram(result: RapidResult, *, spec: bool = False) -> go.Figure:
+    """Distribution of per-record scores (the strongest attacker's), at-risk side coloured.
+    ``spec=True`` returns a :class:`FigureSpec` (see :func:`rapid_threshold_curve`)."""
     j = result.attackers.index(result.strongest_attacker)
     # the strongest attacker's score averaged over releases, as ``records["score"]``
     score = result.scores[:, j, :].mean(axis=1).astype(float)
@@ -145,7 +198,12 @@ def rapid_score_histogram(result: RapidResult) -> go.Figure:
     counts = [np.histogram(score[finite & (at_risk == flag)], edges)[0] for flag in (True, False)]
     key = ("histogram_figure", _variant(result), result.strongest_attacker)
     # the bars' layout depends on the scores only; a step moves counts and the marker
-    fig = go.Figure(_memoised(result, key, lambda: _histogram_base(result, edges)))
+    base, data = _memoised(result, key, lambda: _histogram_base(result, edges))
+    if spec:
+        traces = [{**trace, "y": c} for trace, c in zip(data["data"], counts)]
+        return FigureSpec(_with_vline({**data, "data": traces}, result.threshold, dash="dash",
+                                      color="#333"))
+    fig = go.Figure(base)
     for trace, c in zip(fig.data, counts):
         trace.y = c
     fig.add_vline(x=result.threshold, line_dash="dash", line_color="#333")

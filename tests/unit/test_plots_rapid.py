@@ -81,3 +81,35 @@ def test_slider_steps_reuse_the_figures_but_draw_each_step_exactly(fitted):
     assert [t.name for t in a.data] == [t.name for t in b.data]
     for ta, tb in zip(a.data, b.data):
         np.testing.assert_allclose(np.asarray(ta.y, float), np.asarray(tb.y, float))
+
+
+def _plain(obj):
+    """JSON with plotly's typed arrays ({"dtype", "bdata"}) decoded to plain lists."""
+    import base64
+
+    if isinstance(obj, dict):
+        if set(obj) >= {"dtype", "bdata"}:
+            arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=obj["dtype"])
+            return [float(v) for v in arr]
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _plain(v)
+                for v in obj]
+    return obj
+
+
+def test_figure_specs_draw_what_the_full_figures_draw(fitted):
+    """The page's fast path (cached plain data, no re-validation) serialises to the same
+    traces, shapes and annotations as the full figures."""
+    import json
+
+    _, _, res = fitted
+    for tau in (0.25, 0.6):
+        r = res.at(tau)
+        for build in (plots.rapid_threshold_curve, plots.rapid_score_histogram):
+            full = _plain(json.loads(build(r).to_json()))
+            fast = _plain(json.loads(build(r, spec=True).to_json()))
+            assert fast["data"] == full["data"]
+            for part in ("shapes", "annotations", "height", "xaxis", "yaxis"):
+                assert fast["layout"].get(part) == full["layout"].get(part), part
+            assert isinstance(build(r, spec=True), plots.FigureSpec)
