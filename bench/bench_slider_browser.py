@@ -136,6 +136,8 @@ def main() -> None:
     print(f"tau step, key press -> app idle, over {len(idle)} steps: "
           f"median {1000 * statistics.median(idle):.0f} ms, max {1000 * max(idle):.0f} ms "
           f"(target <= 200 ms)")
+    print("each step (shown/idle ms): " + ", ".join(
+        f"{1000 * a:.0f}/{1000 * b:.0f}" for a, b in times))
 
 
 if __name__ == "__main__":
