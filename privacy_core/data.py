@@ -53,6 +53,8 @@ _CANDIDATE_DELIMITERS = ",;\t|"
 _ID_MIN_ROWS = 20
 # Whitespace-only lines before the header (csv exports with a blank first line).
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\r?\n)+")
+# Excel's delimiter hint, a first line such as "sep=;"
+_SEP_HINT = re.compile(r"\A\s*sep=(.)[ \t]*\r?\n")
 
 ColumnKind = Literal["numeric", "categorical", "boolean", "id", "constant"]
 INCLUDED_KINDS = ("numeric", "categorical", "boolean")
@@ -87,7 +89,8 @@ def load_table(
     ------
     DataLoadError
         Empty file, header only, binary non-Parquet content, a single column, duplicate
-        column names, or a Parquet file that cannot be read.
+        column names, or a Parquet file that cannot be read; malformed CSV (a row with more
+        fields than the header, an unclosed or stray quote) with the line it is on.
     """
     raw, label = _read_bytes(source, name)
     if len(raw.strip()) == 0:
@@ -205,13 +208,26 @@ def _sniff_delimiter(text: str) -> str:
 
 def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFrame, str]:
     """The table (every cell as text) and the delimiter used."""
-    text = _LEADING_BLANK_LINES.sub("", _decode(raw, label))
+    text = _decode(raw, label)
+    if "\r" in text:
+        # polars ends lines at \n only: a file with classic Mac line endings (Excel's "CSV
+        # (Macintosh)"), or mixed ones, would be read as one long header row
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _LEADING_BLANK_LINES.sub("", text.lstrip("\ufeff"))
     if not text.strip():
         raise DataLoadError(f"{label} is empty: it has no header and no rows.")
+    hint = _SEP_HINT.match(text)
+    if hint is not None:  # Excel's "sep=;" line names the delimiter and is not the header
+        text = text[hint.end():]
+        delimiter = delimiter or hint.group(1)
     sep = delimiter or _sniff_delimiter(text)
     if len(sep) != 1:
         raise DataLoadError(f"The delimiter must be one character; got {sep!r}.")
-    header = next(csv.reader(io.StringIO(text.splitlines()[0]), delimiter=sep), [])
+    # the first record, not the first line: a quoted name may hold a line break
+    try:
+        header = next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])
+    except csv.Error:  # e.g. a stray carriage return: the first line is the header
+        header = next(csv.reader([text.splitlines()[0]], delimiter=sep), [])
     names = [h.strip() for h in header]
     if len(names) == 1 and delimiter is not None:
         others = [d for d in _CANDIDATE_DELIMITERS if d != sep and d in text.splitlines()[0]]
@@ -222,7 +238,10 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
             )
     if any(n == "" for n in names) and len(names) > 1:
         position = names.index("") + 1
-        raise DataLoadError(f"{label} has an empty column name at position {position}.")
+        trailing = (f" (the header ends with the delimiter {sep!r}: remove it, or name the "
+                    "column)") if position == len(names) else ""
+        raise DataLoadError(
+            f"{label} has an empty column name at position {position}{trailing}.")
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise DataLoadError(
@@ -241,14 +260,34 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
             quote_char='"',
         )
     except Exception as exc:
+        detail = _csv_problem(text, sep, len(names)) or str(exc).splitlines()[0]
         raise DataLoadError(
-            f"{label} could not be parsed as CSV with delimiter {sep!r}: "
-            f"{str(exc).splitlines()[0]}"
+            f"{label} could not be parsed as CSV with delimiter {sep!r}: {detail}"
         ) from None
-    frame = frame.rename({old: new for old, new in zip(frame.columns, names, strict=False)})
+    if frame.height == 0 and len(text.strip().splitlines()) > 1:
+        # the lines after the header vanished into it: an unclosed quote in the header
+        first = text.splitlines()[0]
+        detail = _csv_problem(text, sep, len(names)) or (
+            f"a quote (\") in the header {first[:80]!r} runs on into the lines below; "
+            "remove it or close it." if '"' in first else None)
+        if detail:
+            raise DataLoadError(
+                f"{label} could not be parsed as CSV with delimiter {sep!r}: {detail}")
+    if frame.width != len(names):  # the csv module and polars split the header differently
+        raise DataLoadError(
+            f"{label} has {len(names)} column name(s) in its header but was read as "
+            f"{frame.width} columns with delimiter {sep!r}; check the delimiter, the quotes "
+            "and the line endings (save it again as CSV from a spreadsheet).")
+    frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
     # polars reads a blank line as a row of nulls; such rows carry no record.
     empty = frame.select(pl.all_horizontal(pl.all().is_null())).to_series()
     n_empty = int(empty.sum())
+    if n_empty and n_empty == frame.height:
+        raise DataLoadError(
+            f"{label} has a header ({frame.width} columns) but no data rows: its {n_empty} "
+            "row(s) are blank lines or have every cell missing (empty or a missing-value "
+            f"token such as {', '.join(NULL_TOKENS[1:4])}); a review needs at least one "
+            "record with values.")
     if n_empty and n_empty < frame.height:
         warnings.warn(
             f"{label}: skipped {n_empty} empty row(s) (blank lines or every cell missing).",
@@ -256,6 +295,29 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
             stacklevel=3,
         )
     return (frame.filter(~empty) if n_empty else frame), sep
+
+
+def _csv_problem(text: str, sep: str, n_columns: int) -> str | None:
+    """Where and why a file is not valid CSV, in the user's terms (line numbers of the
+    file) rather than the parser's; None when the csv module finds nothing wrong."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, strict=True)
+    start = 1
+    try:
+        for row in reader:
+            if len(row) > n_columns:
+                return (f"line {start} has {len(row)} fields but the header has {n_columns} "
+                        f"columns (a {sep!r} inside a value that is not quoted?).")
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            return (f"the quote (\") opened on line {start} is never closed; close it or "
+                    "remove it.")
+        if reader.line_num > start:  # the record began on an earlier line
+            return (f"a quoted value that starts on line {start} runs on to line "
+                    f"{reader.line_num}; check the quotes (\") on line {start}.")
+        return (f"line {reader.line_num} has a quote (\") inside a value that is not quoted "
+                'as a whole; write it as two quotes ("") inside a quoted value.')
+    return None
 
 
 _LEADING_ZERO = r"^[+-]?0[0-9]"  # "007", "01234": a code, not a number
@@ -604,8 +666,11 @@ def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
     if n_unique == 0:
         return ColumnSpec(kind="constant", note="all values are missing", **base)
     if n_unique == 1 and n_missing == 0:
+        value = non_null.iloc[0]
+        # the note is shown to users: numpy 2 would show 0 as "np.int64(0)"
+        value = value.item() if isinstance(value, np.generic) else value
         return ColumnSpec(
-            kind="constant", note=f"it has the single value {non_null.iloc[0]!r}", **base
+            kind="constant", note=f"it has the single value {value!r}", **base
         )
     is_num = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
         series.dtype

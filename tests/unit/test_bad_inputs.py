@@ -466,3 +466,97 @@ def test_utf16_excel_unicode_text_is_read():
     frame = pc.load_table(raw, name="excel.txt")
     assert list(frame.columns) == ["age", "city"]
     assert frame["city"].tolist() == ["Zürich", "Bern"]
+
+
+# ------------------------------------------------- found by tests/property/test_fuzz_inputs
+# Each input below is a minimal form of a fuzzed file that was misread or refused with a
+# misleading or parser-internal message before the loader was fixed.
+def test_classic_mac_line_endings_are_read():
+    # was: "has a header (9 columns) but no data rows" (polars ends lines at \n only)
+    frame = load_table(b"age,sex,income\r31,m,100\r45,f,200\r50,f,300\r", name="mac.csv")
+    assert list(frame.columns) == ["age", "sex", "income"]
+    assert frame["age"].tolist() == [31, 45, 50]
+
+
+def test_mixed_line_endings_and_quoted_line_break_are_read():
+    # was: 1 row of 43 columns with made-up names (lone \r endings, a quoted \n in a value)
+    frame = load_table(b'a|b\r1|"x\ny"\r3|4\r', name="mixed.csv")
+    assert frame.shape == (2, 2)
+    assert frame["b"].tolist() == ["x\ny", "4"]
+    # was: "found more fields than defined in 'Schema'" (\r\n header, lone \r row ends)
+    assert load_table(b"a,b\r\n1,2\r3,4\r\n", name="mixed2.csv")["a"].tolist() == [1, 3]
+
+
+def test_quoted_header_name_with_a_line_break_keeps_its_name():
+    frame = load_table(b'"a\nb",c\n1,2\n3,4\n', name="multi.csv")
+    assert list(frame.columns) == ["a\nb", "c"]
+
+
+@pytest.mark.parametrize(
+    ("content", "fragments"),
+    [
+        # was: polars' "found more fields than defined in 'Schema'"
+        (b"a\tb\n1\t2\n3\t4\textra\n",
+         ["delimiter '\\t'", "line 3 has 3 fields but the header has 2 columns"]),
+        # was: polars' 'could not parse `"unclosed,,` as dtype `str` ...'
+        (b'a,b\n1,2\n"unclosed,,\n', ['quote (") opened on line 3 is never closed']),
+        (b'a,b\n1,2\n"x"y,3\n', ['line 3 has a quote (")', 'two quotes ("")']),
+        # was: "has a header (2 columns) but no data rows"
+        (b'a,"b,c\n1,2\n3,4\n', ['quote (") opened on line 1 is never closed']),
+        (b'a,b"\n1,2\n', ["a quote (\") in the header 'a,b\"'", "remove it or close it"]),
+        # was: "has an empty column name at position 3." without the cause
+        (b"a,b,\n1,2,\n3,4,\n", ["empty column name at position 3",
+                                 "header ends with the delimiter ','"]),
+        # was: "has a header (2 columns) but no data rows" without saying where they went
+        (b"a,b\n?,NA\n,\n", ["no data rows", "2 row(s) are blank lines or have every cell "
+                                             "missing"]),
+    ],
+    ids=["long row", "unclosed quote", "stray quote", "unclosed quote in header",
+         "stray quote in header", "trailing delimiter", "every cell missing"],
+)
+def test_malformed_csv_names_the_line_and_the_cause(content, fragments):
+    with pytest.raises(DataLoadError) as excinfo:
+        load_table(content, name="bad.csv")
+    message = str(excinfo.value)
+    assert message.startswith("bad.csv ")
+    assert "Schema" not in message and "dtype" not in message  # no parser internals
+    missing = [f for f in fragments if f not in message]
+    assert not missing, f"message {message!r} lacks {missing}"
+
+
+def test_excel_sep_line_sets_the_delimiter():
+    # was: "has an empty column name at position 2" (the "sep=;" line read as the header)
+    frame = load_table(b"sep=;\r\nage;sex\r\n34;f\r\n61;m\r\n", name="excel.csv")
+    assert list(frame.columns) == ["age", "sex"]
+    assert frame["age"].tolist() == [34, 61]
+
+
+def test_constant_number_is_named_without_numpy_type():
+    # was: "it has the single value np.int64(0)" in the warning and the threat-model error
+    real = pd.DataFrame({"age": [0] * 5, "sex": list("fmfmf"), "dx": list("abcab")})
+    with pytest.raises(ThreatModelError) as excinfo:
+        prepare_review(real, real, threat=ThreatModel(["age"], ["dx"]))
+    message = str(excinfo.value)
+    assert "single value 0)" in message and "np." not in message
+
+
+def test_distance_inference_as_regression_on_a_categorical_secret():
+    # was: ValueError "could not convert string to float: 'no'" from pandas (found by
+    # fuzzing the measures' options on a text secret)
+    from privacy_core.errors import ParameterError
+    from privacy_core.risk.attacks import distance_inference
+
+    real, syn = simulate_health(40, seed=0), simulate_health(40, seed=1)
+    with pytest.raises(ParameterError) as excinfo:
+        distance_inference(real, syn, threat=ThreatModel(["age", "gender"], ["disease"]),
+                           regression=True)
+    assert "`regression=True` needs a numeric secret" in str(excinfo.value)
+    assert "'disease' is categorical" in str(excinfo.value)
+
+
+def test_quote_running_on_from_the_header_names_the_header_line():
+    # was: polars' 'could not parse ... as dtype `str`' (a doubled quote after the last name
+    # keeps the header's quoted value open into line 2)
+    with pytest.raises(DataLoadError) as excinfo:
+        load_table(b'"city";"a b";"weight""\n"P1";"x";"P1"\n"P2";"y";"P2"\n', name="q.csv")
+    assert "a quoted value that starts on line 1 runs on to line 2" in str(excinfo.value)

@@ -16,6 +16,7 @@ from ...data import Schema
 from ...encoding import TableEncoder
 from ...errors import (
     InsufficientDataError,
+    ParameterError,
     ThreatModelError,
     UntrustworthyResultWarning,
 )
@@ -136,6 +137,11 @@ def distance_inference(
     target = _resolve_secret(data, secret, aux)
     if regression is None:
         regression = bool(data.schema[target].is_numeric)
+    elif regression and not data.schema[target].is_numeric:
+        # its values (words, "(missing)") cannot be compared within a tolerance
+        raise ParameterError(
+            f"`regression=True` needs a numeric secret; {target!r} is "
+            f"{data.schema[target].kind}. Leave `regression` unset to take the column's type.")
     rng_t, rng_c, rng_tie, rng_bt, rng_bg = _rngs(seed, 5)
     encoder = TableEncoder(data.schema, columns=aux, numeric_missing=numeric_missing).fit(data.real)
     syn_x = _MixedSpace.of(encoder, syn, aux)
