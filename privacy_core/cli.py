@@ -69,7 +69,16 @@ def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
     if not sensitive:
         raise CLIError("--sensitive is required: the column the attacker wants to learn.")
     if not qis:
-        qis = [c for c in real.columns if c not in sensitive]
+        # every other column the schema keeps: ID-like and constant columns are excluded
+        # by inference (an attacker's "knowledge" of a row number is not a QI)
+        kept = set(infer_schema(real).included)
+        qis = [c for c in real.columns if c not in sensitive and c in kept]
+        if not qis:
+            raise CLIError("No column is left to be a quasi-identifier: name them with --qi.")
+        excluded = [c for c in real.columns if c not in sensitive and c not in kept]
+        if excluded:
+            print(f"note: quasi-identifiers default to every other column; excluded as "
+                  f"ID-like or constant: {', '.join(map(str, excluded))}", file=sys.stderr)
     # membership prevalence (consensus R4, R5): only the commands with the flags set them
     return ThreatModel(qis, sensitive,
                        sampling_fraction=getattr(args, "sampling_fraction", None),

@@ -464,3 +464,24 @@ def test_report_refuses_a_malformed_date(files):
                "--sensitive", "disease", "--metrics", "ims", "--date", "20/11/2026",
                "--out", str(files["dir"] / "x.pdf"))
     assert proc.returncode == 2 and "--date must be a date as YYYY-MM-DD" in proc.stderr
+
+
+def test_default_quasi_identifiers_leave_out_id_like_and_constant_columns(files, capsys):
+    """Without --qi every other column is a quasi-identifier, except those the schema
+    excludes (a row ID, a constant): the command runs and says which it left out."""
+    from privacy_core.cli import main
+
+    d = files["dir"]
+    for name in ("real", "syn1"):
+        frame = pd.read_csv(files[name])
+        frame.insert(0, "row_id", range(len(frame)))
+        frame["batch"] = "b1"
+        frame.to_csv(d / f"{name}_with_id.csv", index=False)
+    code = main(["rapid", "--real", str(d / "real_with_id.csv"), "--synthetic",
+                 str(d / "syn1_with_id.csv"), "--sensitive", "disease", "--attackers", "logit",
+                 "--bootstrap", "0", "--json", "-"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    qis = json.loads(out)["metrics"]["rapid"]["params"]["quasi_identifiers"]
+    assert "row_id" not in qis and "batch" not in qis and "age" in qis
+    assert "row_id" in err and "batch" in err and "excluded" in err
