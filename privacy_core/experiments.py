@@ -603,8 +603,12 @@ def _run_local(tasks: list[_Task], ctx: _Context, jobs: int,
         return
     from joblib import Parallel, delayed
 
-    results = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(
-        delayed(_run_task)(t, ctx) for t in tasks)
+    # max_nbytes=None: joblib would otherwise dump every array over 1 MB of the context (the
+    # user's real table) to a memory-mapped file in /dev/shm or the temporary directory for
+    # the workers to share, and a killed server leaves it there; the tasks get a pickled
+    # copy through the pipe instead (nothing at rest, issue 16).
+    results = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
+                       max_nbytes=None)(delayed(_run_task)(t, ctx) for t in tasks)
     try:
         for out in results:
             yield out
@@ -628,7 +632,15 @@ def _run_ray(tasks: list[_Task], ctx: _Context, address: str | None,
     if not address:
         raise ParameterError("backend='ray' needs the cluster's `address` (e.g. "
                              "'ray://head:10001' or 'auto').")
-    ray.init(address=address, ignore_reinit_error=True)
+    # The context (the real table) goes into the object store, which spills to disk
+    # (/tmp/ray/session_*/ray_spilled_objects) when full. A Ray started here ("local") gets
+    # spilling turned off: a full store fails the task instead of writing the data. A
+    # cluster joined by address keeps its own setting (ray refuses _system_config then):
+    # start its head with --system-config='{"automatic_object_spilling_enabled": false}'.
+    # The app never takes this path (the lab runs backend="local").
+    no_spill = ({"_system_config": {"automatic_object_spilling_enabled": False}}
+                if address == "local" else {})
+    ray.init(address=address, ignore_reinit_error=True, **no_spill)
     remote = ray.remote(_run_task)
     ctx_ref = ray.put(ctx)
     pending = [remote.remote(t, ctx_ref) for t in tasks]
