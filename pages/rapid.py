@@ -8,6 +8,7 @@ import privacy_core.plots as plots
 from privacy_core.exports import safe_csv
 from privacy_core.risk.rapid import DEFAULT_PERMUTATIONS, LABEL_PERMUTATIONS
 from ui.evaluations import (
+    REFERENCES_AUTO_RUN_MAX_CELLS,
     rapid_attribution,
     rapid_cached,
     rapid_calibration,
@@ -408,7 +409,8 @@ def references_panel(r: pc.RapidResult, threshold: float, interval: str,
                      variant: dict) -> None:
     """Is this acceptable? The release's RAPID against a fresh real sample and a copy."""
     refs = rapid_references_cached(ws, params)
-    if refs is None and (rapid_should_autorun(ws, params) or st.button(
+    if refs is None and (rapid_should_autorun(
+            ws, params, limit=REFERENCES_AUTO_RUN_MAX_CELLS) or st.button(
             "Compare with a fresh real sample (HALF) and a copy (SELF)",
             key="rapid_references_btn",
             help="Fits the same attackers on half of the real rows and on all of them.")):

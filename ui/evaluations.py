@@ -57,9 +57,16 @@ def rapid_cached(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None
     return cached_evaluation(rapid_key(ws, params))
 
 
-def rapid_should_autorun(ws: Workspace, params: dict[str, Any]) -> bool:
+def rapid_should_autorun(ws: Workspace, params: dict[str, Any], *,
+                         limit: int = AUTO_RUN_MAX_CELLS) -> bool:
     rows = params["subset"] or len(ws.real.frame)
-    return rows * max(len(ws.releases), 1) <= AUTO_RUN_MAX_CELLS
+    return rows * max(len(ws.releases), 1) <= limit
+
+
+# The HALF / SELF references refit the attackers twice, after the page is on screen: a
+# Streamlit session runs one script at a time, so on a large table the first slider step
+# would wait for them (15 s at 50k rows). Above this they run on a click.
+REFERENCES_AUTO_RUN_MAX_CELLS = 20_000
 
 
 def rapid_run(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None:
