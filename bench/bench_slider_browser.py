@@ -8,6 +8,7 @@ idle again (Streamlit's status widget gone). Target (issue 13, item 5): ≤ 200 
 at 50,000 rows.
 
 Usage: python bench/bench_slider_browser.py [--rows 50000] [--steps 10]
+Also times a one-slider fragment app in the same browser: the framework's own floor.
 Prints figures; asserts nothing. Needs Debian's chromium at /usr/bin/chromium.
 """
 
@@ -97,6 +98,52 @@ def step_times(page, steps: int) -> list[tuple[float, float]]:
     return out
 
 
+REFERENCE_APP = """import streamlit as st
+
+
+@st.fragment
+def panel():
+    t = st.slider("tau", 0.0, 1.0, 0.30, step=0.01, key="tau")
+    st.markdown(f"At τ = **{t:.2f}**, nothing else.")
+
+
+panel()
+"""
+
+
+def reference_steps(browser, folder: Path, steps: int) -> list[float]:
+    """The framework's own floor: a one-slider fragment app (nothing computed), same
+    browser, same kind of step. The RAPID page cannot repaint faster than this."""
+    import socket
+    import subprocess
+    import urllib.request
+
+    app = folder / "reference_app.py"
+    app.write_text(REFERENCE_APP)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true",
+         "--browser.gatherUsageStats", "false"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.25)
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_text("At τ = 0.30,").wait_for()
+        return [shown for shown, _ in step_times(page, steps)]
+    finally:
+        proc.terminate()
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -126,6 +173,7 @@ def main() -> None:
                     raise
                 if args.screenshot:
                     page.screenshot(path=args.screenshot, full_page=True)
+                floor = reference_steps(browser, Path(tmp), args.steps)
                 browser.close()
         finally:
             next(server, None)
@@ -136,6 +184,10 @@ def main() -> None:
     print(f"tau step, key press -> app idle, over {len(idle)} steps: "
           f"median {1000 * statistics.median(idle):.0f} ms, max {1000 * max(idle):.0f} ms "
           f"(target <= 200 ms)")
+    print(f"reference (a one-slider fragment app, same browser): key press -> value shown "
+          f"median {1000 * statistics.median(floor):.0f} ms; the RAPID page's median is "
+          f"{statistics.median(shown) / statistics.median(floor):.1f}x it (shown) and "
+          f"{statistics.median(idle) / statistics.median(floor):.1f}x (idle)")
     print("each step (shown/idle ms): " + ", ".join(
         f"{1000 * a:.0f}/{1000 * b:.0f}" for a, b in times))
 
