@@ -187,6 +187,15 @@ def measure_goal(name: str) -> MeasureGoal:
     return _TARGET_GOALS.get(name, MeasureGoal("lower", 0.0))
 
 
+def goal_phrase(name: str) -> str:
+    """How to read a registered measure's value, in words: "lower is better", or, for a
+    measure with a target, the target (the discriminator's AUC is best at 0.5, not low)."""
+    goal = measure_goal(name)
+    if goal.direction == "target":
+        return f"{goal.ideal:g} is best (indistinguishable)"
+    return f"{goal.direction} is better"
+
+
 def measure_names(family: str | None = None, *, fast_only: bool = False) -> list[str]:
     return [m.name for m in MEASURES.values()
             if (family is None or m.family == family) and (m.fast or not fast_only)]

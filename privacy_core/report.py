@@ -34,7 +34,7 @@ import pandas as pd
 
 from .data import Schema, fingerprint
 from .errors import ParameterError
-from .measures import MEASURES
+from .measures import MEASURES, goal_phrase
 from .results import MetricResult, jsonable
 from .threat import ThreatModel
 
@@ -297,7 +297,7 @@ def candidate_table(report_dict: Mapping[str, Any]) -> list[dict[str, Any]]:
             if m is None:
                 cells[c["name"]] = None
                 continue
-            goal = goal or str(m.get("goal", ""))
+            goal = goal or (goal_phrase(name) if spec else f"{m.get('goal', '')} is better")
             reps, sd = replicate_spread(m)
             ci = m.get("ci")
             cells[c["name"]] = {
@@ -739,8 +739,8 @@ def _measure_rows(d: Mapping[str, Any], rows: Sequence[Mapping[str, Any]],
             "<td>" + (_esc(format_cell({**r_refs[k], "sd": None})) if k in r_refs else "—")
             + "</td>" for k in kinds)
         body.append(f"<tr><td><b>{_esc(row['label'])}</b><br><code>{_esc(row['key'])}"
-                    f"</code></td>{''.join(cells)}{ref_cells}<td>{_esc(row['goal'])} is "
-                    f"better</td><td>{_esc(reading)}</td></tr>")
+                    f"</code></td>{''.join(cells)}{ref_cells}<td>{_esc(row['goal'])}"
+                    f"</td><td>{_esc(reading)}</td></tr>")
     return f"<table>{head}{''.join(body)}</table>"
 
 
@@ -1085,7 +1085,7 @@ def _interval_chart(pdf: Any, text: _Latin1, row: Mapping[str, Any],
     pdf.set_font("Helvetica", "B", 8)
     pdf.set_xy(x0, top)
     pdf.cell(width, 4, text(row["label"] + (" (indicator)" if row["indicator"] else "")
-                            + f"  -  {row['goal']} is better"))
+                            + f"  -  {row['goal']}"))
     y = top + 5
     band_h = line_h * len(points) + 2
     pdf.set_draw_color(200, 200, 200)
@@ -1239,7 +1239,7 @@ def _pdf_pass(d: Mapping[str, Any], *, compact: bool, replaced: Mapping[str, str
                 label = row["label"] + (" (indicator)" if row["indicator"] else "")
                 table.row([text(x) for x in (
                     label, *(format_cell(row["cells"][c["name"]]) for c in cands),
-                    f"{row['goal']} is better")])
+                    row["goal"])])
         pdf.set_font("Helvetica", "", small)
         para("Indicators measure similarity, not disclosure (consensus R3).", 4)
 

@@ -438,3 +438,12 @@ def test_pdf_without_a_reviewer_leaves_the_signature_block_blank(review):
     assert b"Characters outside" not in pdf  # nothing to replace, nothing listed
     d = json.loads(report.to_json())
     assert d["sign_off"] == {"reviewer": "", "role": "", "date": report.review_date}
+
+
+def test_candidate_table_reads_each_measure_by_its_goal():
+    """The discriminator's AUC is best at 0.5, not low: the report says so in words."""
+    d = {"candidates": [{"name": "c", "n_releases": 1, "metrics": {
+        "discriminator": {"value": 0.62, "ci": [0.6, 0.64], "goal": "lower"},
+        "dcr": {"value": 0.1, "ci": [0.05, 0.15], "goal": "lower"}}}]}
+    goals = {r["key"]: r["goal"] for r in pc.report.candidate_table(d)}
+    assert goals == {"discriminator": "0.5 is best (indistinguishable)", "dcr": "lower is better"}
