@@ -132,12 +132,11 @@ def _variant(result: RapidResult) -> tuple:
 def _memoised(result: RapidResult, key: tuple, build) -> tuple[go.Figure, dict]:
     """A figure and its plain data, kept in the fit's memo (shared by every
     re-aggregation of one fit)."""
-    if key not in result.memo:
-        if len(result.memo) > 64:  # stay bounded however many variants are tried
-            result.memo.clear()
+    def both() -> tuple[go.Figure, dict]:
         fig = build()
-        result.memo[key] = (fig, fig.to_dict())
-    return result.memo[key]
+        return fig, fig.to_dict()
+
+    return result.memoised(key, both)
 
 
 def _curve_base(result: RapidResult, thresholds: Sequence[float] | None,

@@ -278,17 +278,14 @@ class RapidResult(MetricResult):
         if (self.kind == "categorical" and params["method"] != self.params["method"]) or (
                 self.kind == "continuous" and params["error"] != self.params["error"]):
             variant = ("scores", params["method"], params["error"])
-            if variant not in self.memo:
-                self.memo[variant] = _scores_from_primitives(self, params)
-            scores = self.memo[variant]
+            scores = self.memoised(variant, lambda: _scores_from_primitives(self, params))
             if self.boot_weights is not None:
                 # the sorted bootstrap index of a variant is built once per fit, not per
                 # slider step (it is most of an aggregation's cost: issue 14)
-                key = ("index", params["method"], params["error"])
-                if key not in self.memo:
-                    self.memo[key] = ThresholdBootstrap.build(
-                        self.boot_weights, scores.reshape(len(scores), -1))
-                index = self.memo[key]
+                index = self.memoised(
+                    ("index", params["method"], params["error"]),
+                    lambda: ThresholdBootstrap.build(self.boot_weights,
+                                                     scores.reshape(len(scores), -1)))
         result = _aggregate(self, scores, float(threshold), params, index=index)
         if self.control is not None:
             result = replace(result, control=self.control.at(
@@ -362,11 +359,20 @@ class RapidResult(MetricResult):
         # the curve does not depend on the current threshold: one per fit and variant
         key = ("curve", tuple(float(t) for t in thresholds),
                tuple(sorted((k, repr(v)) for k, v in self.params.items() if k != "threshold")))
-        if key not in self.memo:
-            if len(self.memo) > 32:  # e.g. a continuous curve's range follows ε: stay bounded
+        return self.memoised(key, lambda: self._curve(thresholds)).copy()
+
+    def memoised(self, key: Any, build: Callable[[], Any]) -> Any:
+        """``build()``, computed once per fit under ``key`` and shared by every result
+        re-aggregated from it. Sessions of the app may share one fit (built-in data), so
+        the value is taken from a local, never re-read after the bounded memo may have
+        been cleared by another thread; two threads may build the same value once each."""
+        value = self.memo.get(key)
+        if value is None:
+            value = build()
+            if len(self.memo) > 64:  # e.g. a continuous curve's range follows ε
                 self.memo.clear()
-            self.memo[key] = self._curve(thresholds)
-        return self.memo[key].copy()
+            self.memo[key] = value
+        return value
 
     def _curve(self, thresholds: Sequence[float]) -> pd.DataFrame:
         rows = []
@@ -443,9 +449,7 @@ class RapidResult(MetricResult):
         """Each attacker's accuracy on the real records (share of correct class
         predictions, averaged over releases); for a continuous target its R² instead."""
         # it does not depend on the threshold or the score variant: once per fit
-        if "accuracy" not in self.memo:
-            self.memo["accuracy"] = self._accuracy()
-        return dict(self.memo["accuracy"])
+        return dict(self.memoised("accuracy", self._accuracy))
 
     def _accuracy(self) -> dict[str, float]:
         if self.kind == "categorical":
