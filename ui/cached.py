@@ -9,6 +9,7 @@ data carry the session's random salt, so one session never reaches another's res
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
 from collections import OrderedDict
@@ -28,6 +29,7 @@ class LRU:
         self.size = size
         self.data: OrderedDict[str, Any] = OrderedDict()
         self.lock = threading.Lock()
+        self.pending: dict[str, list] = {}  # key -> [its lock, sessions waiting or computing]
 
     def get(self, key: str) -> Any:
         with self.lock:
@@ -42,6 +44,23 @@ class LRU:
             self.data.move_to_end(key)
             while len(self.data) > self.size:
                 self.data.popitem(last=False)
+
+    @contextlib.contextmanager
+    def computing(self, key: str):
+        """Held while ``key`` is computed: a second session asking for the same key (the
+        whole class on the built-in demo) waits for the first one's result instead of
+        computing it again on the same two cores."""
+        with self.lock:
+            entry = self.pending.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self.lock:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    self.pending.pop(key, None)
 
 
 @st.cache_resource(show_spinner=False)
@@ -72,8 +91,12 @@ def evaluate(key: str, compute: Callable[[], Any]) -> Any:
     hit = store.get(key)
     if hit is not None:
         return hit
-    value = compute()
-    store.put(key, value)
+    with store.computing(key):
+        hit = store.get(key)  # another session may have computed it while this one waited
+        if hit is not None:
+            return hit
+        value = compute()
+        store.put(key, value)
     return value
 
 

@@ -1,0 +1,65 @@
+"""Sessions asking for the same evaluation at the same time (a class on the built-in
+demo) compute it once: the others wait for its result. Different keys never wait for
+each other, and a failed computation leaves the key free for the next session."""
+
+import threading
+import time
+
+import pytest
+
+import ui.cached as cached
+
+
+@pytest.fixture()
+def store(monkeypatch):
+    lru = cached.LRU(size=8)
+    monkeypatch.setattr(cached, "_evaluations", lambda: lru)
+    return lru
+
+
+def test_concurrent_sessions_compute_a_shared_key_once(store):
+    calls = []
+
+    def compute():
+        calls.append(threading.get_ident())
+        time.sleep(0.3)
+        return {"value": 42}
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(cached.evaluate("k", compute)))
+               for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and len(results) == 6
+    assert all(r is results[0] for r in results)
+    assert store.pending == {}
+
+
+def test_different_keys_do_not_wait_for_each_other(store):
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow():
+        started.set()
+        release.wait(5)
+        return "slow"
+
+    t = threading.Thread(target=lambda: cached.evaluate("a", slow))
+    t.start()
+    assert started.wait(5)
+    t0 = time.perf_counter()
+    assert cached.evaluate("b", lambda: "fast") == "fast"
+    assert time.perf_counter() - t0 < 1.0  # not blocked behind "a"
+    release.set()
+    t.join()
+
+
+def test_a_failed_computation_leaves_the_key_to_the_next_session(store):
+    def boom():
+        raise RuntimeError("bad step")
+
+    with pytest.raises(RuntimeError):
+        cached.evaluate("k", boom)
+    assert store.pending == {} and cached.evaluate("k", lambda: 7) == 7
