@@ -30,24 +30,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-# the flags of tests/e2e/conftest.py (tests/ is not a package: repeated, not imported)
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
+# the browser tests' own server start and Chromium flags (tests/ is not a package)
+_spec = importlib.util.spec_from_file_location("e2e_conftest", ROOT / "tests/e2e/conftest.py")
+_e2e = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_e2e)
+CHROMIUM, CHROMIUM_FLAGS = _e2e.CHROMIUM, _e2e.CHROMIUM_FLAGS
 
 # page in the sidebar -> text that is on screen only when that page has drawn its results
 PAGES = {
@@ -75,45 +71,11 @@ BROKEN_JS = """() => document.querySelectorAll('[data-testid="stException"]').le
 # ------------------------------------------------------------------ server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def serve():
     """``streamlit run app.py`` on a free loopback port; yields (url, pid); stops it."""
-    port = _free_port()
-    # a file, not a pipe: nobody reads a pipe during the run and a full one blocks the server
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if time.time() > deadline or proc.poll() is not None:
-                    log.seek(0)
-                    raise RuntimeError("streamlit did not start:\n"
-                                       + log.read().decode()[-3000:]) from None
-                time.sleep(0.5)
+    with _e2e.serve_app() as (url, proc):
         yield url, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 # ------------------------------------------------------------------ memory

@@ -114,34 +114,13 @@ panel()
 def reference_steps(browser, folder: Path, steps: int) -> list[float]:
     """The framework's own floor: a one-slider fragment app (nothing computed), same
     browser, same kind of step. The RAPID page cannot repaint faster than this."""
-    import socket
-    import subprocess
-    import urllib.request
-
     app = folder / "reference_app.py"
     app.write_text(REFERENCE_APP)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.25)
+    with _e2e.serve_app(app) as (url, _):
         page = browser.new_page()
         page.goto(url)
         page.get_by_text("At τ = 0.30,").wait_for()
         return [shown for shown, _ in step_times(page, steps)]
-    finally:
-        proc.terminate()
 
 
 def main() -> None:

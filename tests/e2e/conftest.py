@@ -1,5 +1,6 @@
 """A real Streamlit server and a real headless Chromium (Debian's), per test session."""
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -29,37 +30,47 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _serve():
-    """Start ``streamlit run app.py`` on a free port; yield its URL; stop it."""
+@contextlib.contextmanager
+def serve_app(app: str | Path = "app.py"):
+    """``streamlit run app`` on a free loopback port; yields (url, process); stops it.
+    Also used by bench/ (the slider and load benchmarks)."""
     port = _free_port()
     # the server's output goes to a temporary file, not a pipe: nobody reads a pipe while
     # the tests run, and a full pipe buffer (64 KB of log lines) blocks the server
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true",
          "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        log.seek(0)
-        raise RuntimeError("streamlit did not start:\n" + log.read().decode()[-3000:])
-    yield url
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        deadline = time.time() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if time.time() > deadline or proc.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError("streamlit did not start:\n"
+                                       + log.read().decode()[-3000:]) from None
+                time.sleep(0.5)
+        yield url, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _serve():
+    """Start ``streamlit run app.py`` on a free port; yield its URL; stop it."""
+    with serve_app() as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="session")
