@@ -4,6 +4,14 @@ import streamlit as st
 
 import privacy_core.plots as plots
 from ui.evaluations import rapid_cached, rapid_fit_params, rapid_run, rapid_should_autorun
+from ui.runner import guarded
+from ui.scorecard import (
+    candidate_cards,
+    draw_scorecard,
+    fill_quick,
+    missing_quick,
+    thresholds_editor,
+)
 from ui.state import require_workspace
 from ui.widgets import fmt_ci
 
@@ -27,6 +35,34 @@ c2.metric("Synthetic releases", len(ws.releases))
 c3.metric("Quasi-identifiers → sensitive",
           f"{len(ws.quasi_identifiers)} → {', '.join(ws.sensitive)}")
 
+
+
+def draw_scorecards(ws) -> None:
+    """Every measure family at a glance, per candidate, read against the thresholds."""
+    st.subheader("Scorecard")
+    st.caption("Each family of measures read against your thresholds: the worst reading "
+               "decides the card and is named on it. Cards fill in as results are computed on "
+               "the other pages; nothing is computed here twice.")
+    if missing := missing_quick(ws):
+        names = sorted({m for ms in missing.values() for m in ms})
+        clicked = st.button(f"Fill the empty cards ({len(names)} quick measures)",
+                            icon=":material/bolt:", key="overview_fill",
+                            help="Computes " + ", ".join(names) + " for every candidate, "
+                                 "once: the other pages then show them without computing "
+                                 "again.")
+        if clicked and guarded(lambda: fill_quick(ws)):
+            st.rerun()
+    by_candidate = candidate_cards(ws)
+    if len(by_candidate) == 1:
+        draw_scorecard(next(iter(by_candidate.values())))
+    else:
+        for tab, cards in zip(st.tabs(list(by_candidate)), by_candidate.values(), strict=True):
+            with tab:
+                draw_scorecard(cards)
+    with st.expander("Thresholds: the amber and red lines", icon=":material/tune:"):
+        thresholds_editor()
+
+
 if ws.releases:
     # one headline per candidate (release group): replicates of one generator are averaged
     # (consensus R10), different candidates are shown side by side, never averaged
@@ -41,6 +77,7 @@ if ws.releases:
             result = rapid_run(view, params)
         results[name] = result
     shown = {name: r for name, r in results.items() if r is not None}
+    draw_scorecards(ws)
     if shown:
         st.subheader("Headline: attribute-inference risk (RAPID)")
         if len(views) > 1:

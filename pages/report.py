@@ -7,6 +7,7 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core.measures import MEASURES
+from ui.history import ALTERNATIVES, LAST_SAVED, db_url_input, save_review
 from ui.report import (
     candidate_results,
     compute_measures,
@@ -16,7 +17,15 @@ from ui.report import (
     session_references,
 )
 from ui.runner import guarded
-from ui.state import keep, require_workspace
+from ui.scorecard import (
+    answers,
+    checklist_for,
+    checklist_questions,
+    draw_checklist,
+    thresholds,
+    thresholds_set_by,
+)
+from ui.state import clear_error, get_error, keep, require_workspace
 
 st.title("Review & report")
 st.caption("Everything computed in this session, in one place, with the provenance of the data "
@@ -81,6 +90,20 @@ else:
     st.caption("No calibration of the measures on this data yet: run it in the Risk lab's "
                "Calibration view to add its table to the report.")
 
+st.subheader("Consensus checklist (R1–R10)")
+st.caption("The ten recommendations of the Delphi consensus on evaluating privacy in "
+           "synthetic data, walked for this review: the session fills in what its results "
+           "show; four questions only you can answer. The checklist goes into every export.")
+with st.container(border=True):
+    st.markdown("**Your answers** — what only a person can say")
+    checklist_questions()
+draw_checklist(checklist_for({
+    "provenance": {"real": {"rows": len(ws.real.frame)}}, "threat": ws.threat.to_dict(),
+    "candidates": [{"name": c.name, "releases": [t.name for t in c.view.releases],
+                    "n_releases": c.n_releases,
+                    "metrics": {m: r.to_dict() for m, r in c.results.items()}}
+                   for c in cands]}))
+
 st.subheader("Decision and sign-off")
 # kept across page switches (Streamlit forgets a widget's value on pages that do not draw it)
 for key, default in (("report_decision", pc.report.DECISIONS[0]), ("report_notes", ""),
@@ -114,7 +137,9 @@ def build() -> pc.ReviewReport:
                "holdout": ws.holdout.name if ws.holdout is not None else None},
         decision=decision, notes=notes, include_records=include, calibration=calibration,
         reviewer=reviewer, role=role, review_date=review_date,
-        references=session_references(ws))
+        references=session_references(ws), answers=answers(), thresholds=thresholds(),
+        thresholds_set_by=thresholds_set_by(),
+        alternatives=st.session_state.get(ALTERNATIVES, []))
 
 
 report = guarded(build)
@@ -133,3 +158,23 @@ if report is not None:
                f"key figure ({len(figures)} here), the references and the calibration — that "
                "opens offline; the PDF is the sign-off sheet with the key figures, the "
                "decision and a signature block.")
+
+    st.subheader("Save to the review history")
+    st.caption("Stores this review — fingerprints, threat model, parameters and seeds, "
+               "results, checklist, decision and notes — in a database of aggregates only "
+               "(per-record tables are never stored), to reopen and compare on *History*.")
+    h1, h2 = st.columns([3, 1], vertical_alignment="bottom")
+    with h1:
+        url = db_url_input()
+    if h2.button("Save review", icon=":material/save:", key="history_save"):
+        clear_error("history_save")
+        st.session_state.pop(LAST_SAVED, None)
+        guarded(lambda: save_review(report, url), control="history_save")
+    if error := get_error("history_save"):
+        st.error(error, icon=":material/warning:")
+    saved = st.session_state.get(LAST_SAVED)
+    if saved is not None:
+        st.success(f"Saved as review #{saved.review_id} in {saved.location}."
+                   + (f" {saved.reproduces}" if saved.reproduces else ""),
+                   icon=":material/check_circle:")
+        st.page_link("pages/history.py", label="Open the history", icon=":material/history:")

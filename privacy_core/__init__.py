@@ -30,6 +30,7 @@ from .errors import (
     ColumnNotFoundError,
     DataLoadError,
     DataLoadWarning,
+    HistoryError,
     InsufficientDataError,
     MissingValueError,
     ParameterError,
@@ -44,10 +45,19 @@ from .errors import (
 )
 from .experiments import SweepResult, outlier_sweep, sweep
 from .fidelity import evaluate_fidelity, fidelity_baselines, wasserstein_fidelity
+from .history import (
+    ReviewComparison,
+    ReviewStore,
+    ReviewSummary,
+    compare_reviews,
+    reproduces,
+)
 from .inputs import ReviewData, prepare_review
 from .measures import MEASURES, evaluate_measures, measure_names
 from .results import MetricResult
 from .report import ReviewReport, build_report, render_html, render_pdf
+from .checklist import Checklist, consensus_checklist
+from .scorecard import DEFAULT_THRESHOLDS, Threshold, scorecard
 from .risk.agreement import (
     flag_agreement,
     flag_agreement_reasons,

@@ -319,17 +319,25 @@ def cmd_fidelity(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .data import infer_schema
-    from .measures import get_measure
-    from .report import build_report, render_html, render_pdf
-
     names = _csv_list(args.metrics) or ["rapid", "ims", "dcr", "singling_out", "linkability",
                                         "inference", "wasserstein", "query_error",
                                         "discriminator"]
+    # a bad --db fails now, not after minutes of computing
+    store = _open_store(args.db) if args.db else None
+    try:
+        return _report(args, names, store)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
+    from .data import infer_schema
+    from .measures import evaluate_measures, get_measure
+    from .report import build_report, render_html, render_pdf
+
     real, synthetic, control = _measure_inputs(args)
     threat = _threat(args, real)
-    from .measures import evaluate_measures
-
     if control is None:
         names = [n for n in names if not get_measure(n).needs_holdout]
     measure_opts = {"rapid": {"bootstrap": 200}, "membership": _membership_options(args)}
@@ -353,7 +361,12 @@ def cmd_report(args: argparse.Namespace) -> int:
                           decision=args.decision, notes=args.notes or "",
                           include_records=args.include_records, calibration=calibration,
                           reviewer=args.reviewer, role=args.role,
-                          review_date=_review_date(args.date))
+                          review_date=_review_date(args.date),
+                          answers={"qi_justification": args.qi_justification,
+                                   "same_population": args.same_population,
+                                   "thresholds_set_by": args.thresholds_set_by,
+                                   "scenario": args.review_of},
+                          thresholds_set_by=args.thresholds_set_by)
     try:
         if Path(args.out).suffix.lower() == ".pdf":
             Path(args.out).write_bytes(render_pdf(report))
@@ -363,9 +376,42 @@ def cmd_report(args: argparse.Namespace) -> int:
                                       encoding="utf-8")
     except OSError as exc:
         raise CLIError(f"cannot write {args.out!r}: {exc.strerror or exc}") from None
-    _emit(args, _payload("report", real, synthetic, args.seed, results),
-          _summary(results) + f"\nwrote {args.out}")
+    payload = _payload("report", real, synthetic, args.seed, results)
+    summary = _summary(results) + f"\nwrote {args.out}"
+    if store is not None:
+        stored, sentence = _store_review(store, report)
+        payload["stored_review"] = stored
+        summary += "\n" + sentence
+        if args.json == "-":  # stdout holds the JSON alone
+            sys.stderr.write(sentence + "\n")
+    _emit(args, payload, summary)
     return 0
+
+
+def _open_store(url: str) -> Any:
+    from .history import ReviewStore
+
+    return ReviewStore(url)
+
+
+def _store_review(store: Any, report: Any) -> tuple[dict[str, Any], str]:
+    """Save the review; say whether it reproduces the earlier reviews of the same inputs."""
+    from .history import reproduces
+
+    earlier = store.same_inputs(report)
+    review_id = store.save(report)
+    sentence = f"stored review {review_id} in {store.location}"
+    same: bool | None = None
+    if earlier:
+        mine = store.get(review_id)
+        differ = [i for i in earlier if not reproduces(store.get(i), mine)]
+        same = not differ
+        ids = ", ".join(map(str, earlier))
+        sentence += (f"; same inputs as review {ids}: "
+                     + ("every number identical" if same else
+                        f"numbers differ from review {', '.join(map(str, differ))} (see "
+                        f"`history --compare {differ[-1]},{review_id}`)"))
+    return {"id": review_id, "same_inputs": earlier, "reproduces": same}, sentence
 
 
 def _review_date(text: str | None) -> Any:
@@ -406,6 +452,72 @@ def _report_figures(results: dict[str, MetricResult], calibration: Any = None) -
         figures.append(ReportFigure("calibration", "Each measure against the leak fraction",
                                     plots.calibration_figure(calibration)))
     return figures
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from .history import ReviewStore
+
+    if args.show is not None and args.compare:
+        raise CLIError("give --show ID or --compare A,B, not both.")
+    pair = _review_pair(args.compare) if args.compare else None
+    with ReviewStore(args.db, create=False) as store:
+        if args.show is not None:
+            doc = store.get(args.show)
+            text = json.dumps(jsonable({"command": "history", "review": doc}), indent=2,
+                              allow_nan=False)
+            if args.json and args.json != "-":
+                _emit(args, {"command": "history", "review": doc},
+                      f"wrote review {args.show} to {args.json}")
+            else:
+                sys.stdout.write(text + "\n")
+            return 0
+        if pair is not None:
+            comparison = store.compare(*pair)
+            _emit(args, {"command": "history", "compare": comparison.to_dict()},
+                  _comparison_text(comparison))
+            return 0
+        reviews = store.list()
+        _emit(args, {"command": "history", "database": store.location,
+                     "reviews": [r.to_dict() for r in reviews]},
+              _history_table(reviews, store.location))
+    return 0
+
+
+def _review_pair(text: str) -> tuple[int, int]:
+    parts = _csv_list(text)
+    try:
+        a, b = (int(p) for p in parts)
+    except ValueError:
+        raise CLIError(f"--compare takes two review ids, e.g. 1,3; got {text!r}.") from None
+    return a, b
+
+
+def _history_table(reviews: Sequence[Any], location: str) -> str:
+    if not reviews:
+        return (f"no reviews stored in {location} yet; store one with "
+                "`report ... --db URL`.")
+    lines = [(f"{'id':>4}  {'created':<25}  {'decision':<20}  {'reviewer':<16}  "
+              f"{'real data':<16}  synthetic data, headline numbers")]
+    for r in reviews:
+        heads = "; ".join(
+            (f"{cand}: " if len(r.headline) > 1 else "")
+            + ", ".join(f"{m} {v:.4f}" if v is not None else f"{m} —"
+                        for m, v in values.items())
+            for cand, values in r.headline.items())
+        lines.append(f"{r.id:>4}  {r.created:<25}  {r.decision:<20}  "
+                     f"{(r.reviewer or '-')[:16]:<16}  {r.real_fingerprint:<16}  "
+                     f"{','.join(r.synthetic_fingerprints)}  {heads}")
+    return "\n".join(lines)
+
+
+def _comparison_text(comparison: Any) -> str:
+    lines = [f"review {comparison.a_id} -> review {comparison.b_id}: {comparison.summary()}"]
+    lines += [f"  changed: {line}" for line in comparison.inputs]
+    for row in comparison.metrics.to_dict("records"):
+        if row["moved"]:
+            lines.append(f"  moved: {row['candidate']} {row['metric']} "
+                         f"{row['value_a']:.4f} -> {row['value_b']:.4f}")
+    return "\n".join(lines)
+
 
 def _float_list(text: str | None, option: str) -> list[float] | None:
     if not text:
@@ -613,6 +725,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reviewer", default="", help="who signs the review off (PDF, HTML)")
     p.add_argument("--role", default="", help="the reviewer's role")
     p.add_argument("--date", help="date of the review, YYYY-MM-DD (default: today, UTC)")
+    # the consensus checklist's questions only a person can answer (R1, R4, R8, R10)
+    p.add_argument("--qi-justification", default="",
+                   help="R1: why these quasi-identifiers, and who ascertained them")
+    p.add_argument("--same-population", choices=["yes", "no"], default=None,
+                   help="R4: are membership targets drawn from the training population?")
+    p.add_argument("--thresholds-set-by", default="",
+                   help="R8: who set the scorecard's thresholds, on what precedent")
+    p.add_argument("--review-of", choices=["model", "release"], default=None,
+                   help="R10: evaluating a trained generator (model) or deciding on these "
+                        "synthetic datasets (release)")
     p.add_argument("--include-records", action="store_true",
                    help="add per-record tables (they contain real records)")
     p.add_argument("--calibrate", action="store_true",
@@ -620,8 +742,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "and add the calibration table to the report")
     p.add_argument("--calibrate-max-training", type=int, default=2000,
                    help="training rows of the calibration's reference releases")
+    p.add_argument("--db", default=None, metavar="URL",
+                   help="also store the review (aggregates only) in this database: a "
+                        "SQLAlchemy URL such as sqlite:///reviews.db; see `history`")
     _add_membership(p)
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("history", help="stored reviews: list, show one, compare two")
+    p.add_argument("--db", required=True, metavar="URL",
+                   help="the review database (SQLAlchemy URL, e.g. sqlite:///reviews.db)")
+    p.add_argument("--show", type=int, default=None, metavar="ID",
+                   help="print one stored review as JSON")
+    p.add_argument("--compare", default=None, metavar="A,B",
+                   help="compare two stored reviews: which numbers moved, what changed")
+    p.add_argument("--json", help="write the JSON result to PATH ('-' for stdout)")
+    p.set_defaults(func=cmd_history)
 
     p = sub.add_parser("calibrate", help="the risk-insertion framework run on the measures "
                                          "themselves: floor, ceiling, slope, size-ratio gap")

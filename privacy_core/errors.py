@@ -55,6 +55,11 @@ class ParameterError(PrivacyCoreError):
     """A keyword argument is out of its documented range."""
 
 
+class HistoryError(PrivacyCoreError):
+    """The review database cannot be used: not a database, locked, unreachable, written by
+    a newer product, holding other tables, or without the review asked for."""
+
+
 class PrivacyCoreWarning(UserWarning):
     """Base class of the engine's warnings."""
 

@@ -19,6 +19,7 @@ by side, one column per candidate.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import datetime as _dt
 import functools
 import gzip
@@ -37,6 +38,9 @@ from .errors import ParameterError
 from .measures import MEASURES, goal_phrase
 from .results import MetricResult, jsonable
 from .threat import ThreatModel
+
+from .checklist import consensus_checklist
+from .scorecard import Threshold, scorecard, thresholds_record
 
 from .calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
 
@@ -89,6 +93,13 @@ class ReviewReport:
     # measure -> {"half" | "self" | "histogram": {"value", "ci"}}: the data's own reference
     # releases, read under the same settings as the candidates (aggregates only)
     references: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # the thresholds in force and who set them (privacy_core.scorecard.thresholds_record),
+    # each candidate's scorecard under them, and the consensus checklist R1-R10
+    thresholds: dict[str, Any] | None = None
+    scorecards: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    checklist: dict[str, Any] | None = None
+    # mitigations tried and their before/after aggregates (privacy_core.mitigation)
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def metrics(self) -> dict[str, dict[str, Any]]:
@@ -107,6 +118,10 @@ class ReviewReport:
             "sign_off": {"reviewer": self.reviewer, "role": self.role,
                          "date": self.review_date},
             **({"references": self.references} if self.references else {}),
+            **({"thresholds": self.thresholds} if self.thresholds is not None else {}),
+            **({"scorecards": self.scorecards} if self.scorecards else {}),
+            **({"checklist": self.checklist} if self.checklist is not None else {}),
+            **({"alternatives": self.alternatives} if self.alternatives else {}),
             **({"calibration": self.calibration} if self.calibration is not None else {}),
             **({"records": self.records} if self.records else {}),
         })
@@ -135,6 +150,10 @@ def build_report(
     role: str = "",
     review_date: str | _dt.date | None = None,
     references: Mapping[str, Mapping[str, MetricResult | None]] | None = None,
+    answers: Mapping[str, str] | None = None,
+    thresholds: Mapping[str, Threshold] | None = None,
+    thresholds_set_by: str = "",
+    alternatives: Sequence[Mapping[str, Any]] = (),
 ) -> ReviewReport:
     """Assemble a report from computed results.
 
@@ -157,6 +176,17 @@ def build_report(
         (:func:`privacy_core.calibration.calibrate`): its per-measure summary (floor,
         ceiling, verdict and reasons), its values per level and ratio and its settings
         enter the report. Aggregates only.
+    answers
+        The reviewer's answers to the consensus checklist
+        (:data:`privacy_core.checklist.REVIEWER_QUESTIONS`); the rest of R1-R10 is filled
+        in from the results. The checklist goes into every export.
+    thresholds, thresholds_set_by
+        The scorecard's thresholds (defaults:
+        :data:`privacy_core.scorecard.DEFAULT_THRESHOLDS`) and who set them; each
+        candidate's scorecard is read under them.
+    alternatives
+        Considered alternatives (:func:`privacy_core.mitigation.alternative_record`): the
+        mitigations tried and their before/after aggregates.
     """
     names = dict(names or {})
     syn_names = list(names.get("synthetic") or [f"release {i + 1}"
@@ -197,7 +227,7 @@ def build_report(
     created = _dt.datetime.now(_dt.timezone.utc)
     if review_date is None:
         review_date = created.date()
-    return ReviewReport(
+    report = ReviewReport(
         created=created.isoformat(timespec="seconds"),
         provenance=provenance, schema=schema.to_dict(), threat=threat.to_dict(),
         candidates=candidates, decision=decision if decision in DECISIONS else "undecided",
@@ -207,7 +237,15 @@ def build_report(
         review_date=(review_date.isoformat() if isinstance(review_date, _dt.date)
                      else str(review_date).strip()),
         references=_reference_record(references or {}),
+        alternatives=[dict(a) for a in alternatives],
+        thresholds=thresholds_record(thresholds, set_by=thresholds_set_by),
+        scorecards={c["name"]: [card.to_dict() for card in scorecard(c["metrics"],
+                                                                     thresholds=thresholds)]
+                    for c in candidates},
     )
+    checklist = consensus_checklist(report.to_dict(), answers=answers,
+                                    thresholds=report.thresholds)
+    return dataclasses.replace(report, checklist=checklist.to_dict())
 
 
 def _reference_record(references: Mapping[str, Mapping[str, MetricResult | None]]
@@ -801,7 +839,65 @@ nav.toc li { margin: .1rem 0; }
              gap: 0 1.2rem; }
 h2 { border-bottom: 2px solid #1f5fa8; padding-bottom: .2rem; margin-top: 2.2rem; }
 @media print { nav.toc { display: none; } }
+.lvl-green, .st-met { background: #e6f4ea; } .lvl-amber, .st-needs-reviewer { background: #fff4e5; }
+.lvl-red, .st-not-met { background: #fdecea; } .lvl-none, .st-not-applicable { color: #666; }
 """
+
+
+_LEVEL_MARK = {"green": "✓ within", "amber": "! review", "red": "✗ above", "none": "– none"}
+
+
+def _scorecard_html(d: Mapping[str, Any]) -> str:
+    """Each candidate's cards: level in words (and colour), the measure behind it, the
+    lines crossed; then the thresholds in force and who set them."""
+    rows = []
+    for cand, cards in d["scorecards"].items():
+        for card in cards:
+            readings = "<br>".join(_esc(f"{r['label']}: {r['words']}") for r in card["readings"])
+            rows.append(
+                f"<tr><td>{_esc(cand)}</td><td><b>{_esc(card['title'])}</b>"
+                + (" <i>(indicator, R3)</i>" if card.get("indicator") else "")
+                + f"</td><td class='lvl-{card['level']}'>{_esc(_LEVEL_MARK[card['level']])}"
+                f"</td><td>{readings or _esc(card['note'])}"
+                + (f"<br><i>{_esc(card['note'])}</i>" if readings and card["note"] else "")
+                + "</td></tr>")
+    th = d.get("thresholds") or {}
+    changed = th.get("changed") or []
+    who = th.get("set_by") or "not stated"
+    return ("<table><tr><th>candidate</th><th>family</th><th>reading</th><th>evidence</th>"
+            f"</tr>{''.join(rows)}</table><p class='reading'>Thresholds set by: {_esc(who)}. "
+            + (f"Changed from the product defaults: {_esc(', '.join(changed))}. "
+               if changed else "All at the product defaults. ")
+            + "Amber and red lines are policy, not science: the consensus framework found no "
+              "agreed thresholds for attribute disclosure.</p>")
+
+
+def _alternatives_html(d: Mapping[str, Any]) -> str:
+    """Each mitigation tried, and each measure before and after it."""
+    out = []
+    for a in d["alternatives"]:
+        rows = "".join(
+            f"<tr><td>{_esc(MEASURES[m].label if m in MEASURES else m)}</td>"
+            f"<td>{_esc(format_cell({'value': v.get('before'), 'ci': v.get('before_ci')}))}</td>"
+            f"<td>{_esc(format_cell({'value': v.get('after'), 'ci': v.get('after_ci')}))}</td>"
+            f"<td>{_esc(v.get('better', ''))}</td></tr>"
+            for m, v in (a.get("measures") or {}).items())
+        out.append(f"<h3>{_esc(a.get('candidate', ''))}: {_esc(a.get('description', ''))}</h3>"
+                   + "".join(f"<p class='reading'>{_esc(n)}</p>" for n in a.get("notes") or [])
+                   + "<table><tr><th>measure</th><th>before</th><th>after</th><th>change</th>"
+                   f"</tr>{rows}</table>")
+    return "".join(out)
+
+
+def _checklist_html(d: Mapping[str, Any]) -> str:
+    cl = d["checklist"]
+    rows = "".join(
+        f"<tr><td><b>{_esc(i['code'])}</b> {_esc(i['title'])}</td>"
+        f"<td class='st-{i['status'].replace(' ', '-')}'>{_esc(i['status'])}</td>"
+        f"<td>{_esc(i['evidence'])}<br><span class='reading'>{_esc(i['statement'])}</span>"
+        "</td></tr>" for i in cl["items"])
+    return (f"<p>{_esc(cl['summary'])}.</p><table><tr><th>recommendation</th><th>status</th>"
+            f"<th>evidence</th></tr>{rows}</table>")
 
 
 def render_html(report: ReviewReport,
@@ -859,6 +955,12 @@ def render_html(report: ReviewReport,
                  "themselves: a full copy) — and the calibration's floor and ceiling on this "
                  "data, where they were computed.</p>")
     sections.append(("summary", "Summary and decision", summary))
+    if d.get("scorecards"):
+        sections.append(("scorecard", "Scorecard", _scorecard_html(d)))
+    if d.get("checklist"):
+        sections.append(("checklist", "Consensus checklist (R1–R10)", _checklist_html(d)))
+    if d.get("alternatives"):
+        sections.append(("alternatives", "Considered alternatives", _alternatives_html(d)))
 
     # -- one section per family
     for key, title, _ in FAMILIES:
@@ -1277,6 +1379,9 @@ def _pdf_pass(d: Mapping[str, Any], *, compact: bool, replaced: Mapping[str, str
                 bottoms.append(pdf.get_y())
             pdf.set_y(max(bottoms))
 
+    _pdf_scorecard_and_checklist(pdf, text, d, heading=heading, para=para, room=room,
+                                 small=small)
+
     cal_rows = calibration_rows(d)
     if cal_rows:
         room(30)
@@ -1336,6 +1441,44 @@ def _pdf_pass(d: Mapping[str, Any], *, compact: bool, replaced: Mapping[str, str
         para("Per-record tables were requested; they are in the HTML and JSON exports only.")
 
     return bytes(pdf.output()), pdf.page_no(), pdf.get_y(), text.replaced
+
+
+def _pdf_scorecard_and_checklist(pdf: Any, text: _Latin1, d: Mapping[str, Any], *,
+                                 heading: Any, para: Any, room: Any, small: int) -> None:
+    """The scorecard (one row per family and candidate) and the R1-R10 checklist."""
+    if d.get("scorecards"):
+        room(30)
+        heading("Scorecard")
+        pdf.set_font("Helvetica", "", small)
+        th = d.get("thresholds") or {}
+        para("Reading of each family against the thresholds (amber / red lines) set by: "
+             + (th.get("set_by") or "not stated") + ". Level in words; indicators (R3) are "
+             "not disclosure evidence.", 3.8)
+        pdf.set_font("Helvetica", "", 7)
+        with pdf.table(col_widths=(30, 36, 18, 106), text_align="LEFT",
+                       line_height=3.5) as table:
+            table.row([text(h) for h in ("candidate", "family", "reading", "evidence")])
+            for cand, cards in d["scorecards"].items():
+                for card in cards:
+                    evidence = "; ".join(f"{r['label']}: {r['words']}" for r in card["readings"])
+                    note = card["note"]
+                    table.row([text(x) for x in (
+                        cand, card["title"] + (" (indicator)" if card.get("indicator") else ""),
+                        _LEVEL_MARK[card["level"]],
+                        _clip((evidence + (" " + note if note and evidence else note))
+                              or "-", 400))])
+    if d.get("checklist"):
+        cl = d["checklist"]
+        room(40)
+        heading("Consensus checklist (R1-R10)")
+        pdf.set_font("Helvetica", "", small)
+        para(cl["summary"] + ".", 3.8)
+        pdf.set_font("Helvetica", "", 7)
+        with pdf.table(col_widths=(40, 22, 128), text_align="LEFT", line_height=3.5) as table:
+            table.row([text(h) for h in ("recommendation", "status", "evidence")])
+            for item in cl["items"]:
+                table.row([text(x) for x in (f"{item['code']} {item['title']}",
+                                             item["status"], _clip(item["evidence"], 400))])
 
 
 LAST_PAGE_MIN_MM = 90.0  # a last page holding less than this much is "nearly empty"

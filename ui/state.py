@@ -308,6 +308,23 @@ def keep(key: str, default: Any) -> None:
     st.session_state[f"_keep_{key}"] = st.session_state[key]
 
 
+def keep_shared(key: str, default: Any) -> None:
+    """Like :func:`keep`, for a widget drawn on several pages under one key.
+
+    Each page's widget is a different widget to Streamlit, which gives it its default
+    instead of the value the other page's widget left; setting the value through the
+    Session State API before drawing hands it over. Pair with ``on_change=mirror``.
+    """
+    st.session_state[key] = st.session_state.get(f"_keep_{key}",
+                                                 st.session_state.get(key, default))
+    st.session_state[f"_keep_{key}"] = st.session_state[key]
+
+
+def mirror(key: str) -> None:
+    """on_change callback of a :func:`keep_shared` widget (not put in the address)."""
+    st.session_state[f"_keep_{key}"] = st.session_state[key]
+
+
 def remember(key: str) -> None:
     """on_change callback: mirror the widget's new value (and put it in the address)."""
     st.session_state[f"_keep_{key}"] = st.session_state[key]

@@ -43,5 +43,16 @@ from .rapid import (
     rapid_subgroup_figure,
     rapid_threshold_curve,
 )
+from .scenarios import (
+    dependency_curve_figure,
+    dependency_population_figure,
+    leaky_response_figure,
+    measure_snapshot_figure,
+    privacy_price_map,
+    privacy_price_response_figure,
+    rapid_tau_figure,
+    similarity_figure,
+)
+from .whatif import mitigation_figure
 
 __all__ = [name for name in dir() if not name.startswith("_")]

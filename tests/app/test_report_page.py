@@ -6,13 +6,13 @@ computed the HTML holds each page's key figure with plotly.js embedded once.
 """
 
 import datetime as dt
-import gc
 import json
 import re
 from pathlib import Path
 
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
+
+from downloads import download
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 600
@@ -29,19 +29,6 @@ def goto(at: AppTest, page: str) -> AppTest:
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     return at
-
-
-def download(at: AppTest, label: str) -> bytes:
-    """The bytes behind a download button (AppTest keeps them in its in-memory media
-    store, addressed by the file id in the button's URL)."""
-    button = next(b for b in at.get("download_button") if b.label == label)
-    file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
-    for store in (o for o in gc.get_objects() if isinstance(o, MemoryMediaFileStorage)):
-        try:
-            return store.get_file(file_id).content
-        except Exception:  # another AppTest's store
-            continue
-    raise AssertionError(f"no stored file for {label!r}")
 
 
 def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export():

@@ -7,15 +7,14 @@ stay numbers.
 """
 
 import csv
-import gc
 import io
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 
+from downloads import download, download_by_key
 from privacy_core.exports import FORMULA_PREFIXES
 from ui.state import Table, Workspace
 
@@ -54,28 +53,6 @@ def hostile_workspace(n: int = 160, seed: int = 0) -> Workspace:
                                              ignore_index=True), "generated")
     fast = {"attackers": ("logit",), "n_trees": 50, "bootstrap": 0, "subset": 0, "seed": 0}
     return Workspace(**{**base.__dict__, "releases": (release,)}).with_settings(rapid_fit=fast)
-
-
-def download(at: AppTest, label: str) -> bytes:
-    """The bytes behind a download button (AppTest keeps them in its in-memory media
-    store, addressed by the file id in the button's URL)."""
-    return _stored(at, next(b for b in at.get("download_button") if b.label == label))
-
-
-def download_by_key(at: AppTest, key: str) -> bytes:
-    return _stored(at, next(b for b in at.get("download_button")
-                            if b.proto.id.endswith(key)))
-
-
-def _stored(at: AppTest, button) -> bytes:
-    label = button.label
-    file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
-    for store in (o for o in gc.get_objects() if isinstance(o, MemoryMediaFileStorage)):
-        try:
-            return store.get_file(file_id).content
-        except Exception:  # another AppTest's store
-            continue
-    raise AssertionError(f"no stored file for {label!r}")
 
 
 def test_rapid_per_record_download_neutralises_formulas():

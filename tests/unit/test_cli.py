@@ -515,3 +515,19 @@ def test_default_quasi_identifiers_leave_out_id_like_and_constant_columns(files,
     qis = json.loads(out)["metrics"]["rapid"]["params"]["quasi_identifiers"]
     assert "row_id" not in qis and "batch" not in qis and "age" in qis
     assert "row_id" in err and "batch" in err and "excluded" in err
+
+
+def test_report_json_record_carries_the_checklist_with_the_reviewers_answers(files, holdout,
+                                                                             tmp_path):
+    out = tmp_path / "review.html"
+    proc = run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--control", str(holdout), "--sensitive", "disease", "--metrics", "ims,inference",
+               "--out", str(out), "--qi-justification", "in the voter roll",
+               "--review-of", "release", "--thresholds-set-by", "the board")
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text(encoding="utf-8")
+    assert 'id="checklist"' in html and "in the voter roll" in html
+    assert "Thresholds set by: the board" in html
+    bad = run("report", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+              "--sensitive", "disease", "--out", str(out), "--review-of", "maybe")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr

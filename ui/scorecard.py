@@ -1,0 +1,241 @@
+"""Glue for the scorecard (Overview) and the consensus checklist (Review & report).
+
+Thresholds and the reviewer's checklist answers are session settings: plain session-state
+entries (not widget keys, which Streamlit forgets on pages that do not draw them), read by
+both pages and by the export. The cards read results already computed (``candidate_results``
+looks caches up; it never starts a computation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import privacy_core as pc
+from privacy_core.checklist import REVIEWER_QUESTIONS, STATUSES, Checklist
+from privacy_core.measures import MEASURES
+from privacy_core.scorecard import (
+    DEFAULT_THRESHOLDS,
+    LEVEL_WORDS,
+    Card,
+    Threshold,
+    scorecard,
+    user_threshold,
+)
+
+from .state import Workspace, keep, keep_shared, mirror
+
+THRESHOLDS = "review_thresholds"  # {measure: (amber, red)} changed by the reviewer
+SET_BY = "review_thresholds_set_by"
+ANSWER_PREFIX = "review_answer_"
+
+PAGE_FILES = {"rapid": "pages/rapid.py", "privacy": "pages/privacy.py",
+              "fidelity": "pages/fidelity.py"}
+_BADGE = {"green": ":green-badge[:material/check_circle: within threshold]",
+          "amber": ":orange-badge[:material/error: review]",
+          "red": ":red-badge[:material/cancel: above threshold]",
+          "none": ":gray-badge[:material/pending: not computed]"}
+_STATUS_BADGE = {"met": ":green-badge[met]", "not met": ":red-badge[not met]",
+                 "needs reviewer": ":orange-badge[needs reviewer]",
+                 "not applicable": ":gray-badge[not applicable]"}
+
+
+def thresholds() -> dict[str, Threshold]:
+    """The thresholds in force: the defaults with the reviewer's changes."""
+    changed = st.session_state.get(THRESHOLDS, {})
+    return {m: user_threshold(m, *changed[m]) if m in changed else t
+            for m, t in DEFAULT_THRESHOLDS.items()}
+
+
+def thresholds_set_by() -> str:
+    return str(st.session_state.get(SET_BY, st.session_state.get(f"_keep_{SET_BY}", "")))
+
+
+def _label(measure: str) -> str:
+    if measure == "rapid_relative":
+        return "RAPID members minus non-members (relative)"
+    return MEASURES[measure].label if measure in MEASURES else measure
+
+
+def thresholds_editor() -> None:
+    """A table of every measure's amber and red lines; edits are validated and kept."""
+    keep_shared(SET_BY, "")
+    st.text_input("Thresholds set by", key=SET_BY, on_change=mirror, args=(SET_BY,),
+                  placeholder="e.g. the data access committee, policy 2026-04",
+                  help="Consensus R8: say who set the thresholds and on what precedent. It "
+                       "goes into the report and the checklist.")
+    current = thresholds()
+    table = pd.DataFrame([{"measure": _label(m), "key": m, "amber from": t.amber,
+                           "red from": t.red, "basis": t.basis} for m, t in current.items()])
+    edited = st.data_editor(
+        table, hide_index=True, width="stretch", key="review_thresholds_editor",
+        disabled=["measure", "key", "basis"], column_order=["measure", "amber from",
+                                                            "red from", "basis"],
+        column_config={"amber from": st.column_config.NumberColumn(min_value=0.0,
+                                                                   max_value=1.0, step=0.01),
+                       "red from": st.column_config.NumberColumn(min_value=0.0,
+                                                                 max_value=1.0, step=0.01)})
+    changed, errors = {}, []
+    for row in edited.to_dict("records"):
+        amber, red = row["amber from"], row["red from"]
+        if pd.isna(amber) or pd.isna(red):
+            errors.append(f"{row['measure']}: give both lines (a number from 0 to 1).")
+            continue
+        amber, red = float(amber), float(red)
+        base = DEFAULT_THRESHOLDS[row["key"]]
+        if (amber, red) == (base.amber, base.red):
+            continue
+        if not 0 <= amber <= red:
+            errors.append(f"{row['measure']}: amber {amber:g} must be at most red {red:g}.")
+            continue
+        changed[row["key"]] = (amber, red)
+    for message in errors:
+        st.error(message + " The previous lines are kept.", icon=":material/error:")
+    if not errors:
+        st.session_state[THRESHOLDS] = changed
+    st.caption("Lines are on each measure's own scale (the discriminator's is the distance "
+               "of its AUC from 0.5). Defaults are the product's starting points, not "
+               "precedents: the consensus framework found no agreed thresholds for attribute "
+               "disclosure; 0.2 for F_rel was used by some authors (S13.2).")
+
+
+def candidate_cards(ws: Workspace) -> dict[str, tuple[Card, ...]]:
+    """Candidate -> its cards, from the results this session already holds."""
+    from .report import candidate_results  # the review glue: cached results per candidate
+
+    th = thresholds()
+    return {c.name: scorecard({m: r.to_dict() for m, r in c.results.items()}, thresholds=th)
+            for c in candidate_results(ws)}
+
+
+def draw_scorecard(cards: tuple[Card, ...]) -> None:
+    """Cards in a grid: title, level in words (badge colour repeats it), headline value
+    with its interval, the line it crossed, and a link to the page that explains it."""
+    for start in range(0, len(cards), 4):
+        cols = st.columns(4)
+        for col, card in zip(cols, cards[start:start + 4], strict=False):
+            box = col.container(border=True, height="stretch")
+            box.markdown(f"**{card.family.title}**" + (" · *indicator*"
+                                                       if card.family.indicator else ""))
+            box.markdown(_BADGE[card.level])
+            head = card.headline
+            if head is not None:
+                box.markdown(f"### {head.value:.3f}")
+                box.caption(f"{head.label}: {head.words}")
+                others = [r for r in card.readings if r is not head]
+                if others:
+                    box.caption("Also: " + "; ".join(
+                        f"{r.label} {r.value:.3f} ({LEVEL_WORDS[r.level]})" for r in others))
+            else:
+                box.caption(card.family.question)
+            if card.note and head is not None:
+                box.caption(card.note)
+            box.page_link(PAGE_FILES[card.family.page], label="Open",
+                          icon=":material/arrow_forward:")
+
+
+# Quick measures that fill the empty cards in seconds on the demo (the slow ones, e.g.
+# GTCAP, DOMIAS, ML affinity, Wasserstein, stay on their pages).
+QUICK = ("singling_out", "linkability", "inference", "membership", "dcr", "ims",
+         "query_error", "discriminator")
+
+
+def missing_quick(ws: Workspace) -> dict[str, list[str]]:
+    """Candidate -> the quick measures of families whose card is still empty."""
+    from .report import candidate_results
+
+    out = {}
+    for c in candidate_results(ws):
+        cards = scorecard({m: r.to_dict() for m, r in c.results.items()})
+        empty = {m for card in cards if not card.readings for m in card.family.measures}
+        wanted = [m for m in QUICK if m in empty
+                  and (not MEASURES[m].needs_holdout or c.view.holdout is not None)]
+        if wanted:
+            out[c.name] = wanted
+    return out
+
+
+def fill_quick(ws: Workspace) -> bool:
+    from .report import candidate_results, compute_measures
+
+    todo = missing_quick(ws)
+    for c in candidate_results(ws):
+        if c.name in todo:
+            compute_measures(c.view, todo[c.name])
+    return True
+
+
+def answers() -> dict[str, str]:
+    """The reviewer's checklist answers (kept across pages)."""
+    return {k: str(st.session_state.get(ANSWER_PREFIX + k,
+                                        st.session_state.get(f"_keep_{ANSWER_PREFIX}{k}", "")))
+            for k in REVIEWER_QUESTIONS}
+
+
+def checklist_questions() -> None:
+    """What only a person knows: four questions, each tied to its recommendation."""
+    for key in REVIEWER_QUESTIONS:
+        keep(ANSWER_PREFIX + key, "")
+    q = REVIEWER_QUESTIONS
+    st.text_area(q["qi_justification"], key=ANSWER_PREFIX + "qi_justification", height=70,
+                 placeholder="e.g. age, sex and postcode appear in the public voter roll; "
+                             "chosen by the data controller on 2026-03-02")
+    c1, c2 = st.columns(2)
+    c1.radio(q["same_population"], ["", "yes", "no"], key=ANSWER_PREFIX + "same_population",
+             format_func=lambda v: v or "not answered", horizontal=True)
+    c2.radio(q["scenario"], ["", "model", "release"], key=ANSWER_PREFIX + "scenario",
+             format_func=lambda v: {"": "not answered", "model": "a trained generator",
+                                    "release": "these dataset(s)"}[v], horizontal=True)
+    keep_shared(SET_BY, "")
+    st.text_input(q["thresholds_set_by"], key=SET_BY, on_change=mirror, args=(SET_BY,),
+                  placeholder="Also editable with the thresholds on the Overview")
+
+
+def draw_checklist(checklist: Checklist) -> None:
+    st.markdown(f"**{checklist.summary}.**")
+    for item in checklist.items:
+        c1, c2 = st.columns([1, 5])
+        c1.markdown(f"**{item.code}** {_STATUS_BADGE[item.status]}")
+        c2.markdown(f"**{item.title}** — {item.evidence}")
+        c2.caption(item.statement + ("" if item.by == "session" else f" · filled in by the "
+                                                                      f"{item.by}"))
+
+
+def draw_stored_scorecard(doc: dict[str, Any]) -> None:
+    """A stored review's scorecard as it was read then (its thresholds, not today's)."""
+    cards = doc.get("scorecards") or {}
+    if not cards:
+        return
+    st.subheader("Scorecard (as stored)")
+    rows = [{"candidate": cand, "family": c["title"] + (" (indicator)" if c["indicator"]
+                                                        else ""),
+             "reading": LEVEL_WORDS[c["level"]], "evidence": c["words"]}
+            for cand, cs in cards.items() for c in cs]
+    st.dataframe(rows, hide_index=True, width="stretch")
+    th = doc.get("thresholds") or {}
+    st.caption(f"Thresholds set by: {th.get('set_by') or 'not stated'}; changed from the "
+               f"defaults: {', '.join(th.get('changed') or []) or 'none'}.")
+
+
+def draw_stored_checklist(doc: dict[str, Any]) -> None:
+    cl = doc.get("checklist")
+    if not cl:
+        st.caption("This review was stored without a consensus checklist.")
+        return
+    st.subheader("Consensus checklist (as stored)")
+    st.markdown(f"**{cl['summary']}.**")
+    st.dataframe([{"": i["code"], "recommendation": i["title"], "status": i["status"],
+                   "evidence": i["evidence"]} for i in cl["items"]],
+                 hide_index=True, width="stretch")
+
+
+def checklist_for(report_dict: dict[str, Any]) -> Checklist:
+    return pc.consensus_checklist(report_dict, answers=answers(),
+                                  thresholds={"set_by": thresholds_set_by()})
+
+
+__all__ = ["STATUSES", "answers", "candidate_cards", "checklist_for", "checklist_questions",
+           "draw_checklist", "draw_scorecard", "thresholds", "thresholds_editor",
+           "thresholds_set_by"]
