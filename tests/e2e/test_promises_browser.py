@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
+from waits import idle
 
 pytestmark = pytest.mark.e2e
 
@@ -45,25 +46,11 @@ _spec = importlib.util.spec_from_file_location("e2e_conftest_promises",
 _e2e = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_e2e)
 
-_IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')
-    && !document.querySelector('[data-stale="true"]')"""
-
-
 # ============================================================================ helpers
 def no_exception(page) -> None:
     """Must not happen: a Python traceback or an exception box on screen."""
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     assert "Traceback" not in page.content()
-
-
-def idle(page) -> None:
-    """Wait until the script run ends: no running icon, nothing marked stale, twice in a
-    row 0.7 s apart (the running icon can lag the first elements of a new page)."""
-    while True:
-        page.wait_for_function(_IDLE_JS, timeout=300_000)
-        page.wait_for_timeout(700)
-        if page.evaluate(_IDLE_JS):
-            return
 
 
 def visit(page, title: str, heading: str) -> None:

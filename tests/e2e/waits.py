@@ -1,0 +1,14 @@
+"""Waiting for a Streamlit page in the browser to finish its script run."""
+
+_IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')
+    && !document.querySelector('[data-stale="true"]')"""
+
+
+def idle(page) -> None:
+    """Wait until the script run ends: no running icon, nothing marked stale, twice in a
+    row 0.7 s apart (the running icon can lag the first elements of a new page)."""
+    while True:
+        page.wait_for_function(_IDLE_JS, timeout=300_000)
+        page.wait_for_timeout(700)
+        if page.evaluate(_IDLE_JS):
+            return
