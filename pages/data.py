@@ -135,7 +135,7 @@ if ws.releases:
         c1.markdown(f"**{t.name}** — {len(t.frame):,} rows ({t.origin})")
         if t.origin == "generated":
             c2.download_button("Download", safe_csv(t.frame), file_name=f"release_{i + 1}.csv",
-                               mime="text/csv", key=f"dl_rel_{i}")
+                               mime="text/csv", key=f"dl_rel_{i}", on_click="ignore")
         if c3.button("Remove", key=f"rm_rel_{i}"):
             commit(replace(ws, releases=ws.releases[:i] + ws.releases[i + 1:]), control="releases")
             st.rerun()

@@ -80,7 +80,8 @@ with view:
             st.dataframe(pd.json_normalize(alts), hide_index=True, width="stretch")
         st.download_button("Download this review (JSON)",
                            json.dumps(doc, indent=2, allow_nan=False),
-                           file_name=f"review_{chosen}.json", mime="application/json")
+                           file_name=f"review_{chosen}.json", mime="application/json",
+                           on_click="ignore")
 
 with diff:
     if len(ids) < 2:

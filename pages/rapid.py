@@ -352,7 +352,7 @@ def results_panel(base: pc.RapidResult) -> None:
         shown = (records[records["at_risk"]] if only else records).sort_values(
             "score", ascending=not categorical, kind="stable")
         st.download_button("Download per-record table (CSV)", safe_csv(shown),
-                           file_name="rapid_records.csv", mime="text/csv")
+                           file_name="rapid_records.csv", mime="text/csv", on_click="ignore")
     with reference_slot:
         references_panel(r, threshold, interval, variant)
 

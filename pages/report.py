@@ -147,11 +147,12 @@ if report is not None:
     figures = report_figures(ws, cands, calibration)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download HTML report", pc.render_html(report, figures),
-                       file_name="privacy_review.html", mime="text/html", type="primary")
+                       file_name="privacy_review.html", mime="text/html", type="primary",
+                       on_click="ignore")
     d2.download_button("Download PDF sign-off sheet", pc.render_pdf(report),
-                       file_name="privacy_review.pdf", mime="application/pdf")
+                       file_name="privacy_review.pdf", mime="application/pdf", on_click="ignore")
     d3.download_button("Download JSON record", report.to_json(), file_name="privacy_review.json",
-                       mime="application/json")
+                       mime="application/json", on_click="ignore")
     st.caption("Aggregates only unless you ticked the per-record option above (then a few "
                "example records go into the HTML and all of them into the JSON, never into "
                "the PDF). The HTML file is one self-contained review document — each page's "
