@@ -3,7 +3,7 @@
 import streamlit as st
 
 import privacy_core as pc
-import privacy_core.plots as plots
+from privacy_core import plots
 from privacy_core.exports import safe_csv
 from privacy_core.measures import MEASURES
 from privacy_core.risk.attacks import SINGLING_OUT_MODES
@@ -11,6 +11,7 @@ from privacy_core.risk.cap import GTCAP_WEIGHTINGS
 from ui.cached import canonical_real
 from ui.calibration import card_calibration, latest_calibration, open_calibration_view
 from ui.evaluations import rapid_at_page_settings, rapid_cached, rapid_fit_params
+from ui.mds import draw_mds_section
 from ui.privacy import (
     ATTACKS,
     FAST_DEFAULT,
@@ -207,12 +208,17 @@ if attack_results:
     d2.caption("Attack success on training records vs holdout records (control) vs a random "
                "guess. Risk comes from the gap between training and control.")
 
+# ------------------------------------------------------------------ MDS (the method)
+real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
+mds = draw_mds_section(full, real_c)
+
 # ------------------------------------------------------------------ drill-down
 st.subheader("Record drill-down")
 SHORTLIST = {"at least two measures": 2, "at least one measure": 1}
-real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
 rapid = rapid_cached(ws, rapid_fit_params(ws))
 flag_sources = dict(shown)
+if mds is not None:
+    flag_sources["mds"] = mds
 if rapid is not None:  # at the RAPID page's score and threshold: the same records at risk
     rapid = guarded(lambda: rapid_at_page_settings(rapid))
 if rapid is not None:
@@ -272,6 +278,6 @@ if flags is not None and len(flags.columns) > 1:
                              "whose flags do not vary is undefined." if undefined else ""))
     st.download_button("Download the flag table (record indices and flags only)",
                        safe_csv(flags, index=True), file_name="record_flags.csv",
-                       mime="text/csv")
+                       mime="text/csv", on_click="ignore")
 
 explanation("privacy")

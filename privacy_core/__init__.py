@@ -81,7 +81,9 @@ from .risk import (
     rapid_synthesizer_cv,
     summarize_paper_study,
 )
+from .risk.mds import MdsResult, membership_disclosure_score
 from .synth import GENERATORS, half_split, make_generator, synthesize
+from .synth.leaky import leaky_shadow_options
 from .threat import QIColumn, QISuggestion, ThreatModel, suggest_quasi_identifiers
 
 __version__ = "0.1.0"

@@ -51,10 +51,9 @@ from .errors import InsufficientDataError, ParameterError
 from .experiments import RowsFn
 from .measures import MEASURES, ProgressFn, evaluate_noted, get_measure, measure_names
 from .results import jsonable
-from .synth.leaky import leaky_release
+from .synth.leaky import leaky_release, leaky_shadow_options
 from .threat import ThreatModel
 from .validation import check_positive_int, check_seed
-
 
 DEFAULT_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 DEFAULT_RATIOS = (1.0, 2.0, 4.0)
@@ -425,7 +424,7 @@ def calibrate(
     # one cell = one (level, measure, mode); measures that take no holdout are run once
     # per level and their value holds for every ratio
     cells = [(lv, m, md) for lv in levels for m, md in targets]
-    total = sum(1 if not get_measure(m).uses_holdout else len(ratios) for _, m, _ in cells)
+    total = sum(len(ratios) if _varies_with_holdout(m) else 1 for _, m, _ in cells)
     done = 0
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -440,10 +439,15 @@ def calibrate(
                                             schema=schema, seed=release_seed).release
         spec = get_measure(metric)
         kwargs = {**opts.get(metric, {}), **spec.mode_options(mode)}
-        run_ratios = ratios if spec.uses_holdout else ratios[:1]
+        by_generator = getattr(spec, "evaluates", "release") == "generator"
+        if by_generator:  # the shadow generators leak f_l of their own training rows
+            kwargs.update(leaky_shadow_options(level))
+        run_ratios = ratios if spec.uses_holdout and not by_generator else ratios[:1]
         cell_rows = []
         for ratio in run_ratios:
-            hold = parts.holdout(ratio)
+            # a measure of the generator draws its unseen rows from the release pool, the
+            # same rows that fill the leaky releases; it has no holdout to vary
+            hold = parts.pool if by_generator else parts.holdout(ratio)
             if progress:
                 progress(done / total, f"{spec.label}"
                          f"{'' if mode == 'default' else f' ({mode})'}: f_l = {level:g}, "
@@ -452,12 +456,12 @@ def calibrate(
             value, lo, hi, note = _evaluate(parts.training, releases[level], hold, metric,
                                             kwargs, threat, schema, measure_seed)
             seconds = time.perf_counter() - t0
-            for r in (ratios if not spec.uses_holdout else (ratio,)):
+            for r in (ratios if len(run_ratios) == 1 else (ratio,)):
                 cell_rows.append({
                     "metric": metric, "mode": mode, "ratio": float(r), "level": float(level),
                     "value": value, "ci_low": lo, "ci_high": hi,
                     "n_training": len(parts.training),
-                    "n_holdout": len(parts.holdout(r)) if spec.uses_holdout else 0,
+                    "n_holdout": len(parts.holdout(r)) if len(run_ratios) > 1 else 0,
                     "n_release": len(releases[level]), "seconds": seconds, "note": note})
             done += 1
         rows.extend(cell_rows)
@@ -496,6 +500,11 @@ def calibration_result(rows: pd.DataFrame, targets: Sequence[tuple[str, str]], *
     return CalibrationResult(rows=rows, summaries=summaries, levels=tuple(levels),
                              ratios=tuple(ratios), seed=seed, n_real=n_real, params=params,
                              stopped=stopped)
+
+
+def _varies_with_holdout(metric: str) -> bool:
+    spec = get_measure(metric)
+    return spec.uses_holdout and getattr(spec, "evaluates", "release") != "generator"
 
 
 def _evaluate(training: pd.DataFrame, release: pd.DataFrame, holdout: pd.DataFrame,

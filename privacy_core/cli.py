@@ -301,6 +301,7 @@ def cmd_privacy(args: argparse.Namespace) -> int:
         "gtcap": {"radius": args.radius, "weighting": _gtcap_weighting(args)},
         "membership": _membership_options(args),
         "rapid": {"bootstrap": 200},
+        "mds": _mds_options(args),
     }
     default = [n for n in measure_names("privacy") if n != "rapid"]
     results, (real, synthetic, _, _) = _run_measures(args, "privacy", default, options)
@@ -605,6 +606,33 @@ def _add_membership(p: argparse.ArgumentParser) -> None:
                         "training data's population, in (0, 1]")
 
 
+def _add_mds(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("membership disclosure score (mds; needs --control)")
+    g.add_argument("--shadow-method", default="cart",
+                   help="the built-in generator each shadow model is (cart, autoregressive, "
+                        "histogram, dp-mst, ...; default cart)")
+    g.add_argument("--shadow-models", type=int, default=10,
+                   help="shadow models m; every record trains floor(m/2) of them (10)")
+    g.add_argument("--shadow-sets", type=int, default=5,
+                   help="tables each shadow model emits (5)")
+    g.add_argument("--mds-records", type=int, default=2000,
+                   help="records whose disclosure score is computed, a seeded subsample (2000)")
+    g.add_argument("--mds-reading", default="relative", choices=["relative", "max"],
+                   help="relative: (MDS - HALF) / (SELF - HALF), 0 = emits unseen records, "
+                        "1 = copies; max: the paper's raw distance")
+    g.add_argument("--n-jobs", type=int, default=1,
+                   help="worker processes for the shadow models (-1 = all cores)")
+    g.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="fit the shadow models on this Ray cluster ('local' starts one)")
+
+
+def _mds_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"shadow_method": args.shadow_method, "shadow_models": args.shadow_models,
+            "shadow_sets": args.shadow_sets, "records": args.mds_records,
+            "reading": args.mds_reading, "n_jobs": args.n_jobs,
+            "backend": "ray" if args.ray else "local", "ray_address": args.ray}
+
+
 def _add_shared(p: argparse.ArgumentParser) -> None:
     p.add_argument("--real", help="original / training data (CSV or Parquet)")
     p.add_argument("--synthetic", action="append", default=[],
@@ -704,6 +732,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--singling-out-cols", type=int, default=3,
                    help="columns per multivariate singling-out predicate")
     _add_membership(p)
+    _add_mds(p)
     p.set_defaults(func=cmd_privacy)
 
     p = sub.add_parser("fidelity", help="Wasserstein fidelity, ML affinity, query error, "

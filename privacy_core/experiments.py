@@ -52,7 +52,6 @@ records); ``contrastive-embeddings.md`` §4.2 (leaky evaluation with noise).
 from __future__ import annotations
 
 import math
-import os
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -67,9 +66,11 @@ from .data import Schema, infer_schema, prepare_table
 from .encoding import TableEncoder
 from .errors import InsufficientDataError, ParameterError
 from .measures import evaluate_noted, get_measure, measure_names
+from .parallel import effective_jobs, map_unordered
 from .results import MetricResult, jsonable
 from .stats import mean_interval, wilson_interval
-from .synth.leaky import LeakNoise, leaky_release, leaky_split
+from .synth import GENERATORS
+from .synth.leaky import LeakNoise, leaky_release, leaky_shadow_options, leaky_split
 from .threat import ThreatModel
 from .validation import (
     check_choice,
@@ -442,8 +443,27 @@ def _canary_rows(result: MetricResult, canary_labels: np.ndarray, target_levels:
     return out
 
 
+def _shadow_options(ctx: _Context, level: float, pool: pd.DataFrame | None,
+                    control: pd.DataFrame) -> tuple[dict[str, Any] | None, pd.DataFrame, str]:
+    """How a measure of the *generator* (the membership disclosure score) sees this risk
+    level: its shadow models are the sweep's own generator at that level. Returns the
+    options (None when it cannot run here), the unseen rows it draws its references
+    from, and a note."""
+    if ctx.risk_model == "leaky":
+        return leaky_shadow_options(level, ctx.noise), pool if pool is not None else control, ""
+    if ctx.risk_model == "dp" and ctx.generator in GENERATORS:
+        return ({"shadow_method": ctx.generator,
+                 "shadow_params": {**ctx.generator_params, "epsilon": float(level)}},
+                control, "")
+    what = ("an overfitting level is a point in one training run, not a generator its "
+            "shadow models could be trained as" if ctx.risk_model == "overfit"
+            else f"{ctx.generator} is not a built-in generator")
+    return None, control, f"not run: {what}"
+
+
 def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
-              release: pd.DataFrame, seed: int, canary_labels: np.ndarray | None
+              release: pd.DataFrame, seed: int, canary_labels: np.ndarray | None,
+              level: float = 0.0, pool: pd.DataFrame | None = None
               ) -> list[dict[str, Any]]:
     rows = []
     target = ctx.threat.target
@@ -452,12 +472,21 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
     for name in ctx.measures:
         spec = get_measure(name)
         options = dict(ctx.options.get(name, {}))
+        holdout = control
+        if getattr(spec, "evaluates", "release") == "generator":
+            shadow, holdout, why = _shadow_options(ctx, level, pool, control)
+            if shadow is None:
+                rows.append({"measure": name, "value": float("nan"),
+                             "ci_low": float("nan"), "ci_high": float("nan"),
+                             "baseline": float("nan"), "goal": "", "note": why})
+                continue
+            options.update(shadow)
         if canary_labels is not None and name in CANARY_MEASURES:
             options.setdefault("n_attacks", None)  # attack every record, canaries included
         # Fidelity measures that take no threat model are called without one.
         res, note = evaluate_noted(training, release, name=name,
                                    threat=ctx.threat if spec.needs_threat else None,
-                                   holdout=control, schema=ctx.schema, seed=seed,
+                                   holdout=holdout, schema=ctx.schema, seed=seed,
                                    options=options)
         if res is None:
             rows.append({"measure": name, "value": float("nan"), "ci_low": float("nan"),
@@ -566,7 +595,7 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
                 if ctx.risk_model == "dp" and ctx.generator.startswith("smartnoise"):
                     note = "not seed-reproducible (OpenDP noise)"
                 for r in _evaluate(ctx, training, control, release, measure_seed,
-                                   canary_labels):
+                                   canary_labels, level=level, pool=third):
                     if note:
                         r["note"] = "; ".join(x for x in (note, r["note"]) if x)
                     rows.append({**base, **r})
@@ -574,26 +603,10 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
 
 
 # ============================================================================ runners
-def _effective_jobs(n_jobs: int, n_tasks: int) -> int:
-    cores = _usable_cores()
-    if n_jobs == 0:
-        raise ParameterError("`n_jobs` must be a positive number of workers or negative "
-                             "(-1 = all cores); got 0.")
-    jobs = cores + 1 + n_jobs if n_jobs < 0 else n_jobs
-    return max(1, min(jobs, n_tasks))
-
-
-def _usable_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def _run_local(tasks: list[_Task], ctx: _Context, jobs: int,
                should_stop: Callable[[], bool] | None,
                on_epoch: Callable[[_Task, dict], None] | None) -> Iterator[tuple]:
-    if jobs == 1:
+    if jobs == 1:  # in process: the overfit model reports its epochs and can stop mid-fit
         for task in tasks:
             if should_stop is not None and should_stop():
                 return
@@ -601,56 +614,19 @@ def _run_local(tasks: list[_Task], ctx: _Context, jobs: int,
                             on_epoch=None if on_epoch is None else partial(on_epoch, task),
                             should_stop=should_stop)
         return
-    from joblib import Parallel, delayed
-
-    # max_nbytes=None: joblib would otherwise dump every array over 1 MB of the context (the
-    # user's real table) to a memory-mapped file in /dev/shm or the temporary directory for
-    # the workers to share, and a killed server leaves it there; the tasks get a pickled
-    # copy through the pipe instead (nothing at rest, issue 16).
-    results = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                       max_nbytes=None)(delayed(_run_task)(t, ctx) for t in tasks)
-    try:
-        for out in results:
-            yield out
-            if should_stop is not None and should_stop():
-                return
-    finally:
-        with warnings.catch_warnings():
-            # joblib warns that cancelled tasks were wasted work: here that is the point.
-            warnings.simplefilter("ignore", UserWarning)
-            results.close()  # cancels the tasks not started yet
+    yield from map_unordered(_run_task, tasks, context=ctx, n_jobs=jobs,
+                             should_stop=should_stop)
 
 
 def _run_ray(tasks: list[_Task], ctx: _Context, address: str | None,
              should_stop: Callable[[], bool] | None) -> Iterator[tuple]:
-    try:
-        import ray
-    except ImportError:
-        raise ParameterError(
-            "backend='ray' needs the ray package, which is not installed: "
-            "`pip install ray`, or use backend='local'.") from None
-    if not address:
-        raise ParameterError("backend='ray' needs the cluster's `address` (e.g. "
-                             "'ray://head:10001' or 'auto').")
-    # The context (the real table) goes into the object store, which spills to disk
-    # (/tmp/ray/session_*/ray_spilled_objects) when full. A Ray started here ("local") gets
-    # spilling turned off: a full store fails the task instead of writing the data. A
-    # cluster joined by address keeps its own setting (ray refuses _system_config then):
-    # start its head with --system-config='{"automatic_object_spilling_enabled": false}'.
-    # The app never takes this path (the lab runs backend="local").
-    no_spill = ({"_system_config": {"automatic_object_spilling_enabled": False}}
-                if address == "local" else {})
-    ray.init(address=address, ignore_reinit_error=True, **no_spill)
-    remote = ray.remote(_run_task)
-    ctx_ref = ray.put(ctx)
-    pending = [remote.remote(t, ctx_ref) for t in tasks]
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(done[0])
-        if should_stop is not None and should_stop():
-            for ref in pending:
-                ray.cancel(ref)
-            return
+    # The context (the real table) goes into the object store; a Ray started here
+    # ("local") gets spilling to disk turned off (privacy_core.parallel). A cluster joined by
+    # address keeps its own setting: start its head with
+    # --system-config='{"automatic_object_spilling_enabled": false}'. The app never takes
+    # this path (the lab runs backend="local").
+    yield from map_unordered(_run_task, tasks, context=ctx, backend="ray", address=address,
+                             should_stop=should_stop)
 
 
 # ============================================================================ sweep
@@ -785,7 +761,7 @@ def sweep(
     tasks = ([_Task(r, tuple(range(len(levels)))) for r in range(replicates)]
              if risk_model == "overfit"
              else [_Task(r, (i,)) for i in range(len(levels)) for r in range(replicates)])
-    jobs = 1 if backend == "local" and n_jobs == 1 else _effective_jobs(n_jobs, len(tasks))
+    jobs = 1 if backend == "local" and n_jobs == 1 else effective_jobs(n_jobs, len(tasks))
     # One torch thread per task: the generator's matrices are too small to gain from more
     # (see synth.autoregressive.default_threads); parallelism is across tasks.
     threads = 1

@@ -50,6 +50,9 @@ class MeasureSpec:
     # False for a measure known not to meet the contract on every data set; its
     # calibration_note says why, and the app shows it with an "uncalibrated" badge
     calibrated: bool = True
+    # "generator": the measure scores the generating method through shadow models of its
+    # own (MDS), not the release it is given; experiments drive those shadows instead
+    evaluates: Literal["release", "generator"] = "release"
 
     def mode_options(self, mode: str) -> dict[str, Any]:
         """Keyword arguments of one calibration mode (``default`` for measures with one)."""
@@ -83,10 +86,12 @@ def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: 
        native: bool = False, indicator: bool = False,
        modes: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (("default", ()),),
        documented_ceiling: float | None = None, calibration_note: str = "",
-       absolute: bool = False, calibrated: bool = True) -> MeasureSpec:
+       absolute: bool = False, calibrated: bool = True,
+       evaluates: str = "release") -> MeasureSpec:
     return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
                        description, uses_holdout, native, indicator, modes,
-                       documented_ceiling, calibration_note, absolute, calibrated)
+                       documented_ceiling, calibration_note, absolute, calibrated,
+                       evaluates)  # type: ignore[arg-type]
 
 
 MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
@@ -148,6 +153,12 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
                         "share a member's binned quasi-identifiers. Read it against the "
                         "calibration curve of your data, not against 0 and 1.",
        description="Partition attack by matching, F1 relative to a naive guesser."),
+    _m("mds", "Membership disclosure score (MDS)", "privacy",
+       "risk.mds:membership_disclosure_score", holdout=True, fast=False, threat=False,
+       native=True, evaluates="generator",
+       description="Shadow generators trained with and without each record: how far its "
+                   "presence moves what the method emits near it, from HALF (emits unseen "
+                   "records, 0) to SELF (copies its training data, 1)."),
     _m("wasserstein", "Wasserstein fidelity", "fidelity", "fidelity:wasserstein_fidelity",
        holdout=False, fast=False, threat=False, uses_holdout=False, native=True),
     _m("mla", "ML affinity", "fidelity", "utility:ml_affinity", holdout=True, fast=False),
@@ -209,7 +220,7 @@ MEASURE_GROUPS: dict[str, tuple[str, ...]] = {
     "Attribute inference": ("rapid", "inference", "ml_inference", "gtcap"),
     "Identity & singling out": ("singling_out",),
     "Linkability": ("linkability",),
-    "Membership": ("domias", "membership"),
+    "Membership": ("domias", "membership", "mds"),
     "Similarity indicators": ("ims", "dcr", "knn"),
     "Utility & fidelity": ("wasserstein", "mla", "query_error", "discriminator"),
 }

@@ -333,6 +333,7 @@ MAP_OPTIONS: dict[str, dict[str, Any]] = {
     "mla": {"evaluators": ("linear", "xgb"), "bootstrap": 200},
     "query_error": {"bootstrap": 200},
     "discriminator": {"max_rows": 5000, "bootstrap": 200},
+    "mds": {"shadow_models": 10, "shadow_sets": 1, "records": 1000, "bootstrap": 200},
 }
 MAP_OPTION_NOTES = {
     "rapid": "RAPID with the xgboost attacker only, at τ = 0.3 (ε = 0.1 for a numeric "
@@ -587,10 +588,27 @@ def _compute_cell(ws: Workspace, cand: Candidate, measure: str, seed: int,
         frame = candidate_frame(ws, cand, seed)
     holdout = ws.holdout.frame if ws.holdout is not None else None
     progress(0.1, "")
+    options = dict(MAP_OPTIONS.get(measure, {}))
+    if MEASURES[measure].evaluates == "generator":
+        options.update(shadow_options(cand))
     result = evaluate_measures(
         real_c, frame, names=[measure], threat=ws.threat, holdout=holdout, schema=ws.schema,
-        seed=seed, options={measure: dict(MAP_OPTIONS.get(measure, {}))})[measure]
+        seed=seed, options={measure: options})[measure]
     return _slim(result)
+
+
+def shadow_options(cand: Candidate) -> dict[str, Any]:
+    """The shadow models through which a measure of the *generator* (MDS) scores a map
+    candidate: the candidate's own method. HALF is a method that emits real records it
+    never saw (leaky shadows at f_l = 0); a loaded release has no method to retrain."""
+    if cand.kind == "half":
+        return pc.leaky_shadow_options(0.0)
+    if cand.index is None and cand.method in pc.GENERATORS:
+        return {"shadow_method": cand.method, "shadow_params": dict(cand.params)}
+    raise pc.ParameterError(
+        "MDS scores a generating method by retraining it on halves of the real table; a "
+        "loaded release does not say how it was made. It is shown for the candidates the "
+        "map generates (CART, leaky, HISTOGRAM, SELF, HALF).")
 
 
 def map_cells(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],

@@ -66,6 +66,10 @@ def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
             return None
         return rec.loc[rec["member"].astype(bool) & rec["predicted_member"].astype(bool),
                        "record"].to_numpy()
+    if name == "mds":  # a confident disclosure beyond what the noise floor reaches
+        if "flagged" not in rec:
+            return None
+        return rec.loc[rec["flagged"].astype(bool), "record"].to_numpy()
     if name == "domias":
         members = rec["member"].astype(bool)
         cut = np.nanpercentile(rec.loc[~members, "score"], 95) if (~members).any() else np.inf

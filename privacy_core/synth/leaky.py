@@ -36,6 +36,7 @@ Notes
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -357,3 +358,15 @@ __all__ = [
     "leaky_sets",
     "leaky_split",
 ]
+
+
+def leaky_shadow_options(level: float, noise: LeakNoise | dict | None = None
+                         ) -> dict[str, Any]:
+    """Options that make a measure of the *generator* (the membership disclosure score's
+    shadow models) see leak fraction ``level``: every shadow is the leaky risk model,
+    which copies that share of its own training rows and fills the rest from the unseen
+    rows the measure is given as its holdout. The calibration matrix and the risk lab's
+    leaky sweeps both drive it this way."""
+    return {"shadow_method": "leaky",
+            "shadow_params": {"leak_fraction": float(level),
+                              "noise": LeakNoise.coerce(noise).to_dict()}}

@@ -60,6 +60,7 @@ CHEAP_OPTIONS: dict[str, dict] = {
     "gtcap": {"bootstrap": 10},
     "domias": {"bootstrap": 10},
     "membership": {"n_repeats": 10},
+    "mds": {"shadow_models": 2, "shadow_sets": 1, "records": 20, "bootstrap": 10},
     "wasserstein": {"max_rows": 200},
     "mla": {"evaluators": ("linear", "tree"), "bootstrap": 10},
     "query_error": {"n_queries": 20, "bootstrap": 10},

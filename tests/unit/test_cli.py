@@ -169,7 +169,7 @@ def test_privacy_json_contract(files, holdout):
     assert out["command"] == "privacy" and out["seed"] == 4 and out["n_synthetic"] == [400]
     m = out["metrics"]
     assert set(m) == {"ims", "dcr", "knn", "singling_out", "linkability", "inference",
-                      "ml_inference", "gtcap", "domias", "membership"}
+                      "ml_inference", "gtcap", "domias", "membership", "mds"}
     for name, res in m.items():
         assert {"value", "ci", "params"} <= set(res), name
         assert "records" not in res  # aggregates only unless asked
@@ -177,6 +177,10 @@ def test_privacy_json_contract(files, holdout):
     assert m["membership"]["f_rel"] == m["membership"]["value"]
     so = m["singling_out"]["params"]
     assert so["mode"] == "univariate" and so["n_cols"] == 1 and so["n_attacks"] == 200
+    # the membership disclosure score: quantiles of DS (DESIGN.md) and its shadow set-up
+    assert set(m["mds"]["quantiles"]) >= {"0.5", "0.95", "1"}
+    assert m["mds"]["params"]["shadow_method"] == "cart"
+    assert m["mds"]["params"]["shadow_models"] == 10
 
 
 def test_privacy_metric_subset_is_seeded(files):
