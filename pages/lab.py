@@ -5,28 +5,13 @@ import streamlit as st
 from privacy_core.calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
 from privacy_core.experiments import LEVEL_NAMES, RISK_MODELS
 from privacy_core.exports import safe_csv
-from privacy_core.measures import measure_label, measure_names
+from privacy_core.measures import measure_label
 from privacy_core.plots.calibration import calibration_figure, calibration_table
 from privacy_core.plots.lab import (
     lab_correlation_heatmap,
     lab_response_figure,
     lab_small_multiples,
     lab_training_curve,
-)
-from ui.lab import (
-    LAB_DEFAULTS,
-    LEVEL_OPTIONS,
-    RISK_MODEL_LABELS,
-    format_seconds,
-    generators,
-    lab_cached,
-    lab_real,
-    lab_run,
-    lab_settings,
-    measure_option,
-    responses_table,
-    results_tables,
-    sweep_plan,
 )
 from ui.calibration import (
     CAL_DEFAULTS,
@@ -38,6 +23,22 @@ from ui.calibration import (
     calibration_settings,
     expected_rows,
     remember_calibration,
+)
+from ui.lab import (
+    LAB_DEFAULTS,
+    LEVEL_OPTIONS,
+    RISK_MODEL_LABELS,
+    format_seconds,
+    generators,
+    lab_cached,
+    lab_measure_keys,
+    lab_real,
+    lab_run,
+    lab_settings,
+    measure_option,
+    responses_table,
+    results_tables,
+    sweep_plan,
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_error
@@ -258,11 +259,14 @@ with st.expander("Sweep settings", expanded=False):
         max_rows = c3.number_input("Use at most this many real rows (0 = all)", 0,
                                    len(real), int(settings["max_rows"]), 500,
                                    help="A seeded subset for a quick first look.")
-        all_measures = measure_names()
+        all_measures = lab_measure_keys()
         measures = st.multiselect("Measures", all_measures, default=list(settings["measures"]),
                                   format_func=measure_option,
                                   help="Fast measures by default. Fidelity measures show the "
-                                       "utility side (mostly useful with the DP model).")
+                                       "utility side (mostly useful with the DP model). The "
+                                       "distance measures are offered twice: in the shared "
+                                       "encoding and in the contrastive embedding (the "
+                                       "contrastive paper's comparison, side by side).")
         if model == "leaky":
             st.markdown("**Noise on the copied records** (does a measure still see leaks "
                         "that are not exact copies?)")

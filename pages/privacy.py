@@ -21,6 +21,7 @@ from ui.privacy import (
     available,
     cached_results,
     card_text,
+    embedding_points,
     membership_note,
     nearest_records,
     privacy_params,
@@ -73,7 +74,7 @@ with st.expander("Settings (recomputes the affected measures)"):
         aux_b = a2.multiselect("Linkability: columns of the second source", qis,
                                default=[c for c in params["aux_b"] if c in qis])
         seed = a3.number_input("Seed", 0, 2**31 - 1, int(params["seed"]))
-        s1, s2, _ = st.columns(3)
+        s1, s2, s3 = st.columns(3)
         so_mode = s1.selectbox(
             "Singling out: predicates", SINGLING_OUT_MODES,
             index=SINGLING_OUT_MODES.index(params["so_mode"]),
@@ -90,6 +91,17 @@ with st.expander("Settings (recomputes the affected measures)"):
                  "on a release that leaks nothing.")
         so_cols = s2.number_input("Singling out: columns per multivariate predicate", 1,
                                   max(1, len(ws.schema.included)), int(params["so_cols"]))
+        space = s3.selectbox(
+            "Distance space (DCR, k-NN, inference, linkability)", ["shared", "contrastive"],
+            index=["shared", "contrastive"].index(params.get("space", "shared")),
+            format_func=lambda v: {"shared": "shared encoding (min-max, one-hot)",
+                                   "contrastive": "contrastive embedding (learned)"}[v],
+            help="Shared: distances on range-scaled numbers and category mismatches. "
+                 "Contrastive: a small torch network trained on the real table to tell "
+                 "two random maskings of a record apart from other records (Plasencia "
+                 "Palacios et al.); distances in its embedding weigh columns by how much "
+                 "they tell records apart. Trained once per table (seconds on the demo), "
+                 "kept in memory only.")
         apply = st.form_submit_button("Apply", type="primary")
     error_slot("privacy_form")
     if apply:
@@ -99,7 +111,7 @@ with st.expander("Settings (recomputes the affected measures)"):
                 "n_attacks": int(n_attacks), "k": int(k), "radius": float(radius),
                 "gtcap_weighting": gtcap_weighting,
                 "seed": int(seed), "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
-                "so_mode": so_mode, "so_cols": int(so_cols)}),
+                "so_mode": so_mode, "so_cols": int(so_cols), "space": space}),
                 control="privacy_form"):
             st.rerun()
 
@@ -134,7 +146,9 @@ shown = {n: (r.at(alpha=alpha) if n in ("dcr", "knn") and hasattr(r, "at") else 
 def reading(name: str, res: pc.MetricResult) -> str:
     spec = MEASURES[name]
     kind = "Indicator (not a disclosure measure)" if name in INDICATORS else "Risk"
-    return f"{kind}; {res.goal} is better. {spec.description}"
+    where = (" Distances in the contrastive embedding."
+             if res.params.get("space") == "contrastive" else "")
+    return f"{kind}; {res.goal} is better. {spec.description}{where}"
 
 
 calibration = latest_calibration(ws)
@@ -263,6 +277,19 @@ if flags is not None and len(flags.columns) > 1:
                     st.markdown(f"**RAPID:** score {row['score']:.3f} ("
                                 f"{'at risk' if row['at_risk'] else 'not at risk'}), "
                                 f"predicted `{row['prediction']}` for true `{row['true']}`.")
+
+    if params.get("space") == "contrastive":
+        st.markdown("**Where the records sit in the contrastive embedding**")
+        points = guarded(lambda: embedding_points(ws, int(params["seed"])))
+        if points is not None:
+            st.plotly_chart(plots.embedding_projection_figure(
+                points, flagged=flags.index[flags["n_flags"] > 0]), width="stretch")
+            st.caption("Real (grey) and synthetic (blue) records on the first two principal "
+                       "axes of the learned embedding (at most 2,000 of each); red rings are "
+                       "real records at least one measure flags. Flagged records inside "
+                       "a dense synthetic cloud are what a distance attack finds; a projection "
+                       "keeps only part of the distances, so read it as a picture, not a "
+                       "measurement.")
 
     # ------------------------------------------------------------------ agreement
     st.subheader("Agreement between measures")

@@ -25,6 +25,7 @@ from .datasets import (
     simulate_health,
     simulate_health_probabilities,
 )
+from .embedding import ContrastiveEncoder, ContrastiveParams, contrastive_encoder, project_2d
 from .encoding import TableEncoder
 from .errors import (
     ColumnNotFoundError,

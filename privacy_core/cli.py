@@ -290,13 +290,15 @@ def _run_measures(args: argparse.Namespace, family: str, default: list[str],
 def cmd_privacy(args: argparse.Namespace) -> int:
     from .measures import measure_names
 
+    space = {"space": args.space}
     options: dict[str, dict[str, Any]] = {
-        "dcr": {"alpha": args.alpha}, "knn": {"alpha": args.alpha, "k_max": args.k},
+        "dcr": {"alpha": args.alpha, **space}, "knn": {"alpha": args.alpha, "k_max": args.k,
+                                                      **space},
         # "auto": 500 predicates, 2,000 per configuration under the paper protocol
         "singling_out": {"n_attacks": args.n_attacks or "auto", "mode": args.singling_out_mode,
                          "n_cols": args.singling_out_cols},
-        "linkability": {"n_attacks": args.n_attacks},
-        "inference": {"n_attacks": args.n_attacks},
+        "linkability": {"n_attacks": args.n_attacks, **space},
+        "inference": {"n_attacks": args.n_attacks, **space},
         "ml_inference": {"n_attacks": args.n_attacks},
         "gtcap": {"radius": args.radius, "weighting": _gtcap_weighting(args)},
         "membership": _membership_options(args),
@@ -731,6 +733,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "configuration is in the JSON)")
     p.add_argument("--singling-out-cols", type=int, default=3,
                    help="columns per multivariate singling-out predicate")
+    p.add_argument("--space", default="shared", choices=["shared", "contrastive"],
+                   help="distance space of dcr, knn, inference and linkability: the shared "
+                        "encoding (min-max, one-hot) or a contrastive record embedding "
+                        "trained on --real (each metric's params.space records it)")
     _add_membership(p)
     _add_mds(p)
     p.set_defaults(func=cmd_privacy)

@@ -65,7 +65,7 @@ import pandas as pd
 from .data import Schema, infer_schema, prepare_table
 from .encoding import TableEncoder
 from .errors import InsufficientDataError, ParameterError
-from .measures import evaluate_noted, get_measure, measure_names
+from .measures import evaluate_noted, get_measure, measure_names, split_measure_key
 from .parallel import effective_jobs, map_unordered
 from .results import MetricResult, jsonable
 from .stats import mean_interval, wilson_interval
@@ -469,19 +469,23 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
     target = ctx.threat.target
     levels_t = (None if ctx.schema[target].is_numeric
                 else len(pd.unique(training[target])))
-    for name in ctx.measures:
+    for key in ctx.measures:
+        # "dcr:contrastive": a measure in one of its registered modes, a row of its own
+        name, mode, _ = split_measure_key(key)
         spec = get_measure(name)
         options = dict(ctx.options.get(name, {}))
+        if mode:
+            options.update(spec.mode_options(mode))
         holdout = control
         if getattr(spec, "evaluates", "release") == "generator":
             shadow, holdout, why = _shadow_options(ctx, level, pool, control)
             if shadow is None:
-                rows.append({"measure": name, "value": float("nan"),
+                rows.append({"measure": key, "value": float("nan"),
                              "ci_low": float("nan"), "ci_high": float("nan"),
                              "baseline": float("nan"), "goal": "", "note": why})
                 continue
             options.update(shadow)
-        if canary_labels is not None and name in CANARY_MEASURES:
+        if canary_labels is not None and key in CANARY_MEASURES:
             options.setdefault("n_attacks", None)  # attack every record, canaries included
         # Fidelity measures that take no threat model are called without one.
         res, note = evaluate_noted(training, release, name=name,
@@ -489,16 +493,16 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
                                    holdout=holdout, schema=ctx.schema, seed=seed,
                                    options=options)
         if res is None:
-            rows.append({"measure": name, "value": float("nan"), "ci_low": float("nan"),
+            rows.append({"measure": key, "value": float("nan"), "ci_low": float("nan"),
                          "ci_high": float("nan"), "baseline": float("nan"), "goal": "",
                          "note": note})
             continue
         lo, hi = res.ci if res.ci is not None else (float("nan"), float("nan"))
-        rows.append({"measure": name, "value": float(res.value), "ci_low": float(lo),
+        rows.append({"measure": key, "value": float(res.value), "ci_low": float(lo),
                      "ci_high": float(hi),
                      "baseline": float("nan") if res.baseline is None else float(res.baseline),
                      "goal": res.goal, "note": note})
-        if canary_labels is not None and name in CANARY_MEASURES:
+        if canary_labels is not None and key in CANARY_MEASURES:
             rows.extend(_canary_rows(res, canary_labels, levels_t))
     return rows
 
@@ -729,8 +733,12 @@ def sweep(
                      else measures)
     if not measures:
         raise ParameterError("Choose at least one measure (see measure_names()).")
-    for m in measures:
-        get_measure(m)
+    for m in measures:  # a name, or name:mode for one of its registered modes
+        name, mode, _ = split_measure_key(m)
+        if mode:
+            get_measure(name).mode_options(mode)
+        else:
+            get_measure(name)
     if len(set(measures)) != len(measures):
         raise ParameterError(f"`measures` repeats a name: {list(measures)}.")
     outlier_fraction = check_in_range("outlier_fraction", outlier_fraction, 0, 0.5,

@@ -94,7 +94,17 @@ def generators() -> list[str]:
 
 def measure_option(name: str) -> str:
     """A measure in the pickers: its registry label, marked when it is slow."""
-    return measure_label(name) + ("" if MEASURES[name].fast else " (slow)")
+    base = name.split(":")[0]
+    return measure_label(name) + ("" if MEASURES[base].fast else " (slow)")
+
+
+def lab_measure_keys() -> list[str]:
+    """What the lab's picker offers: every registered measure, then the distance
+    measures in the contrastive embedding (``dcr:contrastive``, ...) so that both spaces
+    can be swept side by side."""
+    names = list(MEASURES)
+    return names + [f"{n}:contrastive" for n in names
+                    if "contrastive" in MEASURES[n].mode_names]
 
 
 def lab_settings(ws: Workspace, model: str) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -40,7 +40,7 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
                 "gtcap_weighting": "box_pooled", "seed": 0,
                 "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
                 "so_mode": "multivariate",
-                "so_cols": min(3, len(ws.schema.included))}
+                "so_cols": min(3, len(ws.schema.included)), "space": "shared"}
     params = {**defaults, **stored, **membership_settings(ws)}
     # a later type change may have excluded columns since the setting was stored
     params["so_cols"] = max(1, min(int(params["so_cols"]), len(ws.schema.included)))
@@ -53,16 +53,18 @@ def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
     # singling out draws one predicate per distinct record for "every record": affordable
     # up to 5,000 rows, 500 predicates (the attack's default) above
     so_attacks = n_attacks or (None if params.get("n_rows", 0) <= 5000 else 500)
+    space = {"space": params.get("space", "shared")}
     opts: dict[str, dict[str, Any]] = {
-        "knn": {"k_max": params["k"]},
+        "dcr": space,
+        "knn": {"k_max": params["k"], **space},
         # the paper protocol fixes its own N_A (2,000 predicates per configuration)
         "singling_out": {"n_attacks": 2000 if params["so_mode"] == "paper" else so_attacks,
                          "mode": params["so_mode"],
                          "n_cols": params["so_cols"] if params["so_mode"] == "multivariate"
                          else 1},
         "linkability": {"n_attacks": n_attacks,
-                        "aux_cols": (list(params["aux_a"]), list(params["aux_b"]))},
-        "inference": {"n_attacks": n_attacks},
+                        "aux_cols": (list(params["aux_a"]), list(params["aux_b"])), **space},
+        "inference": {"n_attacks": n_attacks, **space},
         "ml_inference": {"n_attacks": n_attacks},
         "gtcap": {"radius": params["radius"], "weighting": params["gtcap_weighting"]},
         "membership": {"sampling_fraction": params["mem_t"], "h": params["mem_h"],
@@ -138,6 +140,10 @@ def run_measures(ws: Workspace, names: list[str], params: dict[str, Any]
                  ) -> dict[str, pc.MetricResult]:
     """Compute the missing measures one by one (each cached on its own)."""
     out = cached_results(ws, names, params)
+    embedded = [n for n in names if n not in out and available(ws, n)
+                and _options(n, params).get("space") == "contrastive"]
+    if embedded and contrastive_encoder_for(ws, int(params["seed"])) is None:
+        return out  # the training failed: its error is on the page
     for n in names:
         if n in out or not available(ws, n):
             continue
@@ -296,3 +302,31 @@ def card_text(name: str, res: pc.MetricResult) -> CardText:
                 "holdout there is no control to subtract.")
     return CardText(interval=interval, rates=f"{kind}: " + " · ".join(shown),
                     risk_note=note, uninformative=uninformative_note(name, res))
+
+
+def contrastive_encoder_for(ws: Workspace, seed: int) -> Any:
+    """Train (once, with a progress bar) the contrastive encoder that the distance
+    measures of this workspace use in ``space="contrastive"``: the engine's in-memory
+    cache then hands the same fitted encoder to each of them."""
+    def compute(progress):
+        real_c = pc.prepare_table(ws.real.frame, ws.schema)
+        return pc.contrastive_encoder(real_c, ws.schema, seed=seed, progress=progress)
+
+    return run_cached(scoped_key(replace(ws, releases=()), "contrastive-encoder",
+                                 {"seed": seed}),
+                      "Training the contrastive encoder on the real table", compute)
+
+
+def embedding_points(ws: Workspace, seed: int) -> Any:
+    """2-D points of the real table and the candidate's first release in the contrastive
+    embedding (computed once per workspace and seed)."""
+    def compute():
+        encoder = contrastive_encoder_for(ws, seed)
+        if encoder is None:
+            return None
+        real_c = pc.prepare_table(ws.real.frame, ws.schema)
+        syn_c = pc.conform_table(ws.releases[0].frame, ws.schema)
+        return pc.project_2d(encoder, {"real": real_c, "synthetic": syn_c},
+                                       seed=seed)
+
+    return evaluate(scoped_key(ws, "privacy:embedding-points", {"seed": seed}), compute)

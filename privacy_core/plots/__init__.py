@@ -29,6 +29,7 @@ from .privacy_attacks import (
     attack_risk_figure,
     linkability_neighbors_figure,
 )
+from .embedding import embedding_projection_figure
 from .mds import mds_distribution, mds_scale_figure
 from .privacy_distance import dcr_histogram, knn_curve
 from .rapid import (

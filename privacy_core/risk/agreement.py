@@ -42,7 +42,8 @@ from ..errors import ParameterError
 from ..results import MetricResult
 from .neighbors import nearest_neighbors
 
-_ATTACKS = ("singling_out", "linkability", "inference", "ml_inference")
+_ATTACKS = ("singling_out", "singling_out_outliers", "linkability", "inference",
+            "ml_inference")
 
 
 def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:

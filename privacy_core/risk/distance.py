@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Schema
+from ..embedding import check_space, contrastive_encoder
 from ..encoding import TableEncoder
 from ..errors import InsufficientDataError, ParameterError, UntrustworthyResultWarning
 from ..inputs import ReviewData, prepare_review
@@ -240,9 +241,17 @@ def _check_k(k: int, sizes: dict[str, int], name: str = "k") -> None:
 def _distance_inputs(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
                      holdout: pd.DataFrame | None, schema: Schema | None,
                      columns: Sequence[str] | None, metric: str, numeric_missing: str,
-                     seed: int, measure: str) -> tuple[ReviewData, pd.DataFrame, list[str], int,
-                                                       int, dict[str, np.ndarray]]:
-    """Shared set-up of the DCR measures: validated inputs, one release, encoded tables."""
+                     seed: int, measure: str, space: str = "shared", embedding: Any = None,
+                     embedding_params: dict[str, Any] | None = None
+                     ) -> tuple[ReviewData, pd.DataFrame, list[str], int, int,
+                                dict[str, np.ndarray], dict[str, Any]]:
+    """Shared set-up of the DCR measures: validated inputs, one release, encoded tables
+    (in the shared encoding or the contrastive embedding) and the space's params."""
+    check_space(space)
+    if space == "contrastive" and metric != "euclidean":
+        raise ParameterError(
+            "The contrastive embedding is a Euclidean space (unit vectors): use "
+            f"metric='euclidean' with space='contrastive'; got {metric!r}.")
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
                           min_rows=1)
     syn = single_release(data, measure)
@@ -251,8 +260,15 @@ def _distance_inputs(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
     frames = {"real": data.real, "synthetic": syn}
     if data.holdout is not None:
         frames["holdout"] = data.holdout
-    enc, _ = encode_for_distance(data, cols, metric, numeric_missing, frames)
-    return data, syn, cols, split_seed, boot_seed, enc
+    if space == "contrastive":
+        encoder = embedding or contrastive_encoder(data.real, data.schema, columns=cols,
+                                                   params=embedding_params, seed=seed)
+        enc = {name: encoder.transform(frame, cols) for name, frame in frames.items()}
+        info = {"space": "contrastive", "embedding": encoder.describe()}
+    else:
+        enc, _ = encode_for_distance(data, cols, metric, numeric_missing, frames)
+        info = {"space": "shared"}
+    return data, syn, cols, split_seed, boot_seed, enc, info
 
 
 # ============================================================================ IMS
@@ -423,6 +439,9 @@ def dcr(
     bootstrap: int = 1000,
     confidence: float = 0.95,
     numeric_missing: str = "median",
+    space: str = "shared",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
     seed: int = 0,
 ) -> DcrResult:
     """Distance to closest record: SRD against RRD at the alpha-th RRD percentile.
@@ -479,8 +498,17 @@ def dcr(
         Interval level.
     numeric_missing
         Missing numerics in the encoder: ``median`` imputation or ``error``.
+    space
+        ``shared`` (default): the engine's encoding (min-max, one-hot); ``contrastive``:
+        the contrastive record embedding (:mod:`privacy_core.embedding`), trained on the
+        training rows (cached), Euclidean only. ``params["space"]`` records it and
+        ``params["embedding"]`` the encoder's hyperparameters and training.
+    embedding, embedding_params
+        A fitted :class:`~privacy_core.embedding.ContrastiveEncoder` to use, or the
+        options of the one to train (:class:`~privacy_core.embedding.ContrastiveParams`).
     seed
-        Seeds the bootstrap and the fallback split; recorded in ``params``.
+        Seeds the bootstrap and the fallback split (and the encoder); recorded in
+        ``params``.
 
     Returns
     -------
@@ -510,9 +538,10 @@ def dcr(
     check_choice("variant", variant, DCR_VARIANTS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
-    data, syn, cols, split_seed, boot_seed, enc = _distance_inputs(
+    data, syn, cols, split_seed, boot_seed, enc, space_info = _distance_inputs(
         real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
-        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr")
+        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr",
+        space=space, embedding=embedding, embedding_params=embedding_params)
     T, S = enc["real"], enc["synthetic"]
     real_labels = data.real.index.to_numpy()
     syn_labels = syn.index.to_numpy()
@@ -520,7 +549,7 @@ def dcr(
         "alpha": alpha, "k": k, "metric": metric, "variant": variant, "columns": cols,
         "bootstrap": bootstrap, "bootstrap_seed": boot_seed, "confidence": confidence,
         "numeric_missing": numeric_missing, "seed": seed, "n_real": len(T),
-        "n_synthetic": len(S),
+        "n_synthetic": len(S), **space_info,
     }
     if data.holdout is not None:
         H = enc["holdout"]
@@ -684,6 +713,9 @@ def dcr_knn(
     bootstrap: int = 1000,
     confidence: float = 0.95,
     numeric_missing: str = "median",
+    space: str = "shared",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
     seed: int = 0,
 ) -> KnnResult:
     """k-NN privacy indicator: the DCR score with k-neighbourhood means, k = 1..k_max.
@@ -719,15 +751,16 @@ def dcr_knn(
     check_choice("metric", metric, DCR_METRICS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
-    data, syn, cols, split_seed, boot_seed, enc = _distance_inputs(
+    data, syn, cols, split_seed, boot_seed, enc, space_info = _distance_inputs(
         real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
-        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr_knn")
+        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr_knn",
+        space=space, embedding=embedding, embedding_params=embedding_params)
     T, S = enc["real"], enc["synthetic"]
     params: dict[str, Any] = {
         "alpha": alpha, "k_max": k_max, "metric": metric, "columns": cols,
         "bootstrap": bootstrap, "bootstrap_seed": boot_seed, "confidence": confidence,
         "numeric_missing": numeric_missing, "seed": seed, "n_real": len(T),
-        "n_synthetic": len(S),
+        "n_synthetic": len(S), **space_info,
     }
     if data.holdout is not None:
         query_real, ref_real = enc["holdout"], T

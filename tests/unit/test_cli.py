@@ -169,7 +169,8 @@ def test_privacy_json_contract(files, holdout):
     assert out["command"] == "privacy" and out["seed"] == 4 and out["n_synthetic"] == [400]
     m = out["metrics"]
     assert set(m) == {"ims", "dcr", "knn", "singling_out", "linkability", "inference",
-                      "ml_inference", "gtcap", "domias", "membership", "mds"}
+                      "ml_inference", "gtcap", "domias", "membership", "mds",
+                      "singling_out_outliers"}
     for name, res in m.items():
         assert {"value", "ci", "params"} <= set(res), name
         assert "records" not in res  # aggregates only unless asked
@@ -181,6 +182,25 @@ def test_privacy_json_contract(files, holdout):
     assert set(m["mds"]["quantiles"]) >= {"0.5", "0.95", "1"}
     assert m["mds"]["params"]["shadow_method"] == "cart"
     assert m["mds"]["params"]["shadow_models"] == 10
+
+
+def test_privacy_space_contrastive_and_mds_options(files, holdout):
+    proc = run("privacy", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+               "--control", str(holdout), "--sensitive", "disease",
+               "--metrics", "dcr,linkability,mds", "--space", "contrastive",
+               "--shadow-models", "4", "--shadow-sets", "1", "--mds-records", "100",
+               "--mds-reading", "max", "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(proc.stdout)["metrics"]
+    for name in ("dcr", "linkability"):
+        assert m[name]["params"]["space"] == "contrastive"
+        assert m[name]["params"]["embedding"]["dimension"] == 5  # 6 columns
+    p = m["mds"]["params"]
+    assert p["shadow_models"] == 4 and p["records"] == 100 and p["reading"] == "max"
+    assert m["mds"]["value"] == m["mds"]["raw_max"]
+    bad = run("privacy", "--real", str(files["real"]), "--synthetic", str(files["syn1"]),
+              "--sensitive", "disease", "--space", "learned")
+    assert bad.returncode == 2 and "--space" in bad.stderr
 
 
 def test_privacy_metric_subset_is_seeded(files):
@@ -423,12 +443,12 @@ def test_calibrate_json_contract(calibration_files):
     out = json.loads(proc.stdout)
     assert out["command"] == "calibrate" and out["n_real"] == 3000 and out["seed"] == 4
     assert {r["metric"] for r in out["rows"]} == {"ims", "singling_out", "linkability"}
-    # (ims, so:uni, so:multi, so:paper, link) x levels x ratios
-    assert len(out["rows"]) == 5 * 3 * 2
+    # (ims, so:uni, so:multi, so:paper, link, link:contrastive) x levels x ratios
+    assert len(out["rows"]) == 6 * 3 * 2
     assert set(out["rows"][0]) >= {"metric", "mode", "ratio", "level", "value", "ci"}
     assert set(out["summary"]) == {"ims", "singling_out:univariate",
                                    "singling_out:multivariate", "singling_out:paper",
-                                   "linkability"}
+                                   "linkability", "linkability:contrastive"}
     for s in out["summary"].values():
         assert set(s) >= {"floor", "ceiling", "slope", "monotone", "ratio_gap",
                           "documented_ceiling", "pass"}

@@ -12,6 +12,7 @@ import pytest
 import privacy_core as pc
 from privacy_core import cli
 from privacy_core.errors import ParameterError, ThreatModelError
+from privacy_core.measures import measure_label
 from privacy_core.experiments import (
     ROW_COLUMNS,
     insert_canaries,
@@ -297,3 +298,22 @@ def test_dp_direction_is_stated_the_right_way_round():
         assert "falls as epsilon grows" not in text
     assert "risk rises as epsilon grows" in " ".join(ex.SweepResult.responses.__doc__.split())
     assert "inserted risk grows with epsilon" in " ".join(ex.__doc__.split())
+
+
+def test_a_measure_in_one_of_its_modes_is_a_row_of_its_own(real):
+    """The contrastive paper's comparison in the lab: DCR in the shared encoding and in
+    the contrastive embedding side by side (``dcr:contrastive``); MDS through leaky
+    shadow models at each leak fraction."""
+    res = sweep(real, risk_model="leaky", levels=[0.0, 1.0], replicates=1,
+                measures=["dcr", "dcr:contrastive", "mds"],
+                threat=THREAT, seed=2,
+                options={"mds": {"shadow_models": 4, "shadow_sets": 1, "records": 200},
+                         # a small encoder: the point is the row, not the embedding
+                         "dcr": {"embedding_params": {"hidden": 32, "max_epochs": 5}}})
+    rows = res.rows.set_index(["level", "measure"])["value"]
+    for key in ("dcr", "dcr:contrastive", "mds"):
+        assert rows[(0.0, key)] <= 0.1 and rows[(1.0, key)] >= 0.9, key
+    assert measure_label("dcr:contrastive") == "DCR (SRD vs RRD) (contrastive)"
+    with pytest.raises(ParameterError, match="no mode"):
+        sweep(real, risk_model="leaky", levels=[0.0], replicates=1, measures=["dcr:learned"],
+              threat=THREAT)

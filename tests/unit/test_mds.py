@@ -36,6 +36,21 @@ def test_every_record_trains_exactly_half_of_the_shadows(m):
     assert np.array_equal(keep, mds_membership(m, 500, seed=3))
 
 
+def test_two_shadow_models_by_hand():
+    """The smallest design: each record trains one of two shadows; DS is the gap between
+    its distance to the tables of the shadow it trained and of the other."""
+    keep = mds_membership(2, 4, seed=0)
+    assert (keep.sum(axis=0) == 1).all()
+    d = np.array([[0.0, 0.5, 0.2, 0.9], [0.4, 0.1, 0.2, 0.3]])
+    sc = _disclosure(d, keep)
+    mean_in = np.where(keep[0], d[0], d[1])
+    mean_out = np.where(keep[0], d[1], d[0])
+    assert np.allclose(sc.mean_in, mean_in) and np.allclose(sc.mean_out, mean_out)
+    assert np.allclose(sc.ds, np.abs(mean_in - mean_out))
+    # one shadow per side: no spread to bound the difference with, so nothing confident
+    assert (sc.confident == 0).all()
+
+
 def test_disclosure_score_by_hand():
     # 4 shadows x 3 records; shadows 0 and 1 trained record 0, shadows 2 and 3 record 1 ...
     keep = np.array([[1, 0, 1], [1, 0, 0], [0, 1, 1], [0, 1, 0]], dtype=bool)

@@ -64,11 +64,16 @@ as in the aindo companion code: XGBoost on S, risk (r_T - r_H) / (1 - r_H)).
 from .common import AttackResult, LinkabilityResult, MLInferenceResult
 from .inference import distance_inference, inference_success, ml_inference
 from .linkage import informative_split, linkability
-from .predicates import SINGLING_OUT_MODES, SIZE_CORRECTIONS, singling_out
+from .predicates import (
+    SINGLING_OUT_MODES,
+    SIZE_CORRECTIONS,
+    singling_out,
+    singling_out_outliers,
+)
 
 __all__ = [
     "SINGLING_OUT_MODES", "SIZE_CORRECTIONS", "AttackResult", "LinkabilityResult",
     "MLInferenceResult", "distance_inference", "inference_success", "informative_split",
     "linkability",
-    "ml_inference", "singling_out",
+    "ml_inference", "singling_out", "singling_out_outliers",
 ]

@@ -47,7 +47,7 @@ from .common import (
     _warn_untrustworthy,
     _with_summary,
 )
-from .knn import _knn_random_ties, _MixedSpace
+from .knn import _knn_random_ties, attack_space
 
 
 def _resolve_secret(data: ReviewData, secret: str | None, aux: list[str]) -> str:
@@ -92,6 +92,9 @@ def distance_inference(
     regression: bool | None = None,
     numeric_missing: str = "median",
     confidence: float = 0.95,
+    space: str = "shared",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
     seed: int = 0,
 ) -> AttackResult:
     """Distance-based attribute inference: the secret of the nearest synthetic record.
@@ -114,6 +117,10 @@ def distance_inference(
         Treat the secret as numeric; default from the schema.
     numeric_missing, confidence, seed
         As :func:`linkability`.
+    space, embedding, embedding_params
+        ``shared`` (default) or ``contrastive``: the nearest synthetic record in the
+        contrastive embedding of the attacker's columns (the others masked); see
+        :func:`~privacy_core.risk.distance.dcr`.
 
     Returns
     -------
@@ -143,14 +150,15 @@ def distance_inference(
             f"`regression=True` needs a numeric secret; {target!r} is "
             f"{data.schema[target].kind}. Leave `regression` unset to take the column's type.")
     rng_t, rng_c, rng_tie, rng_bt, rng_bg = _rngs(seed, 5)
-    encoder = TableEncoder(data.schema, columns=aux, numeric_missing=numeric_missing).fit(data.real)
-    syn_x = _MixedSpace.of(encoder, syn, aux)
+    place, space_info = attack_space(data, aux, numeric_missing, space, embedding,
+                                     embedding_params, seed)
+    syn_x = place(syn, aux)
     perm = rng_tie.permutation(len(syn))
     as_type = float if regression else object
     syn_secret = syn[target].to_numpy(dtype=as_type)
 
     def attack(targets: pd.DataFrame, role: str) -> tuple[int, pd.DataFrame]:
-        dist, idx = _knn_random_ties(_MixedSpace.of(encoder, targets, aux), syn_x, 1, perm)
+        dist, idx = _knn_random_ties(place(targets, aux), syn_x, 1, perm)
         guess = syn_secret[idx[:, 0]]
         truth = targets[target].to_numpy(dtype=as_type)
         ok = inference_success(guess, truth, regression=regression, tolerance=tolerance)
@@ -182,7 +190,7 @@ def distance_inference(
         "n_attacks": n_attacks, "n_targets": len(targets),
         "n_control_targets": n_c if hold is not None else None,
         "numeric_missing": numeric_missing, "control": hold is not None,
-        "confidence": confidence, "seed": seed,
+        "confidence": confidence, "seed": seed, **space_info,
     }
     shell = AttackResult(
         name="inference", value=float("nan"), ci=None, params=params,

@@ -3,7 +3,9 @@ distance-based inference)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +37,7 @@ class _MixedSpace:
     full: np.ndarray
     numeric: np.ndarray
     group: np.ndarray
+    metric: str = "l1"
 
     @classmethod
     def of(cls, encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]) -> _MixedSpace:
@@ -47,6 +50,34 @@ class _MixedSpace:
                 codes = pd.Categorical(frame[c].to_numpy(dtype=object), categories=cats).codes
                 group = group * (len(cats) + 1) + codes.astype(np.int64) + 1
         return cls(full, np.ascontiguousarray(full[:, is_num]), group)
+
+    @classmethod
+    def embedded(cls, encoder: Any, frame: pd.DataFrame, columns: list[str]) -> _MixedSpace:
+        """The table in the contrastive embedding, the columns outside ``columns`` masked
+        (Euclidean; one group, so the search is the plain exact one)."""
+        z = encoder.transform(frame, columns)
+        return cls(z, z, np.zeros(len(frame), dtype=np.int64), "euclidean")
+
+
+def attack_space(data: Any, columns: list[str], numeric_missing: str, space: str,
+                 embedding: Any, embedding_params: dict[str, Any] | None, seed: int
+                 ) -> tuple[Callable[[pd.DataFrame, list[str]], _MixedSpace], dict[str, Any]]:
+    """How an attack places tables: ``(frame, columns) -> _MixedSpace`` in the shared
+    mixed-type space (Gower-like L1 over ``columns``) or the contrastive embedding
+    (trained on every included column of the training rows, the others masked), and the
+    space's params."""
+    from ...embedding import check_space, contrastive_encoder
+
+    check_space(space)
+    if space == "contrastive":
+        encoder = embedding or contrastive_encoder(data.real, data.schema,
+                                                   params=embedding_params, seed=seed)
+        return (lambda frame, cols: _MixedSpace.embedded(encoder, frame, cols),
+                {"space": "contrastive", "embedding": encoder.describe()})
+    table_encoder = TableEncoder(data.schema, columns=columns,
+                                 numeric_missing=numeric_missing).fit(data.real)
+    return (lambda frame, cols: _MixedSpace.of(table_encoder, frame, cols),
+            {"space": "shared"})
 
 
 def _knn_random_ties(query: _MixedSpace, reference: _MixedSpace, k: int,
@@ -77,14 +108,14 @@ def _knn_random_ties(query: _MixedSpace, reference: _MixedSpace, k: int,
                 continue
             members = order[lo:hi]
             rows = np.flatnonzero(query.group == g)
-            d, i = nearest_neighbors(query.numeric[rows], ref_num[members], k=k, metric="l1",
-                                     max_block=_KNN_BLOCK)
+            d, i = nearest_neighbors(query.numeric[rows], ref_num[members], k=k,
+                                     metric=reference.metric, max_block=_KNN_BLOCK)
             ok = np.ones(len(rows), dtype=bool) if single else d[:, -1] < 1.0
             dist[rows[ok]] = d[ok]
             idx[rows[ok]] = members[i[ok]]
             todo[rows[ok]] = False
     if todo.any():
-        d, i = nearest_neighbors(query.full[todo], ref_full, k=k, metric="l1",
+        d, i = nearest_neighbors(query.full[todo], ref_full, k=k, metric=reference.metric,
                                  max_block=_KNN_BLOCK)
         dist[todo] = d
         idx[todo] = i

@@ -4,12 +4,12 @@ neighbours."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...data import Schema
-from ...encoding import TableEncoder
 from ...errors import (
     ParameterError,
     ThreatModelError,
@@ -32,7 +32,7 @@ from .common import (
     _warn_untrustworthy,
     _with_summary,
 )
-from .knn import _knn_random_ties, _MixedSpace
+from .knn import _knn_random_ties, attack_space
 
 
 def _link_rank(idx_a: np.ndarray, idx_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -101,6 +101,9 @@ def linkability(
     n_neighbors: int = 1,
     numeric_missing: str = "median",
     confidence: float = 0.95,
+    space: str = "shared",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
     seed: int = 0,
 ) -> LinkabilityResult:
     """Linkability risk: can the release re-join two partial views of a real record?
@@ -173,18 +176,16 @@ def linkability(
             f"`n_neighbors` must be at most the number of synthetic rows ({len(syn)}); "
             f"got {n_neighbors}.")
     rng_t, rng_c, rng_a, rng_b, rng_base = _rngs(seed, 5)
-    encoder = TableEncoder(data.schema, columns=cols_a + cols_b,
-                           numeric_missing=numeric_missing).fit(data.real)
-    syn_a = _MixedSpace.of(encoder, syn, cols_a)
-    syn_b = _MixedSpace.of(encoder, syn, cols_b)
+    place, space_info = attack_space(data, cols_a + cols_b, numeric_missing, space,
+                                     embedding, embedding_params, seed)
+    syn_a = place(syn, cols_a)
+    syn_b = place(syn, cols_b)
     perm_a, perm_b = rng_a.permutation(len(syn)), rng_b.permutation(len(syn))
     syn_labels = syn.index.to_numpy()
 
     def attack(targets: pd.DataFrame, role: str) -> tuple[np.ndarray, pd.DataFrame]:
-        _, idx_a = _knn_random_ties(_MixedSpace.of(encoder, targets, cols_a), syn_a,
-                                    n_neighbors, perm_a)
-        _, idx_b = _knn_random_ties(_MixedSpace.of(encoder, targets, cols_b), syn_b,
-                                    n_neighbors, perm_b)
+        _, idx_a = _knn_random_ties(place(targets, cols_a), syn_a, n_neighbors, perm_a)
+        _, idx_b = _knn_random_ties(place(targets, cols_b), syn_b, n_neighbors, perm_b)
         rank, pos = _link_rank(idx_a, idx_b)
         link = np.empty(len(rank), dtype=object)
         link[:] = None
@@ -216,9 +217,10 @@ def linkability(
     params = {
         "aux_cols": [cols_a, cols_b], "split": split, "n_attacks": n_attacks, "n_neighbors": n_neighbors,
         "n_targets": len(targets), "n_control_targets": None if rank_c is None else len(rank_c),
-        "numeric_missing": numeric_missing, "distance": "l1 (range-scaled numerics + "
-        "category mismatches)", "control": hold is not None, "confidence": confidence,
-        "seed": seed,
+        "numeric_missing": numeric_missing,
+        "distance": "l1 (range-scaled numerics + category mismatches)" if space == "shared"
+        else "euclidean (contrastive embedding, other columns masked)",
+        "control": hold is not None, "confidence": confidence, "seed": seed, **space_info,
     }
     shell = LinkabilityResult(
         name="linkability", value=float("nan"), ci=None, params=params,

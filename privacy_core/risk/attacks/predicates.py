@@ -18,6 +18,7 @@ from ...errors import (
     ParameterError,
     UntrustworthyResultWarning,
 )
+from ...inputs import ReviewData
 from ...threat import ThreatModel
 from ...validation import (
     check_choice,
@@ -381,6 +382,115 @@ def _univariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries
     return cols, ops, vals.astype(np.int32), len(cands), status
 
 
+def _outlier_queries(syn_codes: np.ndarray, coder: _RankCoder, order: np.ndarray, *,
+                     n_queries: int, n_cols: int, n_bins: int, rng: np.random.Generator,
+                     tries: int = 3) -> tuple[Any, ...]:
+    """Predicates built around the release's most isolated records (contrastive paper
+    §4.2): for each target in ``order`` (most isolated first), random column subsets of
+    ``n_cols`` columns and more (``tries`` draws per size) until one singles the target
+    out in the release; a categorical column is taken at the target's category, a numeric
+    one at the equal-width bin of the release's range (``n_bins`` bins) holding its value.
+    Each target gives at most one predicate; the first ``n_queries`` targets (by
+    isolation) that give one are kept.
+
+    Every column enters as two conditions, ``>= lo`` and ``<= hi`` on its ranks (a
+    category: lo = hi = its rank; missing: ``is missing`` twice), so that all targets' draws
+    of one size are one array and one vectorised count; predicates are padded to a common
+    width by repeating their first condition (a conjunction is unchanged by it)."""
+    n_col_total, n_rows = syn_codes.shape
+    m = min(n_cols, n_col_total)
+    width = 2 * n_col_total
+    lo = syn_codes.astype(np.int64).copy()
+    hi = lo.copy()
+    for c in range(n_col_total):
+        if not coder.numeric[c]:
+            continue
+        present = syn_codes[c] >= 0
+        if not present.any():
+            continue
+        u = coder.universe[c].astype(float)
+        vals = u[syn_codes[c][present]]
+        e = np.linspace(float(vals.min()), float(vals.max()), n_bins + 1)
+        b = np.minimum(np.searchsorted(e, vals, side="right") - 1, n_bins - 1)
+        lo[c, present] = np.searchsorted(u, e[b], side="left")
+        right = np.where(b == n_bins - 1, np.searchsorted(u, e[b + 1], side="right"),
+                         np.searchsorted(u, e[b + 1], side="left"))
+        hi[c, present] = right - 1
+    missing = syn_codes < 0
+
+    order = np.asarray(order, dtype=np.int64)
+    pos_of = np.full(n_rows, -1, dtype=np.int64)
+    pos_of[order] = np.arange(order.size)
+    found: dict[int, np.ndarray] = {}
+    todo = order.copy()
+    attempts = 0
+    for size in range(m, n_col_total + 1):
+        for _ in range(tries if size < n_col_total else 1):
+            if not todo.size:
+                break
+            attempts += todo.size
+            chosen = np.sort(np.argsort(rng.random((todo.size, n_col_total)),
+                                        axis=1)[:, :size], axis=1)
+            cols = np.repeat(chosen, 2, axis=1)
+            t = todo[:, None]
+            is_na = missing[cols, t]
+            ops = np.where(is_na, _ISNA, np.tile([_GE, _LE], size)[None, :]).astype(np.int8)
+            vals = np.where(is_na, -1, np.where(np.arange(2 * size) % 2 == 0,
+                                                lo[cols, t], hi[cols, t]))
+            pad = width - 2 * size
+            cols = np.concatenate([cols, np.repeat(cols[:, :1], pad, axis=1)], axis=1)
+            ops = np.concatenate([ops, np.repeat(ops[:, :1], pad, axis=1)], axis=1)
+            vals = np.concatenate([vals, np.repeat(vals[:, :1], pad, axis=1)],
+                                  axis=1).astype(np.int32)
+            counts, _ = _count_matches(syn_codes, cols, ops, vals)
+            hit = counts == 1
+            for i in np.flatnonzero(hit):
+                found[int(todo[i])] = np.stack([cols[i], ops[i].astype(np.int64),
+                                                vals[i].astype(np.int64)], axis=1)
+            todo = todo[~hit]
+    cols_l, ops_l, vals_l = [], [], []
+    seen: set[bytes] = set()
+    for target in sorted(found, key=lambda r: pos_of[r]):
+        arr = found[target]
+        if arr.tobytes() in seen:
+            continue
+        seen.add(arr.tobytes())
+        cols_l.append(arr[:, 0])
+        ops_l.append(arr[:, 1])
+        vals_l.append(arr[:, 2])
+        if len(cols_l) >= n_queries:
+            break
+    status = "complete" if len(cols_l) >= n_queries else "exhausted"
+    return (*_stack(cols_l, ops_l, vals_l, width), attempts, status)
+
+
+def _outlier_order(syn: pd.DataFrame, columns: list[str], data: ReviewData, space: str,
+                   embedding: Any, embedding_params: dict[str, Any] | None, k: int,
+                   seed: int) -> tuple[np.ndarray, dict[str, Any]]:
+    """Distinct synthetic rows from the most to the least isolated: the mean distance to
+    their ``k`` nearest other synthetic rows, in the contrastive embedding or the shared
+    encoding."""
+    from ...embedding import check_space, contrastive_encoder
+    from ...encoding import TableEncoder
+    from ..neighbors import nearest_neighbors
+
+    check_space(space)
+    if space == "contrastive":
+        encoder = embedding or contrastive_encoder(data.real, data.schema,
+                                                   params=embedding_params, seed=seed)
+        x = encoder.transform(syn, columns)
+        info = {"space": "contrastive", "embedding": encoder.describe()}
+    else:
+        x = TableEncoder(data.schema, columns=columns).fit(data.real).transform(syn)
+        info = {"space": "shared"}
+    k = min(k, len(syn) - 1)
+    if k < 1:
+        return np.arange(len(syn)), info
+    d, _ = nearest_neighbors(x.astype(np.float64), x.astype(np.float64), k=k,
+                             exclude_self=True)
+    return np.argsort(-d.mean(axis=1), kind="stable"), info
+
+
 def _stack(c: list, o: list, v: list, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not c:
         return (np.zeros((0, m), dtype=np.int64), np.zeros((0, m), dtype=np.int8),
@@ -536,6 +646,7 @@ def singling_out(
     size_correction: str = "mixture",
     confidence: float = 0.95,
     seed: int = 0,
+    **outliers: Any,
 ) -> AttackResult:
     """Singling-out risk: predicates isolating one synthetic record, tried on real data.
 
@@ -625,7 +736,9 @@ def singling_out(
     ratio); the price of a small control is a wider interval (the slope of the inversion
     at 0 is 1/rho).
     """
-    check_choice("mode", mode, SINGLING_OUT_MODES)
+    check_choice("mode", mode, (*SINGLING_OUT_MODES, "outliers"))
+    if outliers and mode != "outliers":
+        raise ParameterError(f"Unknown option(s) {sorted(outliers)} of singling_out.")
     check_choice("size_correction", size_correction, SIZE_CORRECTIONS)
     if isinstance(n_attacks, str):
         if n_attacks != "auto":
@@ -639,7 +752,7 @@ def singling_out(
             real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
             n_attacks=n_attacks, max_attempts=max_attempts, size_correction=size_correction,
             confidence=confidence, seed=seed)
-    if mode == "multivariate":  # univariate predicates have one condition, whatever n_cols
+    if mode in ("multivariate", "outliers"):  # univariate: one condition, whatever n_cols
         n_cols = check_positive_int("n_cols", n_cols)
     max_attempts = check_positive_int("max_attempts", max_attempts)
     confidence = check_confidence(confidence)
@@ -647,7 +760,7 @@ def singling_out(
     data, syn_full, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
                                   schema=schema)
     cols = _resolve_columns(data, columns, "columns", data.schema.included)
-    m = n_cols if mode == "multivariate" else 1
+    m = n_cols if mode in ("multivariate", "outliers") else 1
     if m > len(cols):
         raise ParameterError(
             f"`n_cols` must be at most the number of columns used ({len(cols)}); got {n_cols}.")
@@ -686,6 +799,15 @@ def singling_out(
         *queries, attempts, status = _multivariate_queries(
             syn_codes, coder.numeric, above, n_queries=n_attacks, n_cols=m,
             max_attempts=max_attempts, rng=rng_gen, bits=bits)
+    elif mode == "outliers":
+        syn_distinct = syn_full.iloc[distinct[1]]
+        order, space_info = _outlier_order(
+            syn_distinct, cols, data, outliers.get("space", "contrastive"),
+            outliers.get("embedding"), outliers.get("embedding_params"),
+            int(outliers.get("k", 5)), seed)
+        *queries, attempts, status = _outlier_queries(
+            syn_codes, coder, order, n_queries=n_attacks, n_cols=m,
+            n_bins=int(outliers.get("n_bins", 10)), rng=rng_gen)
     else:
         *queries, attempts, status = _univariate_queries(
             syn_codes, coder.numeric, n_queries=n_attacks, rng=rng_gen)
@@ -757,6 +879,9 @@ def singling_out(
         "n_control_evaluated": None if ctrl_pick is None else len(ctrl_pick),
         "control": n_ctrl is not None, "confidence": confidence, "seed": seed,
     }
+    if mode == "outliers":
+        params.update(space_info, n_bins=int(outliers.get("n_bins", 10)),
+                      k=int(outliers.get("k", 5)))
     shell = AttackResult(
         name="singling_out", value=float("nan"), ci=None, params=params,
         record_table=pd.concat(records, ignore_index=True), goal="lower", bounds=(0.0, 1.0),
@@ -922,3 +1047,46 @@ def describe_configuration(result: AttackResult) -> str:
                 f"{attacks}")
     width = "one column" if p.get("mode") == "univariate" else f"{p.get('n_cols')} columns"
     return f"{p.get('mode')}, {width}, {int(p.get('n_attacks') or 0):,} attacks"
+
+
+def singling_out_outliers(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    threat: ThreatModel,
+    holdout: pd.DataFrame | None = None,
+    schema: Schema | None = None,
+    columns: Sequence[str] | None = None,
+    n_attacks: int | None = 2000,
+    n_cols: int = 3,
+    n_bins: int = 10,
+    k: int = 5,
+    space: str = "contrastive",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
+    size_correction: str = "mixture",
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> AttackResult:
+    """Outlier-targeted singling out (Plasencia Palacios et al., ``contrastive-
+    embeddings.md`` §4.2): the release's most isolated records, found in the contrastive
+    embedding (the mean distance to their ``k`` nearest synthetic neighbours), are the
+    targets; each target's predicate takes ``n_cols`` random columns, a category as it is
+    and a numeric value as its equal-width bin of the release's range (``n_bins`` bins).
+    Predicates that single out one synthetic record are tried on the training and control
+    rows exactly as :func:`singling_out` (Wilson intervals, the ``mixture`` size
+    correction, the random-guess baseline); at most ``n_attacks`` (the paper's 2,000).
+
+    ``space="shared"`` finds the isolated records in the shared encoding instead. The
+    result is named ``singling_out_outliers``; ``params`` record the space, the encoder,
+    ``n_bins`` and ``k``.
+    """
+    n_bins = check_positive_int("n_bins", n_bins, minimum=2)
+    k = check_positive_int("k", k)
+    res = singling_out(real, synthetic, threat=threat, holdout=holdout, schema=schema,
+                       mode="outliers", columns=columns, n_attacks=n_attacks, n_cols=n_cols,
+                       size_correction=size_correction, confidence=confidence, seed=seed,
+                       space=space, embedding=embedding, embedding_params=embedding_params,
+                       n_bins=n_bins, k=k)
+    # the paper's "at most 2,000 attacks": scored on the predicates the targets gave
+    return replace(_found_denominator(res), name="singling_out_outliers")

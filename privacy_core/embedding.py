@@ -1,0 +1,435 @@
+"""Contrastive record embeddings (Plasencia Palacios et al., ``contrastive-embeddings.md``).
+
+A torch encoder learns, on the real table only, to recognise two random maskings of the
+same record among the other records of a batch (§4.1): each record is shown twice with
+between 1 and n − 1 of its n columns masked, the two views are mapped by the same network
+and normalised, and a cross-entropy over their cosine similarities (InfoNCE, the batch's
+other records as negatives) pulls the two views of a record together and pushes other
+records away. Categorical columns go through embedding layers (with a "masked" and an
+"unseen" level of their own), numeric columns enter min-max scaled with a mask flag; the
+network has three hidden layers with GELU, each followed by layer normalisation and
+dropout 0.1, and an embedding layer whose dimension grows with the number of columns
+(§5.2, Appendix C: 10 for Adult's 15 columns, 20 for Texas' 28, 30 for Census' 37).
+Training stops early when the validation loss has not improved for ``patience`` epochs,
+and the best epoch's weights are kept.
+
+Distances in this space replace the shared encoding's (``space="contrastive"`` of DCR, the
+k-NN variants, distance-based inference and linkability). Because masking is part of the
+training, a record can be embedded from a subset of its columns (the attacker's
+quasi-identifiers): the other columns are masked. Fitted encoders are cached in memory
+per data fingerprint, columns, seed and parameters; they are never written to disk, and
+:meth:`ContrastiveEncoder.to_npz` exports the weights as plain arrays (no pickle).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data import Schema, fingerprint
+from .encoding import TableEncoder
+from .errors import InsufficientDataError, ParameterError
+from .validation import check_in_range, check_positive_int, check_seed
+
+ProgressFn = Callable[[float, str], None]
+SPACES = ("shared", "contrastive")
+
+
+def embedding_dimension(n_columns: int) -> int:
+    """The embedding dimension for a table of ``n_columns`` columns: 10 per started 15
+    columns (the paper's 10, 20 and 30 for 15, 28 and 37 columns), at most n − 1."""
+    n = check_positive_int("n_columns", n_columns, minimum=2)
+    return max(1, min(n - 1, 10 * math.ceil(n / 15)))
+
+
+@dataclass(frozen=True)
+class ContrastiveParams:
+    """Every hyperparameter of the encoder (recorded in each result's params).
+
+    The paper's network has 1024 units per hidden layer, batches of 1024 and up to 300
+    epochs on a GPU; the defaults here are sized for two CPU cores (256 units, batches of
+    512, at most 100 epochs with the paper's patience of 10) and can be set back to the paper's values.
+    """
+
+    dimension: int | None = None  # None: embedding_dimension(number of columns)
+    hidden: int = 256
+    layers: int = 3
+    category_dim: int = 8
+    dropout: float = 0.1
+    temperature: float = 0.1
+    lr: float = 1e-3
+    batch_size: int = 512
+    max_epochs: int = 100
+    patience: int = 10
+    validation_fraction: float = 0.1
+    max_rows: int | None = 50_000  # training rows (a seeded subsample above this)
+    threads: int = 2
+
+    @classmethod
+    def coerce(cls, value: ContrastiveParams | dict | None) -> ContrastiveParams:
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        unknown = sorted(set(value) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ParameterError(f"Unknown contrastive encoder option(s) {unknown}; choose "
+                                 f"from {', '.join(cls.__dataclass_fields__)}.")
+        return cls(**value)
+
+    def validated(self) -> ContrastiveParams:
+        if self.dimension is not None:
+            check_positive_int("dimension", self.dimension)
+        for name in ("hidden", "layers", "category_dim", "batch_size", "max_epochs",
+                     "patience", "threads"):
+            check_positive_int(name, getattr(self, name))
+        check_positive_int("batch_size", self.batch_size, minimum=4)
+        check_in_range("dropout", self.dropout, 0, 1, high_inclusive=False)
+        check_in_range("temperature", self.temperature, 0, 10, low_inclusive=False)
+        check_in_range("lr", self.lr, 0, 1, low_inclusive=False)
+        check_in_range("validation_fraction", self.validation_fraction, 0, 0.5,
+                       low_inclusive=False)
+        if self.max_rows is not None:
+            check_positive_int("max_rows", self.max_rows, minimum=100)
+        return self
+
+
+def _network(cat_sizes: list[int], n_num: int, p: ContrastiveParams, dim: int):
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            # two extra levels per column: "unseen in the real data" and "masked"
+            self.cats = nn.ModuleList(nn.Embedding(k + 2, p.category_dim) for k in cat_sizes)
+            width = len(cat_sizes) * p.category_dim + 2 * n_num
+            blocks: list[nn.Module] = []
+            for _ in range(p.layers):
+                blocks += [nn.Linear(width, p.hidden), nn.GELU(), nn.LayerNorm(p.hidden),
+                           nn.Dropout(p.dropout)]
+                width = p.hidden
+            self.body = nn.Sequential(*blocks)
+            self.head = nn.Linear(width, dim)
+
+        def forward(self, codes, num, num_mask):
+            parts = [emb(codes[:, j]) for j, emb in enumerate(self.cats)]
+            if n_num:
+                parts += [num * (1 - num_mask), num_mask]
+            return self.head(self.body(torch.cat(parts, dim=1)))
+
+    return Net()
+
+
+class ContrastiveEncoder:
+    """Fit on the real table, then embed any table with the same columns.
+
+    Parameters
+    ----------
+    schema
+        The review's schema (categories, numeric columns).
+    columns
+        The columns the encoder sees (default: every included column; at least two).
+    params
+        :class:`ContrastiveParams` or a dict of its fields.
+    """
+
+    def __init__(self, schema: Schema, columns: Sequence[str] | None = None,
+                 params: ContrastiveParams | dict | None = None):
+        self.schema = schema
+        self.columns = list(schema.included if columns is None else columns)
+        if len(self.columns) < 2:
+            raise ParameterError(
+                "The contrastive encoder masks between 1 and n - 1 columns of each record "
+                f"and needs at least 2 columns; got {len(self.columns)}.")
+        self.params = ContrastiveParams.coerce(params).validated()
+        self.dimension = self.params.dimension or embedding_dimension(len(self.columns))
+
+    # ------------------------------------------------------------------ inputs
+    def _inputs(self, frame: pd.DataFrame, visible: Sequence[str] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Category codes, scaled numerics and the numeric mask of ``frame``; columns not
+        in ``visible`` are masked."""
+        enc = self.table_encoder_
+        shown = set(self.columns if visible is None else visible)
+        codes = np.zeros((len(frame), len(self.cat_columns_)), dtype=np.int64)
+        for j, c in enumerate(self.cat_columns_):
+            k = len(enc.categories_[c])
+            if c in shown:
+                idx = pd.Index(enc.categories_[c]).get_indexer(frame[c].astype(str))
+                codes[:, j] = np.where(idx >= 0, idx, k)  # k: unseen in the real data
+            else:
+                codes[:, j] = k + 1  # masked
+        num = np.zeros((len(frame), len(self.num_columns_)), dtype=np.float32)
+        mask = np.ones_like(num)
+        for j, c in enumerate(self.num_columns_):
+            if c not in shown:
+                continue
+            x = frame[c].to_numpy(dtype=float)
+            x = np.where(np.isfinite(x), x, enc.median_[c])
+            num[:, j] = (x - enc.minimum_[c]) / enc.scale_[c]
+            mask[:, j] = 0.0
+        return codes, num, mask
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, real: pd.DataFrame, *, seed: int = 0, progress: ProgressFn | None = None,
+            should_stop: Callable[[], bool] | None = None) -> ContrastiveEncoder:
+        """Train on the canonical real table (seeded, deterministic on CPU)."""
+        import torch
+        import torch.nn.functional as F
+
+        from .synth.autoregressive import torch_threads
+
+        seed = check_seed(seed)
+        p = self.params
+        missing = [c for c in self.columns if c not in real.columns]
+        if missing:
+            raise ParameterError(f"The real table has no column(s) {missing}.")
+        rng = np.random.default_rng(seed)
+        # rows in a canonical order (by content hash): the same table in another row
+        # order gives the same batches, hence the same encoder
+        table = real[self.columns]
+        table = table.iloc[np.argsort(pd.util.hash_pandas_object(table, index=False)
+                                      .to_numpy(), kind="stable")]
+        if p.max_rows is not None and len(table) > p.max_rows:
+            table = table.iloc[np.sort(rng.choice(len(table), p.max_rows, replace=False))]
+        n_val = max(2, round(p.validation_fraction * len(table)))
+        if len(table) - n_val < 8:
+            raise InsufficientDataError(
+                f"The contrastive encoder needs at least {8 + n_val} real rows to train "
+                f"with a validation split; got {len(table)}.")
+        self.table_encoder_ = TableEncoder(self.schema, columns=self.columns).fit(table)
+        self.cat_columns_ = [c for c in self.columns if not self.schema[c].is_numeric]
+        self.num_columns_ = [c for c in self.columns if self.schema[c].is_numeric]
+        codes, num, _ = self._inputs(table)
+        order = rng.permutation(len(table))
+        val, train = order[:n_val], order[n_val:]
+        sizes = [len(self.table_encoder_.categories_[c]) for c in self.cat_columns_]
+        started = time.perf_counter()
+        with torch_threads(p.threads):
+            torch.manual_seed(seed)
+            net = _network(sizes, len(self.num_columns_), p, self.dimension)
+            opt = torch.optim.Adam(net.parameters(), lr=p.lr)
+            n_cols = len(self.columns)
+
+            def views(rows: np.ndarray, r: np.random.Generator):
+                """Two maskings of each row: between 1 and n - 1 columns hidden."""
+                out = []
+                for _ in range(2):
+                    k = r.integers(1, n_cols, size=len(rows))  # 1 .. n-1 masked
+                    rank = np.argsort(r.random((len(rows), n_cols)), axis=1).argsort(axis=1)
+                    hidden = rank < k[:, None]
+                    c = codes[rows].copy()
+                    for j, col in enumerate(self.cat_columns_):
+                        c[hidden[:, self.columns.index(col)], j] = sizes[j] + 1
+                    m = np.zeros((len(rows), len(self.num_columns_)), dtype=np.float32)
+                    for j, col in enumerate(self.num_columns_):
+                        m[:, j] = hidden[:, self.columns.index(col)]
+                    out.append((torch.from_numpy(c), torch.from_numpy(num[rows]),
+                                torch.from_numpy(m)))
+                return out
+
+            def loss_of(rows: np.ndarray, r: np.random.Generator) -> tuple[Any, float]:
+                a, b = views(rows, r)
+                za = F.normalize(net(*a), dim=1)
+                zb = F.normalize(net(*b), dim=1)
+                logits = za @ zb.T / p.temperature
+                target = torch.arange(len(rows))
+                loss = (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
+                accuracy = float((logits.argmax(dim=1) == target).float().mean())
+                return loss, accuracy
+
+            best, best_state, waited = math.inf, None, 0
+            self.history_: list[dict[str, float]] = []
+            val_rng_seed = int(rng.integers(2**31))
+            for epoch in range(1, p.max_epochs + 1):
+                net.train()
+                perm = rng.permutation(train)
+                losses = []
+                for start in range(0, len(perm), p.batch_size):
+                    rows = perm[start:start + p.batch_size]
+                    if len(rows) < 2:
+                        continue
+                    loss, _ = loss_of(rows, rng)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    losses.append(loss.item())
+                net.eval()
+                with torch.no_grad():  # the same maskings every epoch: comparable losses
+                    vr = np.random.default_rng(val_rng_seed)
+                    vals = [loss_of(val[s:s + p.batch_size], vr)
+                            for s in range(0, len(val), p.batch_size)
+                            if len(val[s:s + p.batch_size]) >= 2]
+                val_loss = float(np.mean([v[0].item() for v in vals]))
+                val_acc = float(np.mean([v[1] for v in vals]))
+                self.history_.append({"epoch": epoch, "train_loss": float(np.mean(losses)),
+                                      "validation_loss": val_loss,
+                                      "validation_accuracy": val_acc})
+                if val_loss < best - 1e-4:
+                    best, waited = val_loss, 0
+                    best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+                else:
+                    waited += 1
+                if progress:
+                    progress(epoch / p.max_epochs,
+                             f"contrastive encoder: epoch {epoch}, validation loss "
+                             f"{val_loss:.3f}, views matched {val_acc:.0%}")
+                if waited >= p.patience or (should_stop is not None and should_stop()):
+                    break
+            if best_state is not None:
+                net.load_state_dict(best_state)
+            net.eval()
+        self.net_ = net
+        self.seed_ = seed
+        self.n_train_ = len(train)
+        self.seconds_ = time.perf_counter() - started
+        self.stopped_early_ = len(self.history_) < p.max_epochs
+        if progress:
+            progress(1.0, "contrastive encoder trained")
+        return self
+
+    # ------------------------------------------------------------------ use
+    def transform(self, frame: pd.DataFrame, columns: Sequence[str] | None = None,
+                  *, batch: int = 8192) -> np.ndarray:
+        """Embeddings (float64, unit length) of ``frame``'s rows; ``columns`` are the
+        visible ones (default all), the others are masked."""
+        import torch
+
+        from .synth.autoregressive import torch_threads
+
+        if not hasattr(self, "net_"):
+            raise RuntimeError("ContrastiveEncoder.transform called before fit().")
+        if columns is not None:
+            unknown = [c for c in columns if c not in self.columns]
+            if unknown:
+                raise ParameterError(f"The contrastive encoder was not trained on column(s) "
+                                     f"{unknown}.")
+        codes, num, mask = self._inputs(frame, columns)
+        out = np.empty((len(frame), self.dimension), dtype=np.float64)
+        with torch_threads(self.params.threads), torch.no_grad():
+            for s in range(0, len(frame), batch):
+                z = self.net_(torch.from_numpy(codes[s:s + batch]),
+                              torch.from_numpy(num[s:s + batch]),
+                              torch.from_numpy(mask[s:s + batch]))
+                out[s:s + batch] = torch.nn.functional.normalize(z, dim=1).double().numpy()
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """The encoder's parameters and training summary, for a result's params."""
+        last = self.history_[-1] if getattr(self, "history_", None) else {}
+        best = min(self.history_, key=lambda h: h["validation_loss"]) if last else {}
+        return {**asdict(self.params), "dimension": self.dimension, "columns": self.columns,
+                "seed": getattr(self, "seed_", None), "epochs": len(self.history_),
+                "best_epoch": best.get("epoch"), "validation_loss": best.get("validation_loss"),
+                "validation_accuracy": best.get("validation_accuracy"),
+                "n_train": getattr(self, "n_train_", None),
+                "seconds": round(getattr(self, "seconds_", float("nan")), 2)}
+
+    # ------------------------------------------------------------------ export
+    def to_npz(self) -> bytes:
+        """The fitted encoder as an ``.npz`` archive of plain arrays and a JSON header
+        (no pickle): weights, the input scaling and the categories."""
+        if not hasattr(self, "net_"):
+            raise RuntimeError("ContrastiveEncoder.to_npz called before fit().")
+        enc = self.table_encoder_
+        header = {"columns": self.columns, "params": asdict(self.params),
+                  "dimension": self.dimension, "seed": self.seed_,
+                  "minimum": enc.minimum_, "scale": enc.scale_, "median": enc.median_,
+                  "categories": enc.categories_, "history": self.history_}
+        arrays = {f"w:{k}": v.numpy() for k, v in self.net_.state_dict().items()}
+        buf = io.BytesIO()
+        np.savez(buf, header=np.array(json.dumps(header)), **arrays)
+        return buf.getvalue()
+
+    @classmethod
+    def from_npz(cls, data: bytes, schema: Schema) -> ContrastiveEncoder:
+        """Rebuild an exported encoder (arrays only: ``allow_pickle=False``)."""
+        import torch
+
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            header = json.loads(str(z["header"]))
+            state = {k[2:]: torch.from_numpy(z[k].copy()) for k in z.files if k != "header"}
+        self = cls(schema, header["columns"], header["params"])
+        self.dimension = int(header["dimension"])
+        enc = TableEncoder(schema, columns=self.columns)
+        enc.minimum_, enc.scale_ = header["minimum"], header["scale"]
+        enc.median_, enc.categories_ = header["median"], header["categories"]
+        enc._fitted = True
+        self.table_encoder_ = enc
+        self.cat_columns_ = [c for c in self.columns if not schema[c].is_numeric]
+        self.num_columns_ = [c for c in self.columns if schema[c].is_numeric]
+        sizes = [len(enc.categories_[c]) for c in self.cat_columns_]
+        net = _network(sizes, len(self.num_columns_), self.params, self.dimension)
+        net.load_state_dict(state)
+        net.eval()
+        self.net_, self.seed_, self.history_ = net, header["seed"], header["history"]
+        return self
+
+
+# ------------------------------------------------------------------ cache
+_CACHE: OrderedDict[str, ContrastiveEncoder] = OrderedDict()
+_CACHE_SIZE = 4
+_LOCK = threading.Lock()
+
+
+def contrastive_encoder(real: pd.DataFrame, schema: Schema, *,
+                        columns: Sequence[str] | None = None,
+                        params: ContrastiveParams | dict | None = None, seed: int = 0,
+                        progress: ProgressFn | None = None) -> ContrastiveEncoder:
+    """A fitted encoder for this real table (canonical form), columns, parameters and
+    seed: trained once, then served from an in-memory cache of the last few (never from
+    disk)."""
+    p = ContrastiveParams.coerce(params).validated()
+    cols = list(schema.included if columns is None else columns)
+    key = json.dumps([fingerprint(real[cols]), cols, asdict(p), int(seed)])
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    encoder = ContrastiveEncoder(schema, cols, p).fit(real, seed=seed, progress=progress)
+    with _LOCK:
+        _CACHE[key] = encoder
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return encoder
+
+
+def check_space(space: str) -> str:
+    if space not in SPACES:
+        raise ParameterError(f"`space` must be one of {', '.join(SPACES)}; got {space!r}.")
+    return space
+
+
+def project_2d(encoder: ContrastiveEncoder, frames: dict[str, pd.DataFrame], *,
+               max_points: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """A 2-D picture of the embedding: the first two principal axes of the first frame's
+    embeddings (the real table), every frame projected on them; at most ``max_points``
+    seeded rows per frame. Columns ``x``, ``y``, ``source`` (the frame's name) and
+    ``record`` (the row's index label in its frame)."""
+    max_points = check_positive_int("max_points", max_points, minimum=2)
+    rng = np.random.default_rng(seed)
+    parts, axes, centre = [], None, None
+    for name, frame in frames.items():
+        pick = (np.sort(rng.choice(len(frame), max_points, replace=False))
+                if len(frame) > max_points else np.arange(len(frame)))
+        z = encoder.transform(frame.iloc[pick])
+        if axes is None:
+            centre = z.mean(axis=0)
+            _, _, vt = np.linalg.svd(z - centre, full_matrices=False)
+            axes = vt[:2].T if vt.shape[0] >= 2 else np.eye(z.shape[1], 2)
+        xy = (z - centre) @ axes
+        parts.append(pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "source": name,
+                                   "record": frame.index.to_numpy()[pick]}))
+    return pd.concat(parts, ignore_index=True)
