@@ -56,7 +56,8 @@ def mds_run(ws: Workspace, settings: dict[str, Any], *, area: Any = None
             shadow_method=settings["shadow_method"],
             shadow_models=int(settings["shadow_models"]),
             shadow_sets=int(settings["shadow_sets"]), records=int(settings["records"]),
-            n_jobs=1, seed=int(settings["seed"]), progress=progress, should_stop=should_stop)
+            n_jobs=1, seed=int(settings["seed"]), progress=progress, should_stop=should_stop,
+            on_partial=keep_partial)
 
     return run_stoppable(
         PARTIAL, mds_key(ws, settings),
@@ -68,6 +69,10 @@ def mds_run(ws: Workspace, settings: dict[str, Any], *, area: Any = None
                                    "below is read from those only. Run again to fit them "
                                    "all."),
         failure_hint="try fewer shadow models or records.")
+
+
+def _num(x: float, digits: int = 4) -> str:
+    return f"{x:.{digits}f}" if np.isfinite(x) else "n/a"
 
 
 def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | None:
@@ -136,25 +141,28 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
 
     lo_hi = fmt_ci(result.ci) if result.ci is not None else "no interval"
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("MDS, relative (0 = HALF, 1 = SELF)",
-              f"{result.relative:.3f}" if np.isfinite(result.relative) else "n/a",
+    m1.metric("MDS, relative (0 = HALF, 1 = SELF)", _num(result.relative, 3),
               help="Where the method's most exposed records (the top 1 % by DS) sit between "
                    "HALF, a method that emits unseen records (0), and SELF, one that copies "
                    "its training data (1): (T − T_HALF) / (T_SELF − T_HALF), T their mean DS. "
                    "The top 1 % rather than the single max: with few shadow models the max "
                    "is mostly noise.")
     m1.caption(f"{lo_hi} (bootstrap over records)")
-    m2.metric("MDS (paper: max over records)", f"{result.raw_max:.4f}",
+    m2.metric("MDS (paper: max over records)", _num(result.raw_max),
               help="max over records of |mean distance IN − mean distance OUT|, distances "
                    "per column on the shared encoding. 0 is ideal.")
-    m2.caption(f"SELF {result.self_max:.4f} · HALF {result.half_max:.4f}")
-    m3.metric(f"DS, {result.params['quantile']:.0%} quantile", f"{result.raw_quantile:.4f}")
-    m4.metric("DS, mean over records", f"{result.raw_mean:.4f}")
+    m2.caption(f"SELF {_num(result.self_max)} · HALF {_num(result.half_max)}")
+    m3.metric(f"DS, {result.params['quantile']:.0%} quantile", _num(result.raw_quantile))
+    m4.metric("DS, mean over records", _num(result.raw_mean))
     st.markdown(f"**Reading:** {result.extra['reading_text']}")
     if result.stopped:
         st.warning(f"Partial: {result.params['n_shadows_done']} of "
                    f"{result.params['shadow_models']} shadow models were fitted.",
                    icon=":material/stop_circle:")
+    if not np.isfinite(result.raw_max):  # no record has both IN and OUT shadows yet
+        st.info("Too few shadow models finished for any record to have been both in and "
+                "out of their training data: run MDS again to fit them all.")
+        return result
     st.plotly_chart(plots.mds_scale_figure(result), width="stretch", key="mds_scale")
     st.plotly_chart(plots.mds_distribution(result), width="stretch", key="mds_dist")
     st.caption("Dashed lines: each distribution's max (the paper's MDS). "

@@ -47,6 +47,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -227,6 +228,7 @@ def membership_disclosure_score(
     ray_address: str | None = None,
     progress: ProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
+    on_partial: Callable[[Callable[[], MdsResult]], None] | None = None,
     seed: int = 0,
 ) -> MdsResult:
     """Membership disclosure score of a generating method, with shadow synthesizers.
@@ -278,6 +280,10 @@ def membership_disclosure_score(
     progress, should_stop
         ``progress(fraction, message)`` after each shadow; ``should_stop()`` ends the run
         early and the result (``stopped=True``) is read from the shadows done so far.
+    on_partial
+        Called after each shadow (but the last) with a function that builds the result
+        of the shadows done so far: a caller whose run may be cut off from outside (a
+        click in the app) keeps it and calls it only then.
     seed
         Seeds the membership matrix, the record subsample, the shadows and the bootstrap.
 
@@ -342,6 +348,71 @@ def membership_disclosure_score(
                          method=shadow_method, params=dict(shadow_params or {}), pool=pool,
                          sets=sets, seeds=seeds, scale=math.sqrt(len(cols)))
 
+    def assemble(distance: np.ndarray, done: int) -> MdsResult:
+        """The result read from the shadows with a distance (``done`` of ``m``)."""
+        stopped = done < m
+        scores = _disclosure(distance, keep[:, targets])
+        ds = scores.ds
+        empty = np.full(len(targets), np.nan)
+        self_s = half_s = _Scores(empty, empty, empty, empty)
+        if references:
+            self_s, half_s = _references(ctx, distance, s_half)
+        ds_self, ds_half = self_s.ds, half_s.ds
+        raw = _summary(ds, quantile)
+        self_max = float(np.nanmax(ds_self)) if references else float("nan")
+        half_max = float(np.nanmax(ds_half)) if pool is not None and references else float("nan")
+        null = _permuted_confident(distance, m, s_null, NULL_PERMUTATIONS)
+        tails = (scores.confident, half_s.confident, self_s.confident)
+        relative = _relative_tail(tails, null, tail)
+        relative_max = _relative(raw["max"], half_max, self_max)
+        # beyond the noise: the shadows establish the record's disclosure at a strict level
+        # (one unseen record in a thousand is flagged by chance)
+        flagged = np.nan_to_num(_disclosure(distance, keep[:, targets], FLAG_LEVEL).confident,
+                                nan=0.0) > 0
+
+        ci = None
+        if bootstrap > 0 and np.isfinite(ds).any():
+            ci = _bootstrap(ds, tails, null, reading, tail, bootstrap, confidence, s_boot)
+        value = relative if reading == "relative" else raw["max"]
+        if not np.isfinite(value):
+            ci = None  # an interval around an unavailable reading would mislead
+        cut = raw["quantile"]
+        table_out = pd.DataFrame({
+            "record": index[targets], "ds": ds, "mean_in": scores.mean_in,
+            "mean_out": scores.mean_out, "confident": scores.confident,
+            "ds_self": ds_self, "ds_half": ds_half,
+            "targeted": np.nan_to_num(ds, nan=-1.0) >= cut if np.isfinite(cut) else False,
+            "flagged": flagged,
+        })
+        params = {
+            "shadow_method": shadow_method, "shadow_params": ctx.params,
+            "shadow_models": m, "shadow_sets": sets, "records": records,
+            "n_records_evaluated": len(targets), "n_distinct_records": n,
+            "n_real": len(tables.real), "columns": cols, "reading": reading,
+            "references": references, "quantile": quantile, "tail": tail,
+            "bootstrap": bootstrap, "confident_level": CONFIDENT_LEVEL,
+            "flag_level": FLAG_LEVEL, "null_permutations": NULL_PERMUTATIONS,
+            "confidence": confidence, "numeric_missing": numeric_missing, "seed": seed,
+            "n_jobs": n_jobs, "backend": backend, "distance": "euclidean / sqrt(p)",
+            "n_holdout": 0 if pool is None else len(pool), "n_shadows_done": done,
+        }
+        finite = ds[np.isfinite(ds)]
+        quantiles = {f"{q:g}": (float(np.quantile(finite, q)) if finite.size else float("nan"))
+                     for q in sorted({0.5, 0.9, quantile, 0.99, 1.0})}
+        extra = {"raw_max": raw["max"], "raw_quantile": raw["quantile"], "raw_mean": raw["mean"],
+                 "quantiles": quantiles,
+                 "self_max": self_max, "half_max": half_max, "relative": relative,
+                 "relative_max": relative_max, "n_flagged": int(flagged.sum()),
+                 "reading_text": mds_reading(value, reading), "stopped": stopped}
+        bound = math.sqrt(2.0)  # one-hot mismatch in every column, divided by √p
+        return MdsResult(
+            name="mds", value=float(value), ci=ci, params=params, record_table=table_out,
+            baseline=half_max if reading == "max" else 0.0, goal="lower",
+            bounds=(-1.0, 1.0) if reading == "relative" else (0.0, bound), extra=extra,
+            raw_max=raw["max"], raw_quantile=raw["quantile"], raw_mean=raw["mean"],
+            self_max=self_max, half_max=half_max, relative=relative, relative_max=relative_max,
+            stopped=stopped, ds=ds)
+
     distance = np.full((m, len(targets)), np.nan)
     done = 0
     if progress:
@@ -352,68 +423,10 @@ def membership_disclosure_score(
         done += 1
         if progress:
             progress(done / m, f"{done}/{m} shadow models fitted and measured")
-    stopped = done < m
-    scores = _disclosure(distance, keep[:, targets])
-    ds = scores.ds
-    empty = np.full(len(targets), np.nan)
-    self_s = half_s = _Scores(empty, empty, empty, empty)
-    if references:
-        self_s, half_s = _references(ctx, distance, s_half)
-    ds_self, ds_half = self_s.ds, half_s.ds
-    raw = _summary(ds, quantile)
-    self_max = float(np.nanmax(ds_self)) if references else float("nan")
-    half_max = float(np.nanmax(ds_half)) if pool is not None and references else float("nan")
-    null = _permuted_confident(distance, m, s_null, NULL_PERMUTATIONS)
-    tails = (scores.confident, half_s.confident, self_s.confident)
-    relative = _relative_tail(tails, null, tail)
-    relative_max = _relative(raw["max"], half_max, self_max)
-    # beyond the noise: the shadows establish the record's disclosure at a strict level
-    # (one unseen record in a thousand is flagged by chance)
-    flagged = np.nan_to_num(_disclosure(distance, keep[:, targets], FLAG_LEVEL).confident,
-                            nan=0.0) > 0
-
-    ci = None
-    if bootstrap > 0 and np.isfinite(ds).any():
-        ci = _bootstrap(ds, tails, null, reading, tail, bootstrap, confidence, s_boot)
-    value = relative if reading == "relative" else raw["max"]
-    if not np.isfinite(value):
-        ci = None  # an interval around an unavailable reading would mislead
-    cut = raw["quantile"]
-    table_out = pd.DataFrame({
-        "record": index[targets], "ds": ds, "mean_in": scores.mean_in,
-        "mean_out": scores.mean_out, "confident": scores.confident,
-        "ds_self": ds_self, "ds_half": ds_half,
-        "targeted": np.nan_to_num(ds, nan=-1.0) >= cut if np.isfinite(cut) else False,
-        "flagged": flagged,
-    })
-    params = {
-        "shadow_method": shadow_method, "shadow_params": ctx.params,
-        "shadow_models": m, "shadow_sets": sets, "records": records,
-        "n_records_evaluated": len(targets), "n_distinct_records": n,
-        "n_real": len(tables.real), "columns": cols, "reading": reading,
-        "references": references, "quantile": quantile, "tail": tail,
-        "bootstrap": bootstrap, "confident_level": CONFIDENT_LEVEL,
-        "flag_level": FLAG_LEVEL, "null_permutations": NULL_PERMUTATIONS,
-        "confidence": confidence, "numeric_missing": numeric_missing, "seed": seed,
-        "n_jobs": n_jobs, "backend": backend, "distance": "euclidean / sqrt(p)",
-        "n_holdout": 0 if pool is None else len(pool), "n_shadows_done": done,
-    }
-    finite = ds[np.isfinite(ds)]
-    quantiles = {f"{q:g}": (float(np.quantile(finite, q)) if finite.size else float("nan"))
-                 for q in sorted({0.5, 0.9, quantile, 0.99, 1.0})}
-    extra = {"raw_max": raw["max"], "raw_quantile": raw["quantile"], "raw_mean": raw["mean"],
-             "quantiles": quantiles,
-             "self_max": self_max, "half_max": half_max, "relative": relative,
-             "relative_max": relative_max, "n_flagged": int(flagged.sum()),
-             "reading_text": mds_reading(value, reading), "stopped": stopped}
-    bound = math.sqrt(2.0)  # one-hot mismatch in every column, divided by √p
-    return MdsResult(
-        name="mds", value=float(value), ci=ci, params=params, record_table=table_out,
-        baseline=half_max if reading == "max" else 0.0, goal="lower",
-        bounds=(-1.0, 1.0) if reading == "relative" else (0.0, bound), extra=extra,
-        raw_max=raw["max"], raw_quantile=raw["quantile"], raw_mean=raw["mean"],
-        self_max=self_max, half_max=half_max, relative=relative, relative_max=relative_max,
-        stopped=stopped, ds=ds)
+        if on_partial is not None and done < m:
+            # built only if the caller needs it (a run interrupted from outside)
+            on_partial(partial(assemble, distance.copy(), done))
+    return assemble(distance, done)
 
 
 def _references(ctx: _ShadowContext, distance: np.ndarray, seed: int

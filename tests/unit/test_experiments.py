@@ -12,7 +12,6 @@ import pytest
 import privacy_core as pc
 from privacy_core import cli
 from privacy_core.errors import ParameterError, ThreatModelError
-from privacy_core.measures import measure_label
 from privacy_core.experiments import (
     ROW_COLUMNS,
     insert_canaries,
@@ -20,6 +19,7 @@ from privacy_core.experiments import (
     remove_outliers,
     sweep,
 )
+from privacy_core.measures import measure_label
 
 THREAT = pc.ThreatModel(["age", "education", "gender"], ["disease"])
 FAST = ["ims", "dcr", "inference"]

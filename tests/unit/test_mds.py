@@ -146,6 +146,12 @@ def test_stop_keeps_the_shadows_done(health):
                                       should_stop=lambda: len(seen) >= 4)
     assert res.stopped and res.params["n_shadows_done"] == 3
     assert math.isfinite(res.raw_max)
+    # a run cut off from outside keeps what on_partial was handed last
+    kept = []
+    full = membership_disclosure_score(real, holdout=hold, **QUICK, on_partial=kept.append)
+    assert len(kept) == QUICK["shadow_models"] - 1 and not full.stopped
+    partial = kept[2]()
+    assert partial.stopped and partial.params["n_shadows_done"] == 3
 
 
 def test_registry_and_generic_evaluation(health):
