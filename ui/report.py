@@ -40,6 +40,7 @@ from .fidelity import (
     utility_measures,
 )
 from .fidelity import axis_title as map_axis_title
+from .mds import mds_cached, mds_settings
 from .privacy import PRIVACY_MEASURES, cached_results, privacy_params, run_measures
 from .state import Workspace, get_workspace, set_notice, set_widget
 
@@ -61,12 +62,18 @@ def candidate_results(ws: Workspace) -> list[CandidateResults]:
     """Per candidate: RAPID (at the threshold and score the RAPID page shows), privacy and
     fidelity results already computed for exactly that candidate's releases."""
     out = []
-    for name, view in ws.candidate_views().items():
+    views = ws.candidate_views()
+    for name, view in views.items():
         results: dict[str, pc.MetricResult] = {}
         rapid = rapid_cached(view, rapid_fit_params(view))
         if rapid is not None:
             results["rapid"] = rapid_at_page_settings(rapid)
         results.update(cached_results(view, PRIVACY_MEASURES, privacy_params(view)))
+        # MDS scores the generating method the user chose for its shadows, not a release:
+        # it belongs to the review when there is one candidate, never to each of several
+        mds = mds_cached(view, mds_settings(view)) if len(views) == 1 else None
+        if mds is not None and not mds.stopped:
+            results["mds"] = mds
         fid = fidelity_view(view, fidelity_params(view), scope_releases(view, ALL_RELEASES))
         results.update(fid.results)
         out.append(CandidateResults(name, view, results))
@@ -178,7 +185,7 @@ def report_figures(ws: Workspace, cands: list[CandidateResults],
                    ) -> list[pc.report.ReportFigure]:
     """Each page's key figure, per candidate, from results already computed — the same
     figure functions the pages draw."""
-    import privacy_core.plots as plots
+    from privacy_core import plots
 
     Fig = pc.report.ReportFigure
     figs: list[pc.report.ReportFigure] = []

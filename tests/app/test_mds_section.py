@@ -1,7 +1,9 @@
 """AppTest for the Privacy page's membership disclosure score section (issue 10)."""
 
+import json
 from pathlib import Path
 
+from downloads import download
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -37,6 +39,11 @@ def test_mds_runs_from_the_form_and_joins_the_drill_down():
     assert float({m.label: m.value for m in at.metric}["MDS (paper: max over records)"]) == raw
     # the drill-down now has a column of MDS flags (DS above HALF's max)
     assert any("mds" in d.value.columns for d in at.dataframe)
+    # with one candidate, the review's exports carry it (aggregates, its shadow set-up)
+    at.switch_page("pages/report.py").run()
+    assert not at.exception, at.exception
+    doc = json.loads(download(at, "Download JSON record"))
+    assert json.dumps(doc["metrics"]).count('"shadow_models": 4') >= 1
 
 
 def test_map_scores_a_candidate_through_its_own_method():
