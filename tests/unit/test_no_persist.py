@@ -95,15 +95,19 @@ def test_the_app_never_reaches_ray_and_joblib_does_not_dump_the_table():
                         f"{path.name}:{call.lineno} sends the sweep to Ray")
                     assert k.arg != "address", f"{path.name}:{call.lineno} joins a cluster"
     # joblib memory-maps arrays over max_nbytes into /dev/shm or /tmp for its workers:
-    # the sweep's Parallel must turn that off (max_nbytes=None)
-    engine = ROOT / "privacy_core" / "experiments.py"
+    # the engine's one Parallel (the sweeps' and MDS's fan-out) must turn that off
+    engine = ROOT / "privacy_core" / "parallel.py"
     parallels = [call for name, call in _calls(engine) if name == "Parallel"]
     assert parallels
     for call in parallels:
         nbytes = {k.arg: k.value for k in call.keywords}.get("max_nbytes")
         assert isinstance(nbytes, ast.Constant) and nbytes.value is None, (
-            f"experiments.py:{call.lineno}: Parallel without max_nbytes=None dumps the "
+            f"parallel.py:{call.lineno}: Parallel without max_nbytes=None dumps the "
             "user's table to disk")
+    # ... and no other engine module starts joblib workers of its own
+    for path in sorted((ROOT / "privacy_core").rglob("*.py")):
+        if path.name != "parallel.py":
+            assert "Parallel(" not in path.read_text(), path
     # a Ray started by the engine itself ("local") runs with object spilling off
     source = engine.read_text()
     assert '"automatic_object_spilling_enabled": False' in source

@@ -79,7 +79,7 @@ def test_calibration_table_enters_json_html_and_pdf_when_given(review, calibrati
     report = build(calibration=calibration)
     d = json.loads(report.to_json())
     cal = d["calibration"]
-    assert set(cal["summary"]) == {"ims", "linkability"}
+    assert set(cal["summary"]) == {"ims", "linkability", "linkability:contrastive"}
     ims = cal["summary"]["ims"]
     assert ims["label"] == "Identical match share" and ims["pass"] is True
     assert ims["floor"] == pytest.approx(calibration.summary("ims").floor)
