@@ -39,9 +39,9 @@ import pandas as pd
 from .data import Schema, fingerprint
 from .encoding import TableEncoder
 from .errors import InsufficientDataError, ParameterError
+from .measures import ProgressFn
 from .validation import check_in_range, check_positive_int, check_seed
 
-ProgressFn = Callable[[float, str], None]
 SPACES = ("shared", "contrastive")
 
 
@@ -404,6 +404,15 @@ def contrastive_encoder(real: pd.DataFrame, schema: Schema, *,
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return encoder
+
+
+def resolve_encoder(data: Any, embedding: ContrastiveEncoder | None,
+                    params: ContrastiveParams | dict | None, seed: int,
+                    columns: Sequence[str] | None = None) -> ContrastiveEncoder:
+    """The encoder a measure works in: the fitted one it was given, else the cached one
+    for its training rows (``data.real``, ``data.schema``), columns, parameters and seed."""
+    return embedding or contrastive_encoder(data.real, data.schema, columns=columns,
+                                            params=params, seed=seed)
 
 
 def check_space(space: str) -> str:

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Schema
-from ..embedding import check_space, contrastive_encoder
+from ..embedding import check_space, resolve_encoder
 from ..encoding import TableEncoder
 from ..errors import InsufficientDataError, ParameterError, UntrustworthyResultWarning
 from ..inputs import ReviewData, prepare_review
@@ -261,8 +261,7 @@ def _distance_inputs(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
     if data.holdout is not None:
         frames["holdout"] = data.holdout
     if space == "contrastive":
-        encoder = embedding or contrastive_encoder(data.real, data.schema, columns=cols,
-                                                   params=embedding_params, seed=seed)
+        encoder = resolve_encoder(data, embedding, embedding_params, seed, cols)
         enc = {name: encoder.transform(frame, cols) for name, frame in frames.items()}
         info = {"space": "contrastive", "embedding": encoder.describe()}
     else:

@@ -57,6 +57,7 @@ from ..data import Schema, infer_schema
 from ..encoding import TableEncoder
 from ..errors import InsufficientDataError, ParameterError
 from ..inputs import prepare_release_tables
+from ..measures import ProgressFn
 from ..parallel import BACKENDS, map_unordered
 from ..results import MetricResult
 from ..stats import percentile_interval
@@ -71,7 +72,6 @@ from ..validation import (
 from .distance import analysis_columns
 from .neighbors import nearest_neighbors
 
-ProgressFn = Callable[[float, str], None]
 READINGS = ("relative", "max")
 DEFAULT_SHADOW_MODELS = 10
 DEFAULT_SHADOW_SETS = 5

@@ -66,12 +66,11 @@ def attack_space(data: Any, columns: list[str], numeric_missing: str, space: str
     mixed-type space (Gower-like L1 over ``columns``) or the contrastive embedding
     (trained on every included column of the training rows, the others masked), and the
     space's params."""
-    from ...embedding import check_space, contrastive_encoder
+    from ...embedding import check_space, resolve_encoder
 
     check_space(space)
     if space == "contrastive":
-        encoder = embedding or contrastive_encoder(data.real, data.schema,
-                                                   params=embedding_params, seed=seed)
+        encoder = resolve_encoder(data, embedding, embedding_params, seed)
         return (lambda frame, cols: _MixedSpace.embedded(encoder, frame, cols),
                 {"space": "contrastive", "embedding": encoder.describe()})
     table_encoder = TableEncoder(data.schema, columns=columns,

@@ -470,14 +470,13 @@ def _outlier_order(syn: pd.DataFrame, columns: list[str], data: ReviewData, spac
     """Distinct synthetic rows from the most to the least isolated: the mean distance to
     their ``k`` nearest other synthetic rows, in the contrastive embedding or the shared
     encoding."""
-    from ...embedding import check_space, contrastive_encoder
+    from ...embedding import check_space, resolve_encoder
     from ...encoding import TableEncoder
     from ..neighbors import nearest_neighbors
 
     check_space(space)
     if space == "contrastive":
-        encoder = embedding or contrastive_encoder(data.real, data.schema,
-                                                   params=embedding_params, seed=seed)
+        encoder = resolve_encoder(data, embedding, embedding_params, seed)
         x = encoder.transform(syn, columns)
         info = {"space": "contrastive", "embedding": encoder.describe()}
     else:
