@@ -26,6 +26,7 @@ from ui.calibration import (
 )
 from ui.lab import (
     LAB_DEFAULTS,
+    LAB_SPACES,
     LEVEL_OPTIONS,
     RISK_MODEL_LABELS,
     format_seconds,
@@ -38,7 +39,9 @@ from ui.lab import (
     measure_option,
     responses_table,
     results_tables,
+    space_of,
     sweep_plan,
+    with_space,
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_error
@@ -259,14 +262,21 @@ with st.expander("Sweep settings", expanded=False):
         max_rows = c3.number_input("Use at most this many real rows (0 = all)", 0,
                                    len(real), int(settings["max_rows"]), 500,
                                    help="A seeded subset for a quick first look.")
-        all_measures = lab_measure_keys()
-        measures = st.multiselect("Measures", all_measures, default=list(settings["measures"]),
+        chosen, space = space_of(settings["measures"])
+        m1, m2 = st.columns([3, 1])
+        measures = m1.multiselect("Measures", lab_measure_keys(), default=chosen,
                                   format_func=measure_option,
                                   help="Fast measures by default. Fidelity measures show the "
-                                       "utility side (mostly useful with the DP model). The "
-                                       "distance measures are offered twice: in the shared "
-                                       "encoding and in the contrastive embedding (the "
-                                       "contrastive paper's comparison, side by side).")
+                                       "utility side (mostly useful with the DP model).")
+        space = m2.selectbox(
+            "Distance space", list(LAB_SPACES), index=list(LAB_SPACES).index(space),
+            format_func=LAB_SPACES.get,
+            help="Where DCR, k-NN DCR, distance inference and linkability measure distances, "
+                 "and where singling out finds its targets: the shared encoding (range-"
+                 "scaled numbers, category mismatches), a contrastive embedding learned on "
+                 "the training rows of each release, or both as separate lines (the "
+                 "contrastive paper's plain-versus-embedding comparison). Other measures "
+                 "are not affected.")
         if model == "leaky":
             st.markdown("**Noise on the copied records** (does a measure still see leaks "
                         "that are not exact copies?)")
@@ -311,7 +321,8 @@ with st.expander("Sweep settings", expanded=False):
     if apply or reset:
         new = dict(LAB_DEFAULTS[model]) if reset else {
             "levels": tuple(sorted(float(v) for v in levels)), "replicates": int(replicates),
-            "measures": tuple(measures), "seed": int(seed), "max_rows": int(max_rows),
+            "measures": with_space(measures, space), "seed": int(seed),
+            "max_rows": int(max_rows),
             "outlier_fraction": float(outlier), "canaries": int(canaries),
             "noise": (float(sigma), float(lam), float(p)), "generator": generator,
             "max_overfit_epochs": int(max_epochs)}

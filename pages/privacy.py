@@ -92,7 +92,8 @@ with st.expander("Settings (recomputes the affected measures)"):
         so_cols = s2.number_input("Singling out: columns per multivariate predicate", 1,
                                   max(1, len(ws.schema.included)), int(params["so_cols"]))
         space = s3.selectbox(
-            "Distance space (DCR, k-NN, inference, linkability)", ["shared", "contrastive"],
+            "Distance space (DCR, k-NN, inference, linkability, singling out)",
+            ["shared", "contrastive"],
             index=["shared", "contrastive"].index(params.get("space", "shared")),
             format_func=lambda v: {"shared": "shared encoding (min-max, one-hot)",
                                    "contrastive": "contrastive embedding (learned)"}[v],
@@ -100,8 +101,10 @@ with st.expander("Settings (recomputes the affected measures)"):
                  "Contrastive: a small torch network trained on the real table to tell "
                  "two random maskings of a record apart from other records (Plasencia "
                  "Palacios et al.); distances in its embedding weigh columns by how much "
-                 "they tell records apart. Trained once per table (seconds on the demo), "
-                 "kept in memory only.")
+                 "they tell records apart. Singling out then builds its predicates around "
+                 "the release's most isolated records in that embedding (the paper's "
+                 "SO + CL) instead of random release rows. Trained once per table (seconds "
+                 "on the demo), kept in memory only.")
         apply = st.form_submit_button("Apply", type="primary")
     error_slot("privacy_form")
     if apply:
@@ -146,8 +149,10 @@ shown = {n: (r.at(alpha=alpha) if n in ("dcr", "knn") and hasattr(r, "at") else 
 def reading(name: str, res: pc.MetricResult) -> str:
     spec = MEASURES[name]
     kind = "Indicator (not a disclosure measure)" if name in INDICATORS else "Risk"
-    where = (" Distances in the contrastive embedding."
-             if res.params.get("space") == "contrastive" else "")
+    where = ("" if res.params.get("space") != "contrastive" else
+             " Predicates around the release's most isolated records in the contrastive "
+             "embedding." if name == "singling_out" else
+             " Distances in the contrastive embedding.")
     return f"{kind}; {res.goal} is better. {spec.description}{where}"
 
 

@@ -296,7 +296,7 @@ def cmd_privacy(args: argparse.Namespace) -> int:
                                                       **space},
         # "auto": 500 predicates, 2,000 per configuration under the paper protocol
         "singling_out": {"n_attacks": args.n_attacks or "auto", "mode": args.singling_out_mode,
-                         "n_cols": args.singling_out_cols},
+                         "n_cols": args.singling_out_cols, **space},
         "linkability": {"n_attacks": args.n_attacks, **space},
         "inference": {"n_attacks": args.n_attacks, **space},
         "ml_inference": {"n_attacks": args.n_attacks},
@@ -734,9 +734,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--singling-out-cols", type=int, default=3,
                    help="columns per multivariate singling-out predicate")
     p.add_argument("--space", default="shared", choices=["shared", "contrastive"],
-                   help="distance space of dcr, knn, inference and linkability: the shared "
-                        "encoding (min-max, one-hot) or a contrastive record embedding "
-                        "trained on --real (each metric's params.space records it)")
+                   help="distance space of dcr, knn, inference and linkability, and where "
+                        "singling out finds its targets: the shared encoding (min-max, "
+                        "one-hot; Anonymeter's random predicates) or a contrastive record "
+                        "embedding trained on --real (singling out then targets the "
+                        "release's most isolated records, the paper's SO + CL; each metric's "
+                        "params.space records it)")
     _add_membership(p)
     _add_mds(p)
     p.set_defaults(func=cmd_privacy)

@@ -118,10 +118,14 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
        indicator=True, modes=_SPACES,
        description="DCR with the distance to the k nearest training rows, k = 1..K."),
     _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=False,
-       fast=True, modes=(("univariate", (("mode", "univariate"),)),
-                         ("multivariate", (("mode", "multivariate"),)),
+       fast=True, modes=(("univariate", (("mode", "univariate"), ("space", "shared"))),
+                         ("multivariate", (("mode", "multivariate"), ("space", "shared"))),
                          # the papers' protocol: max over univariate and 3-12 columns
-                         ("paper", (("mode", "paper"), ("n_attacks", 2000)))),
+                         ("paper", (("mode", "paper"), ("n_attacks", 2000),
+                                    ("space", "shared"))),
+                         # "SO + CL": targets found in the contrastive embedding
+                         ("contrastive", (("mode", "multivariate"),
+                                          ("space", "contrastive")))),
        description="Predicates from the release that isolate exactly one real person."),
     _m("singling_out_outliers", "Singling out (outlier targets)", "privacy",
        "risk.attacks:singling_out_outliers", holdout=False, fast=False,

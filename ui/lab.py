@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -98,13 +99,49 @@ def measure_option(name: str) -> str:
     return measure_label(name) + ("" if MEASURES[base].fast else " (slow)")
 
 
+#: The lab's distance-space choice: where the distance measures (and singling out's
+#: targets) are computed; "both" sweeps each of them twice, side by side (the
+#: contrastive paper's plain-versus-embedding comparison).
+LAB_SPACES = {"shared": "shared encoding", "contrastive": "contrastive embedding",
+              "both": "both, side by side"}
+
+
+def has_space(name: str) -> bool:
+    """Whether a measure can run in the contrastive embedding (a registry mode)."""
+    return "contrastive" in MEASURES[name].mode_names
+
+
 def lab_measure_keys() -> list[str]:
-    """What the lab's picker offers: every registered measure, then the distance
-    measures in the contrastive embedding (``dcr:contrastive``, ...) so that both spaces
-    can be swept side by side."""
-    names = list(MEASURES)
-    return names + [f"{n}:contrastive" for n in names
-                    if "contrastive" in MEASURES[n].mode_names]
+    """What the lab's picker offers: every registered measure (the space is chosen
+    apart, see :func:`with_space`)."""
+    return list(MEASURES)
+
+
+def with_space(names: Sequence[str], space: str) -> tuple[str, ...]:
+    """The sweep's measure keys for the chosen measures in a distance space: a measure
+    with a contrastive mode becomes ``name:contrastive`` (``contrastive``) or both keys
+    (``both``); the others are swept as they are."""
+    out: list[str] = []
+    for n in names:
+        base = split_measure_key(n)[0]
+        if space in ("shared", "both") or not has_space(base):
+            out.append(base)
+        if space in ("contrastive", "both") and has_space(base):
+            out.append(f"{base}:contrastive")
+    return tuple(dict.fromkeys(out))
+
+
+def space_of(keys: Sequence[str]) -> tuple[list[str], str]:
+    """The chosen measures and space behind a sweep's measure keys (the inverse of
+    :func:`with_space`)."""
+    bases = list(dict.fromkeys(split_measure_key(k)[0] for k in keys))
+    spaced = [b for b in bases if has_space(b)]
+    contrastive = {split_measure_key(k)[0] for k in keys if split_measure_key(k)[1]
+                   == "contrastive"}
+    shared = {split_measure_key(k)[0] for k in keys if not split_measure_key(k)[1]}
+    if not spaced or not contrastive:
+        return bases, "shared"
+    return bases, "contrastive" if not shared & set(spaced) else "both"
 
 
 def lab_settings(ws: Workspace, model: str) -> dict[str, Any]:

@@ -61,7 +61,7 @@ def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
         "singling_out": {"n_attacks": 2000 if params["so_mode"] == "paper" else so_attacks,
                          "mode": params["so_mode"],
                          "n_cols": params["so_cols"] if params["so_mode"] == "multivariate"
-                         else 1},
+                         else 1, **space},
         "linkability": {"n_attacks": n_attacks,
                         "aux_cols": (list(params["aux_a"]), list(params["aux_b"])), **space},
         "inference": {"n_attacks": n_attacks, **space},

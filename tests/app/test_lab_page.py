@@ -182,3 +182,34 @@ def test_stop_keeps_the_finished_rows(monkeypatch):
     assert len(at.dataframe) >= 1
     assert not at.button(key="lab_run").disabled
     assert all(b.disabled for b in stop_buttons(at))
+
+
+def test_distance_space_both_sweeps_each_distance_measure_in_both_spaces():
+    """The lab's "Distance space" choice (issue 10): "both" runs each measure that has a
+    contrastive mode twice, as separate lines; a measure without one runs once; the
+    form shows the choice again after Apply."""
+    at = start()
+    by_label(at.multiselect, "Levels of f_l").set_value([0.0, 1.0])
+    by_label(at.multiselect, "Measures").set_value(["ims", "dcr"])
+    by_label(at.number_input, "Replicates").set_value(1)
+    by_label(at.selectbox, "Distance space").set_value("both")
+    apply(at, "leaky")
+    assert by_label(at.selectbox, "Distance space").value == "both"
+    assert by_label(at.multiselect, "Measures").value == ["ims", "dcr"]
+    at.button(key="lab_run").click().run()
+    assert not at.exception and not at.error
+    responses = at.dataframe[0].value.set_index("measure")
+    assert set(responses.index) == {"Identical match share", "DCR (SRD vs RRD)",
+                                    "DCR (SRD vs RRD) (contrastive)"}
+    for m in ("DCR (SRD vs RRD)", "DCR (SRD vs RRD) (contrastive)"):
+        assert responses.loc[m, "at highest f_l"] > responses.loc[m, "at lowest f_l"] + 0.5
+
+
+def test_space_keys_round_trip():
+    assert ui.lab.with_space(["ims", "dcr", "singling_out"], "contrastive") == (
+        "ims", "dcr:contrastive", "singling_out:contrastive")
+    assert ui.lab.with_space(["dcr"], "both") == ("dcr", "dcr:contrastive")
+    assert ui.lab.with_space(["dcr:contrastive", "ims"], "shared") == ("dcr", "ims")
+    for space in ui.lab.LAB_SPACES:
+        keys = ui.lab.with_space(["ims", "dcr", "inference"], space)
+        assert ui.lab.space_of(keys) == (["ims", "dcr", "inference"], space)

@@ -199,3 +199,42 @@ def test_outlier_targeted_singling_out():
     assert zero.params["n_bins"] == 10 and zero.params["k"] == 5
     with pytest.raises(ParameterError):
         singling_out_outliers(training, release, threat=threat, n_bins=1)
+
+
+def test_singling_out_in_the_contrastive_space_is_so_plus_cl():
+    """``singling_out(space="contrastive")`` is the paper's SO + CL: the same attack as
+    the outlier-targeted measure (targets found in the embedding), named
+    ``singling_out``, in every mode, calibrated at both ends; the shared space is
+    Anonymeter's generation and says so."""
+    from privacy_core.measures import get_measure
+    from privacy_core.risk.attacks import singling_out, singling_out_outliers
+
+    real = pc.simulate_health(3000, kappa=1, seed=4)
+    threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
+    training, control, release = leaky_sets(real, leak_fraction=1.0, seed=2)
+    _, control0, release0 = leaky_sets(real, leak_fraction=0.0, seed=2)
+    kw = {"threat": threat, "embedding_params": FAST, "n_attacks": 300, "seed": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        copy = singling_out(training, release, holdout=control, space="contrastive", **kw)
+        same = singling_out_outliers(training, release, holdout=control, **kw)
+        zero = singling_out(training, release0, holdout=control0, space="contrastive", **kw)
+        uni = singling_out(training, release, holdout=control, space="contrastive",
+                           mode="univariate", **kw)
+        paper = singling_out(training, release, holdout=control, space="contrastive",
+                             mode="paper", threat=threat, embedding_params=FAST, seed=0)
+        shared = singling_out(training, release, holdout=control, n_attacks=300,
+                              threat=threat, seed=0)
+    assert copy.name == "singling_out" and copy.params["space"] == "contrastive"
+    assert copy.params["mode"] == "multivariate" and copy.params["targets"] == "outliers"
+    assert copy.value == same.value and copy.ci == same.ci
+    assert copy.value >= 0.9 and zero.value <= 0.05
+    assert uni.params["n_cols"] == 1 and uni.params["mode"] == "univariate"
+    assert paper.params["space"] == "contrastive" and paper.params["mode"] == "paper"
+    assert paper.value >= 0.9
+    assert shared.params["space"] == "shared" and "targets" not in shared.params
+    spec = get_measure("singling_out")
+    assert spec.calibration_mode(copy.params) == "contrastive"
+    assert spec.calibration_mode(shared.params) == "multivariate"
+    with pytest.raises(ParameterError, match="space"):
+        singling_out(training, release, threat=threat, space="learned")

@@ -645,6 +645,9 @@ def singling_out(
     size_correction: str = "mixture",
     confidence: float = 0.95,
     seed: int = 0,
+    space: str = "shared",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
     **outliers: Any,
 ) -> AttackResult:
     """Singling-out risk: predicates isolating one synthetic record, tried on real data.
@@ -692,6 +695,16 @@ def singling_out(
         Level of the Wilson intervals.
     seed
         Seed of every random step (``SeedSequence`` children).
+    space, embedding, embedding_params
+        Where the predicates come from. ``shared`` (default): Anonymeter's generation,
+        random synthetic rows and columns. ``contrastive``: the contrastive-embeddings
+        paper's "SO + CL" (§4.2): the release's most isolated records in the contrastive
+        embedding are the targets, each predicate a category or value bin of the target
+        (see :func:`singling_out_outliers`), ``n_cols`` columns (one in ``univariate``
+        mode; every width of the protocol in ``paper`` mode), and a configuration is
+        scored on the predicates its targets gave (the paper's "at most N_A attacks").
+        ``embedding`` is a fitted :class:`~privacy_core.embedding.ContrastiveEncoder` (else
+        the cached one for the training rows), ``embedding_params`` its options.
 
     Returns
     -------
@@ -735,9 +748,23 @@ def singling_out(
     ratio); the price of a small control is a wider interval (the slope of the inversion
     at 0 is 1/rho).
     """
+    from ...embedding import check_space
+
     check_choice("mode", mode, (*SINGLING_OUT_MODES, "outliers"))
+    check_space(space)
     if outliers and mode != "outliers":
         raise ParameterError(f"Unknown option(s) {sorted(outliers)} of singling_out.")
+    if space == "contrastive" and mode in ("univariate", "multivariate"):
+        # SO + CL: targets found in the embedding, scored on the predicates they gave
+        res = singling_out(real, synthetic, threat=threat, holdout=holdout, schema=schema,
+                           mode="outliers", columns=columns,
+                           n_attacks=_DEFAULT_N_ATTACKS if n_attacks == "auto" else n_attacks,
+                           n_cols=1 if mode == "univariate" else n_cols,
+                           max_attempts=max_attempts, size_correction=size_correction,
+                           confidence=confidence, seed=seed, space=space,
+                           embedding=embedding, embedding_params=embedding_params)
+        res = _found_denominator(res)
+        return replace(res, params={**res.params, "mode": mode, "targets": "outliers"})
     check_choice("size_correction", size_correction, SIZE_CORRECTIONS)
     if isinstance(n_attacks, str):
         if n_attacks != "auto":
@@ -750,7 +777,8 @@ def singling_out(
         return _paper_protocol(
             real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
             n_attacks=n_attacks, max_attempts=max_attempts, size_correction=size_correction,
-            confidence=confidence, seed=seed)
+            confidence=confidence, seed=seed, space=space, embedding=embedding,
+            embedding_params=embedding_params)
     if mode in ("multivariate", "outliers"):  # univariate: one condition, whatever n_cols
         n_cols = check_positive_int("n_cols", n_cols)
     max_attempts = check_positive_int("max_attempts", max_attempts)
@@ -800,10 +828,8 @@ def singling_out(
             max_attempts=max_attempts, rng=rng_gen, bits=bits)
     elif mode == "outliers":
         syn_distinct = syn_full.iloc[distinct[1]]
-        order, space_info = _outlier_order(
-            syn_distinct, cols, data, outliers.get("space", "contrastive"),
-            outliers.get("embedding"), outliers.get("embedding_params"),
-            int(outliers.get("k", 5)), seed)
+        order, space_info = _outlier_order(syn_distinct, cols, data, space, embedding,
+                                           embedding_params, int(outliers.get("k", 5)), seed)
         *queries, attempts, status = _outlier_queries(
             syn_codes, coder, order, n_queries=n_attacks, n_cols=m,
             n_bins=int(outliers.get("n_bins", 10)), rng=rng_gen)
@@ -877,6 +903,7 @@ def singling_out(
         "n_training_evaluated": len(ori_pick),
         "n_control_evaluated": None if ctrl_pick is None else len(ctrl_pick),
         "control": n_ctrl is not None, "confidence": confidence, "seed": seed,
+        "space": "shared",
     }
     if mode == "outliers":
         params.update(space_info, n_bins=int(outliers.get("n_bins", 10)),
@@ -994,7 +1021,9 @@ def _found_denominator(result: AttackResult) -> AttackResult:
 def _paper_protocol(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
                     holdout: pd.DataFrame | None, schema: Schema | None,
                     columns: Sequence[str] | None, n_attacks: int | None, max_attempts: int,
-                    size_correction: str, confidence: float, seed: int
+                    size_correction: str, confidence: float, seed: int,
+                    space: str = "shared", embedding: Any = None,
+                    embedding_params: dict[str, Any] | None = None
                     ) -> SinglingOutProtocolResult:
     """Run every configuration of the papers' protocol (own child seed each) and keep the
     highest; see :func:`singling_out` (``mode="paper"``)."""
@@ -1012,13 +1041,16 @@ def _paper_protocol(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
             res = singling_out(real, synthetic, threat=threat, holdout=holdout, schema=schema,
                                mode=mode, columns=columns, n_attacks=n_attacks, n_cols=width,
                                max_attempts=max_attempts, size_correction=size_correction,
-                               confidence=confidence, seed=s)
+                               confidence=confidence, seed=s, space=space,
+                               embedding=embedding, embedding_params=embedding_params)
         configs.append(_found_denominator(res))
         labels.append(protocol_label(mode, width))
         caught_by.append(caught)
     params = {"mode": "paper", "n_attacks": configs[0].n_attacks if n_attacks is None
               else n_attacks, "configurations": labels, "seed": seed,
-              "configuration_seeds": seeds, "denominator": "predicates found"}
+              "configuration_seeds": seeds, "denominator": "predicates found",
+              **{k: configs[0].params[k] for k in ("space", "embedding", "targets")
+                 if k in configs[0].params}}
     result = _protocol_summary(configs, labels, confidence, params)
     # the reported configuration's own warnings (others' are in their table rows); the
     # "only k of n predicates" note is the protocol's "at most N_A", not a defect
