@@ -7,8 +7,14 @@ the paper's raw max, the SELF and HALF references and the seconds per run. Then 
 calibration line: leaky shadows at f_l = 0 and 1 (the contract's two ends) at the
 default m.
 
+With ``--overfit ROWS``: instead, the overfit risk model — autoregressive shadows
+trained once past their optimum on halves of ROWS health records (validation loss on an
+independent holdout of the same size) and read at f_o = ``--levels``: MDS should rise
+with f_o (``mds_overfit_levels``, what the risk lab's overfit sweep runs).
+
 Usage: python bench/bench_mds.py [--rows 10000] [--models 10,20,40] [--seeds 3]
            [--sets 5] [--records 2000] [--jobs 2]
+       python bench/bench_mds.py --overfit 1200 [--levels 1,1.5,2] [--models 8]
 Prints figures; asserts nothing.
 """
 
@@ -35,7 +41,12 @@ def main() -> None:
     ap.add_argument("--sets", type=int, default=5)
     ap.add_argument("--records", type=int, default=2000)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--overfit", type=int, default=0)
+    ap.add_argument("--levels", default="1,1.5,2")
     args = ap.parse_args()
+    if args.overfit:
+        overfit(args)
+        return
     real, hold, _ = pc.builtin_dataset("health", n=args.rows, seed=0)
     print(f"MDS, CART shadows, {args.rows:,} health rows (holdout {len(hold):,}), "
           f"{args.sets} tables per shadow, {args.records:,} records scored, "
@@ -64,6 +75,29 @@ def main() -> None:
             n_jobs=args.jobs, bootstrap=200, seed=0, **pc.leaky_shadow_options(level))
         print(f"leaky shadows f_l = {level:g} (m = {m0}): relative {res.value:.3f} "
               f"[{res.ci[0]:.3f}, {res.ci[1]:.3f}]")
+
+
+def overfit(args: argparse.Namespace) -> None:
+    from privacy_core.risk.mds import mds_overfit_levels
+
+    real = pc.simulate_health(2 * args.overfit, kappa=1, seed=3)
+    train, hold = real.iloc[:args.overfit], real.iloc[args.overfit:]
+    levels = [float(v) for v in args.levels.split(",")]
+    m = int(args.models.split(",")[0])
+    records = min(args.records, args.overfit)
+    print(f"MDS, overfit model: {m} autoregressive shadows on halves of {len(train):,} health "
+          f"rows (holdout {len(hold):,}), {args.sets} tables each, {records:,} records, "
+          f"{args.jobs} worker(s)")
+    for seed in range(args.seeds):
+        t = time.perf_counter()
+        res = mds_overfit_levels(train, levels, holdout=hold, shadow_models=m,
+                                 shadow_sets=args.sets, records=records, n_jobs=args.jobs,
+                                 shadow_params={"max_overfit_epochs": 200, "hidden": 64},
+                                 bootstrap=200, seed=seed)
+        secs = time.perf_counter() - t
+        cells = [f"f_o={lv:g}: {r.value:.3f} (raw {r.raw_max:.3f}, "
+                 f"{r.params['n_shadows_reached']}/{m} reached)" for lv, r in res.items()]
+        print(f"seed {seed}: " + "; ".join(cells) + f"  [{secs:.0f} s]", flush=True)
 
 
 if __name__ == "__main__":

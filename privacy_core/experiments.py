@@ -65,7 +65,13 @@ import pandas as pd
 from .data import Schema, infer_schema, prepare_table
 from .encoding import TableEncoder
 from .errors import InsufficientDataError, ParameterError
-from .measures import evaluate_noted, get_measure, measure_names, split_measure_key
+from .measures import (
+    evaluate_noted,
+    get_measure,
+    measure_names,
+    run_noted,
+    split_measure_key,
+)
 from .parallel import effective_jobs, map_unordered
 from .results import MetricResult, jsonable
 from .stats import mean_interval, wilson_interval
@@ -455,16 +461,43 @@ def _shadow_options(ctx: _Context, level: float, pool: pd.DataFrame | None,
         return ({"shadow_method": ctx.generator,
                  "shadow_params": {**ctx.generator_params, "epsilon": float(level)}},
                 control, "")
-    what = ("an overfitting level is a point in one training run, not a generator its "
-            "shadow models could be trained as" if ctx.risk_model == "overfit"
-            else f"{ctx.generator} is not a built-in generator")
-    return None, control, f"not run: {what}"
+    return None, control, f"not run: {ctx.generator} is not a built-in generator"
+
+
+def _overfit_shadow_results(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
+                            levels: list[float], seed: int,
+                            should_stop: Callable[[], bool] | None = None
+                            ) -> dict[str, dict[float, tuple[MetricResult | None, str]]]:
+    """The generator measures (MDS) of an overfit task, every level at once: each shadow
+    is the sweep's autoregressive generator, trained once past its optimum on its half
+    (validation loss on the control rows) and sampled at each level's checkpoint."""
+    from .risk.mds import mds_overfit_levels
+
+    out: dict[str, dict[float, tuple[MetricResult | None, str]]] = {}
+    for key in ctx.measures:
+        name, mode, _ = split_measure_key(key)
+        spec = get_measure(name)
+        if spec.evaluates != "generator":
+            continue
+        options = dict(ctx.options.get(name, {}))
+        if mode:
+            options.update(spec.mode_options(mode))
+        options.pop("shadow_method", None)
+        options["shadow_params"] = {**ctx.overfit_params, **options.get("shadow_params", {})}
+        by_level, note = run_noted(lambda o=options: mds_overfit_levels(
+            training, levels, holdout=control, schema=ctx.schema, seed=seed,
+            should_stop=should_stop, **o))
+        out[key] = {lv: ((by_level or {}).get(lv), note) for lv in levels}
+    return out
 
 
 def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
               release: pd.DataFrame, seed: int, canary_labels: np.ndarray | None,
-              level: float = 0.0, pool: pd.DataFrame | None = None
+              level: float = 0.0, pool: pd.DataFrame | None = None,
+              computed: dict[str, tuple[MetricResult | None, str]] | None = None
               ) -> list[dict[str, Any]]:
+    """One row per measure key on one release; ``computed`` holds results made
+    elsewhere (the overfit model's shadow measures, all levels at once)."""
     rows = []
     target = ctx.threat.target
     levels_t = (None if ctx.schema[target].is_numeric
@@ -477,6 +510,10 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
         if mode:
             options.update(spec.mode_options(mode))
         holdout = control
+        if computed is not None and key in computed:
+            res, note = computed[key]
+            rows.append(_row(key, res, note))
+            continue
         if getattr(spec, "evaluates", "release") == "generator":
             shadow, holdout, why = _shadow_options(ctx, level, pool, control)
             if shadow is None:
@@ -492,19 +529,21 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
                                    threat=ctx.threat if spec.needs_threat else None,
                                    holdout=holdout, schema=ctx.schema, seed=seed,
                                    options=options)
-        if res is None:
-            rows.append({"measure": key, "value": float("nan"), "ci_low": float("nan"),
-                         "ci_high": float("nan"), "baseline": float("nan"), "goal": "",
-                         "note": note})
-            continue
-        lo, hi = res.ci if res.ci is not None else (float("nan"), float("nan"))
-        rows.append({"measure": key, "value": float(res.value), "ci_low": float(lo),
-                     "ci_high": float(hi),
-                     "baseline": float("nan") if res.baseline is None else float(res.baseline),
-                     "goal": res.goal, "note": note})
-        if canary_labels is not None and key in CANARY_MEASURES:
+        rows.append(_row(key, res, note))
+        if res is not None and canary_labels is not None and key in CANARY_MEASURES:
             rows.extend(_canary_rows(res, canary_labels, levels_t))
     return rows
+
+
+def _row(key: str, res: MetricResult | None, note: str) -> dict[str, Any]:
+    if res is None:
+        return {"measure": key, "value": float("nan"), "ci_low": float("nan"),
+                "ci_high": float("nan"), "baseline": float("nan"), "goal": "", "note": note}
+    lo, hi = res.ci if res.ci is not None else (float("nan"), float("nan"))
+    return {"measure": key, "value": float(res.value), "ci_low": float(lo),
+            "ci_high": float(hi),
+            "baseline": float("nan") if res.baseline is None else float(res.baseline),
+            "goal": res.goal, "note": note}
 
 
 def _prepare_training(ctx: _Context, training: pd.DataFrame, seeds: tuple[int, ...]
@@ -557,6 +596,7 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
     training, canary_labels = _prepare_training(ctx, training, seeds)
     rows: list[dict[str, Any]] = []
     curve = None
+    shadow_results: dict[str, dict[float, tuple[MetricResult | None, str]]] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if ctx.risk_model == "overfit":
@@ -566,6 +606,8 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
             gen.fit(training, seed=train_seed, validation=third, on_epoch=on_epoch,
                     should_stop=should_stop)
             curve = gen.curve
+            shadow_results = _overfit_shadow_results(ctx, training, control, levels,
+                                                     measure_seed, should_stop)
         with torch_threads(ctx.threads):
             for i in task.level_indices:
                 level = ctx.levels[i]
@@ -598,8 +640,11 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
                     base["achieved_ratio"] = gen.curve.checkpoint(level).ratio
                 if ctx.risk_model == "dp" and ctx.generator.startswith("smartnoise"):
                     note = "not seed-reproducible (OpenDP noise)"
+                computed = ({k: v[level] for k, v in shadow_results.items()}
+                            if ctx.risk_model == "overfit" else None)
                 for r in _evaluate(ctx, training, control, release, measure_seed,
-                                   canary_labels, level=level, pool=third):
+                                   canary_labels, level=level, pool=third,
+                                   computed=computed):
                     if note:
                         r["note"] = "; ".join(x for x in (note, r["note"]) if x)
                     rows.append({**base, **r})

@@ -345,13 +345,20 @@ def evaluate_noted(
     :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
     distinct user warnings it raised, so a row of a sweep or a calibration says why its
     value is missing or doubtful."""
+    return run_noted(lambda: evaluate_measures(
+        real, synthetic, names=[name], threat=threat, holdout=holdout, schema=schema,
+        seed=seed, options={name: dict(options or {})})[name])
+
+
+def run_noted(call: Callable[[], Any]) -> tuple[Any, str]:
+    """``call()`` for an experiment that goes on when it fails: its value (None on a
+    :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
+    distinct user warnings raised."""
     note = ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            res: MetricResult | None = evaluate_measures(
-                real, synthetic, names=[name], threat=threat, holdout=holdout,
-                schema=schema, seed=seed, options={name: dict(options or {})})[name]
+            res = call()
         except PrivacyCoreError as exc:
             res = None
             note = f"error: {' '.join(str(exc).split())}"

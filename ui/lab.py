@@ -42,6 +42,7 @@ from privacy_core.measures import (
     measure_names,
     split_measure_key,
 )
+from privacy_core.risk.mds import DEFAULT_SHADOW_MODELS
 from privacy_core.synth.dp import smartnoise_available
 
 from .cached import scoped_key
@@ -77,7 +78,8 @@ LAB_DEFAULTS: dict[str, dict[str, Any]] = {
 MEASURE_SECONDS = {"ims": 0.02, "dcr": 0.08, "knn": 0.08, "singling_out": 0.08,
                    "linkability": 0.05, "inference": 0.02, "ml_inference": 0.11,
                    "membership": 0.04, "rapid": 1.5, "gtcap": 0.3, "domias": 0.5,
-                   "wasserstein": 4.7, "mla": 1.4, "query_error": 0.4, "discriminator": 0.1}
+                   "wasserstein": 4.7, "mla": 1.4, "query_error": 0.4, "discriminator": 0.1,
+                   "mds": 3.0}
 GENERATOR_SECONDS = {"leaky": 0.0, "dp": 0.05, "smartnoise": 5.0, "overfit": 20.0}
 # Starting the worker processes costs several seconds, more than a small sweep gains from
 # a second core: sweeps estimated below this run in-process (same rows, see sweep()).
@@ -193,10 +195,13 @@ def plan_for_rows(model: str, settings: dict[str, Any], rows: int, *, speed: flo
     releases = len(settings["levels"]) * replicates
     tasks = replicates if model == "overfit" else releases
     per_k = training / 1000
-    measures = sum(MEASURE_SECONDS.get(m, 1.0) for m in settings["measures"])
+    bases = [split_measure_key(m)[0] for m in settings["measures"]]
+    measures = sum(MEASURE_SECONDS.get(m, 1.0) for m in bases)
     serial = releases * measures * per_k
     if model == "overfit":
-        serial += replicates * GENERATOR_SECONDS["overfit"] * per_k * min(
+        # the generator, and MDS's shadows: the same generator on halves, one run each
+        runs = 1 + ("mds" in bases) * DEFAULT_SHADOW_MODELS / 2
+        serial += replicates * runs * GENERATOR_SECONDS["overfit"] * per_k * min(
             1.0, int(settings["max_overfit_epochs"]) / 300)
     elif model == "dp":
         gen = "smartnoise" if str(settings["generator"]).startswith("smartnoise") else "dp"

@@ -43,9 +43,10 @@ The paper's max and its relative reading against HALF and SELF are reported alon
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -120,6 +121,8 @@ class _ShadowContext:
     sets: int
     seeds: np.ndarray  # (m, 1 + sets)
     scale: float  # √p
+    # overfit levels f_o each (autoregressive) shadow is sampled at; (None,) = as fitted
+    levels: tuple[float | None, ...] = (None,)
 
 
 def _encode(ctx: _ShadowContext, frame: pd.DataFrame) -> np.ndarray:
@@ -134,7 +137,9 @@ def _distances(ctx: _ShadowContext, targets: np.ndarray, table: pd.DataFrame) ->
 
 
 def _shadow_task(i: int, ctx: _ShadowContext) -> tuple[int, np.ndarray]:
-    """Fit shadow ``i`` on its half, sample its tables; the targets' mean NN distance."""
+    """Fit shadow ``i`` on its half, sample its tables at each of ``ctx.levels``; the
+    targets' mean NN distance per level, shape (levels, targets) (NaN at an overfit
+    level the shadow's training never reached)."""
     from ..synth import make_generator
     from ..synth.autoregressive import torch_threads
 
@@ -142,13 +147,27 @@ def _shadow_task(i: int, ctx: _ShadowContext) -> tuple[int, np.ndarray]:
     params = dict(ctx.params)
     if ctx.method == "leaky":
         params["pool"] = ctx.pool
+    overfit = [lv for lv in ctx.levels if lv is not None]
+    if overfit:
+        params["overfit_levels"] = overfit
+    fit: dict[str, Any] = {}
+    if ctx.method == "autoregressive":
+        # its validation loss (early stopping, overfit levels) on records it never trains
+        # on: the pool, else the shadow's OUT records. Holding out a share of its own
+        # half instead would make those IN records non-members.
+        fit["validation"] = ctx.pool if ctx.pool is not None else ctx.table[~ctx.keep[i]]
     targets = _encode(ctx, ctx.table.iloc[ctx.targets])
+    d = np.full((len(ctx.levels), len(ctx.targets)), np.nan)
     with warnings.catch_warnings(), torch_threads(1):
         warnings.simplefilter("ignore")
-        gen = make_generator(ctx.method, **params).fit(train, seed=int(ctx.seeds[i, 0]))
-        d = np.zeros(len(ctx.targets))
-        for j in range(ctx.sets):
-            d += _distances(ctx, targets, gen.sample(len(train), seed=int(ctx.seeds[i, 1 + j])))
+        gen = make_generator(ctx.method, **params).fit(train, seed=int(ctx.seeds[i, 0]),
+                                                       **fit)
+        for li, level in enumerate(ctx.levels):
+            if level is not None and not gen.curve.checkpoint(level).reached:
+                continue
+            at = {} if level is None else {"level": level}
+            d[li] = sum(_distances(ctx, targets, gen.sample(
+                len(train), seed=int(ctx.seeds[i, 1 + j]), **at)) for j in range(ctx.sets))
     return i, d / ctx.sets
 
 
@@ -294,6 +313,47 @@ def membership_disclosure_score(
         ``raw_max``, ``raw_quantile``, ``raw_mean``, ``self_max``, ``half_max`` and
         ``relative`` (also in ``extra``); per-record ``records`` and ``ds``.
     """
+    return _mds(dict(locals()), (None,))[0]
+
+
+def mds_overfit_levels(real: pd.DataFrame, levels: Sequence[float], **options: Any
+                       ) -> dict[float, MdsResult]:
+    """MDS of the autoregressive generator trained past its optimum, at each overfit
+    level f_o (the risk-insertion framework's overfit model): every shadow is trained
+    once, with its validation loss on records it never sees (the holdout), and sampled at
+    the checkpoint where that loss first reaches f_o × L*, so all levels share the
+    shadows' splits and training runs. A level a shadow never reached leaves it out of
+    that level's reading (``params["n_shadows_reached"]``); a level no shadow reached
+    reads NaN. ``options`` are those of :func:`membership_disclosure_score`
+    (``shadow_method`` is ``autoregressive``; ``shadow_params`` go to the generator);
+    ``on_partial`` is not used.
+    """
+    levels = tuple(float(check_in_range("overfit level", f, 1, 100)) for f in levels)
+    if not levels:
+        raise ParameterError("Give at least one overfit level f_o (1 = the optimum).")
+    method = options.setdefault("shadow_method", "autoregressive")
+    if method != "autoregressive":
+        raise ParameterError(
+            f"Overfit levels are points in the training of the autoregressive generator; "
+            f"shadow_method {method!r} has none.")
+    options["on_partial"] = None
+    bound = inspect.signature(membership_disclosure_score).bind(real, **options)
+    bound.apply_defaults()
+    return dict(zip(levels, _mds(dict(bound.arguments), levels), strict=True))
+
+
+def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]:
+    """The body of :func:`membership_disclosure_score` (``a``: its arguments), one
+    result per level of ``levels`` (``None``: the shadows as fitted)."""
+    (real, synthetic, holdout, schema, columns, shadow_method, shadow_params, shadow_models,
+     shadow_sets, records, reading, references, quantile, tail, bootstrap, confidence,
+     numeric_missing, n_jobs, backend, ray_address, progress, should_stop, on_partial,
+     seed) = (a[k] for k in (
+         "real", "synthetic", "holdout", "schema", "columns", "shadow_method",
+         "shadow_params", "shadow_models", "shadow_sets", "records", "reading",
+         "references", "quantile", "tail", "bootstrap", "confidence", "numeric_missing",
+         "n_jobs", "backend", "ray_address", "progress", "should_stop", "on_partial",
+         "seed"))
     seed = check_seed(seed)
     m = check_positive_int("shadow_models", shadow_models, minimum=2)
     sets = check_positive_int("shadow_sets", shadow_sets)
@@ -346,10 +406,12 @@ def membership_disclosure_score(
     seeds = np.random.default_rng(s_shadows).integers(0, 2**31 - 1, size=(m, 1 + sets))
     ctx = _ShadowContext(table=table, keep=keep, targets=targets, encoder=encoder,
                          method=shadow_method, params=dict(shadow_params or {}), pool=pool,
-                         sets=sets, seeds=seeds, scale=math.sqrt(len(cols)))
+                         sets=sets, seeds=seeds, scale=math.sqrt(len(cols)),
+                         levels=levels)
 
-    def assemble(distance: np.ndarray, done: int) -> MdsResult:
-        """The result read from the shadows with a distance (``done`` of ``m``)."""
+    def assemble(distance: np.ndarray, done: int, level: float | None = None) -> MdsResult:
+        """The result read from the shadows with a distance (``done`` of ``m`` ran; at
+        an overfit ``level``, those that reached it)."""
         stopped = done < m
         scores = _disclosure(distance, keep[:, targets])
         ds = scores.ds
@@ -396,6 +458,9 @@ def membership_disclosure_score(
             "n_jobs": n_jobs, "backend": backend, "distance": "euclidean / sqrt(p)",
             "n_holdout": 0 if pool is None else len(pool), "n_shadows_done": done,
         }
+        if level is not None:
+            params["overfit_level"] = level
+            params["n_shadows_reached"] = int((~np.isnan(distance).all(axis=1)).sum())
         finite = ds[np.isfinite(ds)]
         quantiles = {f"{q:g}": (float(np.quantile(finite, q)) if finite.size else float("nan"))
                      for q in sorted({0.5, 0.9, quantile, 0.99, 1.0})}
@@ -413,20 +478,20 @@ def membership_disclosure_score(
             self_max=self_max, half_max=half_max, relative=relative, relative_max=relative_max,
             stopped=stopped, ds=ds)
 
-    distance = np.full((m, len(targets)), np.nan)
+    distance = np.full((len(levels), m, len(targets)), np.nan)
     done = 0
     if progress:
         progress(0.0, f"{m} shadow {shadow_method} models x {sets} table(s)")
     for i, d in map_unordered(_shadow_task, range(m), context=ctx, n_jobs=n_jobs,
                               backend=backend, address=ray_address, should_stop=should_stop):
-        distance[i] = d
+        distance[:, i] = d
         done += 1
         if progress:
             progress(done / m, f"{done}/{m} shadow models fitted and measured")
-        if on_partial is not None and done < m:
+        if on_partial is not None and done < m and len(levels) == 1:
             # built only if the caller needs it (a run interrupted from outside)
-            on_partial(partial(assemble, distance.copy(), done))
-    return assemble(distance, done)
+            on_partial(partial(assemble, distance[0].copy(), done))
+    return [assemble(distance[li], done, level) for li, level in enumerate(levels)]
 
 
 def _references(ctx: _ShadowContext, distance: np.ndarray, seed: int

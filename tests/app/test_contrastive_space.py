@@ -23,6 +23,8 @@ def test_switching_to_the_contrastive_space_recomputes_the_distance_cards():
     assert at.session_state["workspace"].setting("privacy")["space"] == "contrastive"
     captions = " ".join(c.value for c in at.caption)
     assert "Distances in the contrastive embedding." in captions
+    # singling out builds its predicates around the release's isolated records (SO + CL)
+    assert "Predicates around the release's most isolated records" in captions
     embedded = {m.label: m.value for m in at.metric}
     # the distance measures were recomputed in the embedding; the others are untouched
     assert embedded["Identical match share"] == shared["Identical match share"]

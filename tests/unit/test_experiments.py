@@ -258,9 +258,15 @@ def test_lab_figures_are_built_from_the_result(leaky, real):
     heat = lab_correlation_heatmap(leaky)
     assert np.asarray(heat.data[0].z).shape == (3, 3)
 
-    over = sweep(real, risk_model="overfit", levels=(1.0, 1.3), measures=["ims"],
+    over = sweep(real, risk_model="overfit", levels=(1.0, 1.3), measures=["ims", "mds"],
                  replicates=1, threat=THREAT, n_jobs=1,
-                 overfit_params={"hidden": 64, "max_overfit_epochs": 60})
+                 overfit_params={"hidden": 64, "max_overfit_epochs": 60},
+                 options={"mds": {"shadow_models": 4, "shadow_sets": 1, "records": 150}})
+    # MDS under the overfit model: shadows are the sweep's own generator, stopped at the
+    # same f_o (one training run each for every level), not "not run"
+    mds = over.rows[(over.rows["measure"] == "mds") & over.rows["reached"]]
+    assert len(mds) >= 1 and not mds["note"].str.contains("not run").any()
+    assert np.isfinite(mds.loc[mds["level"] == 1.0, "value"]).all()
     curve_fig = lab_training_curve(over.curves[0])
     names = [t.name for t in curve_fig.data]
     assert names[:2] == ["training loss", "validation loss"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -198,3 +199,30 @@ def test_a_noisy_dp_generator_is_not_read_as_disclosure(health):
     loose = membership_disclosure_score(real, holdout=hold, shadow_method="dp-mst",
                                         shadow_params={"epsilon": 10.0}, **QUICK)
     assert abs(loose.value) <= 0.1
+
+
+def test_overfit_levels_share_one_training_run_per_shadow():
+    """MDS under the risk-insertion framework's overfit model (``mds_overfit_levels``):
+    each autoregressive shadow is trained once and read at every level's checkpoint; a
+    level some shadows never reached is read from those that did, one none reached is
+    NaN, and the level is in the params. (That MDS rises with f_o is measured by
+    ``bench/bench_mds.py --overfit``.)"""
+    from privacy_core.risk.mds import mds_overfit_levels
+
+    real = pc.simulate_health(800, kappa=1, seed=3)
+    train, hold = real.iloc[:400], real.iloc[400:]
+    small = {"max_overfit_epochs": 30, "hidden": 32, "max_epochs": 30}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = mds_overfit_levels(train, (1.0, 50.0), holdout=hold, shadow_models=4,
+                                 shadow_sets=1, records=200, shadow_params=small, seed=0)
+    assert list(res) == [1.0, 50.0]
+    best, never = res[1.0], res[50.0]
+    assert best.params["overfit_level"] == 1.0 and best.params["n_shadows_reached"] == 4
+    assert np.isfinite(best.raw_max) and len(best.records) == 200
+    assert best.params["shadow_method"] == "autoregressive"
+    assert never.params["n_shadows_reached"] == 0 and np.isnan(never.value)
+    with pytest.raises(ParameterError, match="autoregressive"):
+        mds_overfit_levels(train, (1.0,), holdout=hold, shadow_method="cart")
+    with pytest.raises(ParameterError, match="overfit level"):
+        mds_overfit_levels(train, (0.5,), holdout=hold)
