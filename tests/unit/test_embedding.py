@@ -196,6 +196,14 @@ def test_outlier_targeted_singling_out():
     rec = copy.records
     # the guesses were built on the release: on the copy each matches exactly one row
     assert (rec.loc[rec["role"] == "training", "truth"] == 1).all()
+    # written as a person would: a category as "col == 'v'", a bin as "lo <= col <= hi",
+    # no condition twice
+    guesses = rec["guess"]
+    assert not guesses.str.contains(r">= '|<= '").any()
+    assert guesses.str.contains(r"== '").any() and guesses.str.contains(r" <= \w+ <= ").any()
+    for g in guesses:
+        parts = g.split(" & ")
+        assert len(parts) == len(set(parts)) <= 12
     assert zero.params["n_bins"] == 10 and zero.params["k"] == 5
     with pytest.raises(ParameterError):
         singling_out_outliers(training, release, threat=threat, n_bins=1)

@@ -590,29 +590,44 @@ def _so_table(guesses: list[str], labels: np.ndarray, counts: np.ndarray, first:
 
 
 def _describe_all(coder: _RankCoder, queries: tuple[np.ndarray, ...]) -> list[str]:
-    """Each predicate's text, as :meth:`_RankCoder.describe` (conditions are formatted once
-    per distinct (column, operator, value))."""
+    """Each predicate's text, as :meth:`_RankCoder.describe`, written as a person would:
+    a condition repeated as padding once, and a column's ``>= lo`` and ``<= hi`` pair (the
+    outlier predicates' form) as ``column == value`` when lo = hi (a category) or
+    ``lo <= column <= hi`` (a value bin). Values are formatted once per distinct
+    (column, value)."""
     cols, ops, vals = queries
     if not len(cols):
         return []
-    keys = cols * 16 + ops  # 8 operators
-    conds = np.empty(cols.shape, dtype=object)
-    for key in np.unique(keys):
-        at = keys == key
-        c, o = divmod(int(key), 16)
-        name = coder.columns[c]
-        if o == _ISNA:
-            conds[at] = f"{name} is missing"
-        elif o == _NOTNA:
-            conds[at] = f"{name} is not missing"
-        else:
-            head = f"{name} {_SYMBOL[o]} "
-            values = coder.universe[c][vals[at]]
-            conds[at] = [head + (f"{float(v):.10g}" if coder.numeric[c] else repr(str(v)))
-                         for v in values]
-    if cols.shape[1] == 1:
-        return conds[:, 0].tolist()
-    return [" & ".join(row) for row in conds.tolist()]
+    memo: dict[tuple[int, int], str] = {}
+
+    def value(c: int, v: int) -> str:
+        if (c, v) not in memo:
+            x = coder.universe[c][v]
+            memo[(c, v)] = f"{float(x):.10g}" if coder.numeric[c] else repr(str(x))
+        return memo[(c, v)]
+
+    out = []
+    for row in zip(cols.tolist(), ops.tolist(), vals.tolist(), strict=True):
+        conds = list(dict.fromkeys(zip(*row, strict=True)))
+        bounds: dict[int, dict[int, int]] = {}
+        for c, o, v in conds:
+            if o in (_GE, _LE):
+                bounds.setdefault(c, {})[o] = v
+        parts, paired = [], set()
+        for c, o, v in conds:
+            name = coder.columns[c]
+            if o in (_ISNA, _NOTNA):
+                parts.append(f"{name} is {'' if o == _ISNA else 'not '}missing")
+            elif o in (_GE, _LE) and len(bounds[c]) == 2:
+                if c not in paired:
+                    paired.add(c)
+                    lo, hi = bounds[c][_GE], bounds[c][_LE]
+                    parts.append(f"{name} == {value(c, lo)}" if lo == hi
+                                 else f"{value(c, lo)} <= {name} <= {value(c, hi)}")
+            else:
+                parts.append(f"{name} {_SYMBOL[o]} {value(c, v)}")
+        out.append(" & ".join(parts))
+    return out
 
 
 def _distinct_rows(codes: np.ndarray, universe_sizes: Sequence[int]) -> np.ndarray:
