@@ -213,3 +213,24 @@ def test_wilson_interval_edges_are_exact():
     assert wilson_interval(20, 20) == (pytest.approx(20 / (20 + z2)), 1.0)
     lo, hi = wilson_interval(1e-12, 20)  # continuity with the general formula
     assert lo == pytest.approx(0.0, abs=1e-9) and hi == pytest.approx(z2 / (20 + z2), rel=1e-6)
+
+
+@pytest.mark.parametrize(("d", "n", "m", "weighted", "factor"),
+                         [(1, 200, 50, False, 1.0), (4, 3000, 700, True, 0.5),
+                          (12, 5000, 1500, False, 0.3)])
+def test_kde_logpdf_equals_scipy(d, n, m, weighted, factor):
+    """DOMIAS's densities (issue 14): the tiled BLAS log-density equals scipy's
+    ``gaussian_kde.logpdf`` to rounding, with weights, a scaled bandwidth and tiles
+    smaller than the table (a point far from every data point included)."""
+    from scipy.stats import gaussian_kde
+
+    from privacy_core.stats import kde_logpdf
+
+    rng = np.random.default_rng(d)
+    data = rng.normal(size=(d, n)) * rng.uniform(0.5, 3.0, size=(d, 1))
+    kde = gaussian_kde(data, weights=rng.uniform(0.1, 1.0, n) if weighted else None)
+    kde.set_bandwidth(kde.factor * factor)
+    points = np.hstack([rng.normal(size=(d, m)) * 1.5, np.full((d, 1), 40.0)])
+    ours = kde_logpdf(kde, points, max_cells=n * 97)
+    assert ours.shape == (m + 1,)
+    np.testing.assert_allclose(ours, kde.logpdf(points), rtol=1e-10, atol=1e-9)
