@@ -86,6 +86,29 @@ def test_neighbours_match_brute_force_with_ties_broken_by_lower_index(metric, k)
     np.testing.assert_array_equal(i, np.argsort(full_self, axis=1, kind="stable")[:, :k])
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_l1_on_one_hot_categories_matches_brute_force(k):
+    """The mixed attacker space (range-scaled numerics, one-hot categories weighted 1/2):
+    the indicator columns' L1 comes from one matrix product (issue 14); distances and
+    neighbours (ties by lower index, many of them) equal scipy's cityblock."""
+    from scipy.spatial.distance import cdist
+
+    r = np.random.default_rng(k)
+
+    def table(n: int) -> np.ndarray:
+        levels = (3, 5, 2, 7)
+        onehot = [np.eye(m)[r.integers(0, m, n)] * 0.5 for m in levels]
+        onehot[1][r.random(n) < 0.1] = 0.0  # a missing category: no indicator set
+        numeric = r.integers(0, 4, (n, 2)) / 3.0
+        return np.hstack([numeric[:, :1], *onehot, numeric[:, 1:]])
+
+    q, ref = table(150), table(400)
+    full = cdist(q, ref, "cityblock")
+    d, i = nearest_neighbors(q, ref, k=k, metric="l1", max_block=5000)
+    np.testing.assert_array_equal(i, np.argsort(full, axis=1, kind="stable")[:, :k])
+    np.testing.assert_allclose(d, np.sort(full, axis=1)[:, :k], atol=1e-12)
+
+
 def test_exact_match_mask_treats_signed_zero_as_equal():
     q = np.array([[-0.0, 1.0], [2.0, 3.0]])
     r = np.array([[0.0, 1.0]])

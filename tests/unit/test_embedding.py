@@ -191,7 +191,8 @@ def test_outlier_targeted_singling_out():
                                            embedding_params=FAST, n_attacks=300, seed=0)
     zero, copy = out[0.0], out[1.0]
     assert zero.name == "singling_out_outliers" and zero.params["space"] == "contrastive"
-    assert zero.value <= 0.05 and copy.value >= 0.9
+    # the calibration contract's floor: near 0, the interval reaching 0
+    assert zero.value <= 0.1 and zero.ci[0] <= 1e-9 and copy.value >= 0.9
     assert 0 < copy.params["n_queries"] <= 300
     rec = copy.records
     # the guesses were built on the release: on the copy each matches exactly one row
@@ -236,7 +237,7 @@ def test_singling_out_in_the_contrastive_space_is_so_plus_cl():
     assert copy.name == "singling_out" and copy.params["space"] == "contrastive"
     assert copy.params["mode"] == "multivariate" and copy.params["targets"] == "outliers"
     assert copy.value == same.value and copy.ci == same.ci
-    assert copy.value >= 0.9 and zero.value <= 0.05
+    assert copy.value >= 0.9 and zero.value <= 0.1 and zero.ci[0] <= 1e-9
     assert uni.params["n_cols"] == 1 and uni.params["mode"] == "univariate"
     assert paper.params["space"] == "contrastive" and paper.params["mode"] == "paper"
     assert paper.value >= 0.9

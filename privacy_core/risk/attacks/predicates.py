@@ -402,6 +402,9 @@ def _outlier_queries(syn_codes: np.ndarray, coder: _RankCoder, order: np.ndarray
     width = 2 * n_col_total
     lo = syn_codes.astype(np.int64).copy()
     hi = lo.copy()
+    # each row's cell of every column: its category or value bin, 0 when missing; a
+    # target's predicate matches exactly the rows sharing its cells on the chosen columns
+    cell = np.where(syn_codes >= 0, syn_codes.astype(np.int64) + 1, 0)
     for c in range(n_col_total):
         if not coder.numeric[c]:
             continue
@@ -412,42 +415,28 @@ def _outlier_queries(syn_codes: np.ndarray, coder: _RankCoder, order: np.ndarray
         vals = u[syn_codes[c][present]]
         e = np.linspace(float(vals.min()), float(vals.max()), n_bins + 1)
         b = np.minimum(np.searchsorted(e, vals, side="right") - 1, n_bins - 1)
+        cell[c, present] = b + 1
         lo[c, present] = np.searchsorted(u, e[b], side="left")
         right = np.where(b == n_bins - 1, np.searchsorted(u, e[b + 1], side="right"),
                          np.searchsorted(u, e[b + 1], side="left"))
         hi[c, present] = right - 1
     missing = syn_codes < 0
+    cells = _CellBits(cell)
 
     order = np.asarray(order, dtype=np.int64)
     pos_of = np.full(n_rows, -1, dtype=np.int64)
     pos_of[order] = np.arange(order.size)
     found: dict[int, np.ndarray] = {}
-    todo = order.copy()
     attempts = 0
-    for size in range(m, n_col_total + 1):
-        for _ in range(tries if size < n_col_total else 1):
-            if not todo.size:
-                break
-            attempts += todo.size
-            chosen = np.sort(np.argsort(rng.random((todo.size, n_col_total)),
-                                        axis=1)[:, :size], axis=1)
-            cols = np.repeat(chosen, 2, axis=1)
-            t = todo[:, None]
-            is_na = missing[cols, t]
-            ops = np.where(is_na, _ISNA, np.tile([_GE, _LE], size)[None, :]).astype(np.int8)
-            vals = np.where(is_na, -1, np.where(np.arange(2 * size) % 2 == 0,
-                                                lo[cols, t], hi[cols, t]))
-            pad = width - 2 * size
-            cols = np.concatenate([cols, np.repeat(cols[:, :1], pad, axis=1)], axis=1)
-            ops = np.concatenate([ops, np.repeat(ops[:, :1], pad, axis=1)], axis=1)
-            vals = np.concatenate([vals, np.repeat(vals[:, :1], pad, axis=1)],
-                                  axis=1).astype(np.int32)
-            counts, _ = _count_matches(syn_codes, cols, ops, vals)
-            hit = counts == 1
-            for i in np.flatnonzero(hit):
-                found[int(todo[i])] = np.stack([cols[i], ops[i].astype(np.int64),
-                                                vals[i].astype(np.int64)], axis=1)
-            todo = todo[~hit]
+    # targets in batches, most isolated first: the kept predicates are the first
+    # n_queries targets that give one, so a batch that completes them ends the search
+    # (trying every record of a large release cost minutes on Adult)
+    batch = max(2 * n_queries, 256)
+    for first in range(0, order.size, batch):
+        attempts += _outlier_batch(order[first:first + batch], found, cells, lo, hi,
+                                   missing, m, n_col_total, width, tries, rng)
+        if len({a.tobytes() for a in found.values()}) >= n_queries:
+            break
     cols_l, ops_l, vals_l = [], [], []
     seen: set[bytes] = set()
     for target in sorted(found, key=lambda r: pos_of[r]):
@@ -462,6 +451,67 @@ def _outlier_queries(syn_codes: np.ndarray, coder: _RankCoder, order: np.ndarray
             break
     status = "complete" if len(cols_l) >= n_queries else "exhausted"
     return (*_stack(cols_l, ops_l, vals_l, width), attempts, status)
+
+
+class _CellBits:
+    """One bitset over the release's rows per (column, cell), cells as
+    :func:`_outlier_queries` defines them: the rows an outlier predicate matches are the
+    AND of its columns' bitsets at the target's cells, a few kilobytes per predicate
+    instead of a pass over the table per condition."""
+
+    def __init__(self, cell: np.ndarray):
+        n_cols, n_rows = cell.shape
+        pos = np.arange(n_rows)
+        bit = np.left_shift(np.uint64(1), (pos % 64).astype(np.uint64))
+        sizes = cell.max(axis=1, initial=0) + 1
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.table = np.zeros((int(sizes.sum()), -(-n_rows // 64)), dtype=np.uint64)
+        for c in range(n_cols):
+            np.bitwise_or.at(self.table, (self.offsets[c] + cell[c], pos // 64), bit)
+        self.cell = cell
+
+    def counts(self, targets: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Rows sharing each target's cells on its columns (``cols``: one row each)."""
+        ids = self.offsets[cols] + self.cell[cols, targets[:, None]]
+        acc = self.table[ids[:, 0]].copy()
+        for j in range(1, ids.shape[1]):
+            acc &= self.table[ids[:, j]]
+        return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
+
+
+def _outlier_batch(todo: np.ndarray, found: dict[int, np.ndarray], cells: _CellBits,
+                   lo: np.ndarray, hi: np.ndarray, missing: np.ndarray, m: int,
+                   n_col_total: int, width: int, tries: int, rng: np.random.Generator
+                   ) -> int:
+    """Try the targets ``todo`` (see :func:`_outlier_queries`), adding each one's
+    singling predicate to ``found``; returns the attempts made."""
+    attempts = 0
+    for size in range(m, n_col_total + 1):
+        for _ in range(tries if size < n_col_total else 1):
+            if not todo.size:
+                break
+            attempts += todo.size
+            chosen = np.sort(np.argsort(rng.random((todo.size, n_col_total)),
+                                        axis=1)[:, :size], axis=1)
+            hit = cells.counts(todo, chosen) == 1
+            for i in np.flatnonzero(hit):
+                found[int(todo[i])] = _outlier_predicate(chosen[i], int(todo[i]), lo, hi,
+                                                         missing, width)
+            todo = todo[~hit]
+    return attempts
+
+
+def _outlier_predicate(chosen: np.ndarray, target: int, lo: np.ndarray, hi: np.ndarray,
+                       missing: np.ndarray, width: int) -> np.ndarray:
+    """(column, operator, value) rows of one target's predicate: ``>= lo`` and ``<= hi``
+    per column (``is missing`` twice), padded to ``width`` with its first condition."""
+    cols = np.repeat(chosen, 2)
+    is_na = missing[cols, target]
+    ops = np.where(is_na, _ISNA, np.tile([_GE, _LE], chosen.size))
+    vals = np.where(is_na, -1, np.where(np.arange(2 * chosen.size) % 2 == 0,
+                                        lo[cols, target], hi[cols, target]))
+    rows = np.stack([cols, ops, vals], axis=1).astype(np.int64)
+    return np.concatenate([rows, np.repeat(rows[:1], width - len(rows), axis=0)])
 
 
 def _outlier_order(syn: pd.DataFrame, columns: list[str], data: ReviewData, space: str,
