@@ -53,6 +53,9 @@ class MeasureSpec:
     # "generator": the measure scores the generating method through shadow models of its
     # own (MDS), not the release it is given; experiments drive those shadows instead
     evaluates: Literal["release", "generator"] = "release"
+    # measures this one runs before when both are asked for: its neighbour search (with
+    # more neighbours) then serves theirs from the search cache (risk.neighbors)
+    before: tuple[str, ...] = ()
 
     def mode_options(self, mode: str) -> dict[str, Any]:
         """Keyword arguments of one calibration mode (``default`` for measures with one)."""
@@ -87,11 +90,11 @@ def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: 
        modes: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (("default", ()),),
        documented_ceiling: float | None = None, calibration_note: str = "",
        absolute: bool = False, calibrated: bool = True,
-       evaluates: str = "release") -> MeasureSpec:
+       evaluates: str = "release", before: tuple[str, ...] = ()) -> MeasureSpec:
     return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
                        description, uses_holdout, native, indicator, modes,
                        documented_ceiling, calibration_note, absolute, calibrated,
-                       evaluates)  # type: ignore[arg-type]
+                       evaluates, before)  # type: ignore[arg-type]
 
 
 # the distance measures run in the shared encoding (default) or the contrastive embedding
@@ -115,7 +118,7 @@ MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
        indicator=True, modes=_SPACES,
        description="Are synthetic rows closer to training rows than real rows are to each other?"),
     _m("knn", "DCR k-NN variants", "privacy", "risk.distance:dcr_knn", holdout=False, fast=False,
-       indicator=True, modes=_SPACES,
+       indicator=True, modes=_SPACES, before=("dcr",),
        description="DCR with the distance to the k nearest training rows, k = 1..K."),
     _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=False,
        fast=True, modes=(("univariate", (("mode", "univariate"), ("space", "shared"))),
@@ -301,8 +304,12 @@ def evaluate_measures(
     a holdout are run only when one is given (a clear error otherwise).
     """
     specs = [get_measure(n) for n in names]
+    # a measure whose neighbour search serves another's runs first; results keep the
+    # order asked for
+    order = sorted(range(len(specs)), key=lambda j: (
+        min((names.index(b) - 0.5 for b in specs[j].before if b in names), default=j), j))
     out: dict[str, MetricResult] = {}
-    for i, spec in enumerate(specs):
+    for i, spec in enumerate(specs[j] for j in order):
         if progress:
             progress(i / max(len(specs), 1), f"{spec.label}")
         if spec.needs_holdout and holdout is None:
@@ -327,7 +334,7 @@ def evaluate_measures(
                 [spec.function(real, rel, **kwargs) for rel in releases])
     if progress:
         progress(1.0, "done")
-    return out
+    return {n: out[n] for n in dict.fromkeys(s.name for s in specs)}
 
 
 def evaluate_noted(

@@ -15,6 +15,10 @@ numeric differences plus 0/1 category mismatches), are summed feature by feature
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from ..errors import ParameterError
@@ -25,6 +29,25 @@ METRICS = ("euclidean", "l1")
 # on a 50,000-column block)
 _SUCCESSIVE_ARGMIN_MAX_K = 32
 _DEFAULT_BLOCK = 1 << 24  # distance entries per chunk (128 MiB of float64)
+# Searches of at least this many pairs are remembered (results only: distances and
+# indices), so a measure that asks again (k-NN DCR after DCR, on the same encoding) reuses
+# the search; bounded, least recently used first out.
+_CACHE_MIN_PAIRS = 10_000_000
+_CACHE_MAX_BYTES = 256 << 20
+_cache: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _fingerprint(x: np.ndarray) -> bytes:
+    h = hashlib.blake2b(repr(x.shape).encode(), digest_size=16)
+    h.update(memoryview(x).cast("B"))
+    return h.digest()
+
+
+def clear_neighbor_cache() -> None:
+    """Forget every remembered search (tests, memory)."""
+    with _cache_lock:
+        _cache.clear()
 
 
 def nearest_neighbors(
@@ -68,6 +91,27 @@ def nearest_neighbors(
     n_ref = r.shape[0] - (1 if exclude_self else 0)
     if k > n_ref:
         raise ParameterError(f"`k` must be at most {n_ref} (reference rows); got {k}.")
+    if q.shape[0] * r.shape[0] < _CACHE_MIN_PAIRS:
+        return _search(q, r, k, metric, exclude_self, max_block)
+    key = (_fingerprint(q), _fingerprint(r), metric, exclude_self)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0].shape[1] >= k:
+            _cache.move_to_end(key)
+            # the first k of a sorted k' > k search are the k search (ties: lower index)
+            return hit[0][:, :k].copy(), hit[1][:, :k].copy()
+    d, i = _search(q, r, k, metric, exclude_self, max_block)
+    with _cache_lock:
+        _cache[key] = (d.copy(), i.copy())
+        _cache.move_to_end(key)
+        while sum(a.nbytes + b.nbytes for a, b in _cache.values()) > _CACHE_MAX_BYTES:
+            _cache.popitem(last=False)
+    return d, i
+
+
+def _search(q: np.ndarray, r: np.ndarray, k: int, metric: str, exclude_self: bool,
+            max_block: int) -> tuple[np.ndarray, np.ndarray]:
+    """The search of :func:`nearest_neighbors` on checked, contiguous float64 inputs."""
     nq = q.shape[0]
     out_d = np.empty((nq, k), dtype=np.float64)
     out_i = np.empty((nq, k), dtype=np.int64)

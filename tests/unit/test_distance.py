@@ -422,3 +422,32 @@ def test_dcr_histogram_and_knn_curve(health):
     curve = knn_curve(knn)
     assert list(curve.data[0].x) == [1, 2, 3]
     np.testing.assert_allclose(curve.data[0].y, knn.by_k["value"])
+
+
+def test_knn_and_dcr_share_one_neighbour_search(monkeypatch):
+    """Issue 14: asked together, k-NN DCR runs first and DCR reads its neighbours from
+    the search cache (the first k of a sorted search); the numbers are those of DCR
+    alone and the results keep the order asked for."""
+    import privacy_core.risk.neighbors as nb
+    from privacy_core.measures import evaluate_measures
+
+    real, hold, _ = pc.builtin_dataset("health", n=4000, seed=0)
+    syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="cart", seed=1)
+    threat = pc.ThreatModel(["age", "gender", "education"], ["disease"])
+    monkeypatch.setattr(nb, "_CACHE_MIN_PAIRS", 1)
+    nb.clear_neighbor_cache()
+    alone = evaluate_measures(real, syn, names=["dcr"], threat=threat, holdout=hold)["dcr"]
+    nb.clear_neighbor_cache()
+    calls = []
+    search = nb._search
+    monkeypatch.setattr(nb, "_search", lambda *a: calls.append(a[2]) or search(*a))
+    both = evaluate_measures(real, syn, names=["dcr", "knn"], threat=threat, holdout=hold)
+    assert list(both) == ["dcr", "knn"]
+    assert both["dcr"].value == alone.value and both["dcr"].ci == alone.ci
+    searched_by_both = list(calls)
+    nb.clear_neighbor_cache()
+    calls.clear()
+    evaluate_measures(real, syn, names=["knn"], threat=threat, holdout=hold)
+    # DCR searched nothing of its own: k-NN's searches (k_max = 5) served it
+    assert searched_by_both == calls and set(calls) == {5}
+    nb.clear_neighbor_cache()
