@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -44,6 +45,7 @@ from scipy.stats import wasserstein_distance
 
 from .data import Schema
 from .errors import ParameterError, UntrustworthyResultWarning
+from .parallel import usable_cores
 from .results import MetricResult
 from .stats import mean_interval
 from .inputs import prepare_release_tables
@@ -151,21 +153,34 @@ def ot_distance(real_points: np.ndarray, synthetic_points: np.ndarray,
     Equal points are merged into one weighted point first, which leaves the optimal
     transport value unchanged and shrinks the problem to the number of distinct points.
     """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # POT's own notice; re-raised below
+        value, problem = _ot_value(real_points, synthetic_points, kinds)
+    _warn_not_converged(problem, stacklevel=3)
+    return value
+
+
+def _ot_value(real_points: np.ndarray, synthetic_points: np.ndarray,
+              kinds: Sequence[str]) -> tuple[float, str]:
+    """:func:`ot_distance`'s value and POT's non-convergence message ('' when solved),
+    without touching the warnings machinery (safe to call from worker threads: POT's
+    solver releases the GIL, so marginals are solved two at a time on two cores)."""
     import ot  # POT imports torch when installed (~2 s): load it on first use only
 
     u, a = _collapse(real_points)
     v, b = _collapse(synthetic_points)
     cost = mixed_cost(u, v, kinds)
     if u.shape[0] == 1 or v.shape[0] == 1:  # one side is a single point: no choice to make
-        return float((cost * a[:, None] * b[None, :]).sum())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # POT's own notice; re-raised below
-        value, log = ot.emd2(a, b, cost, numItermax=_NUM_ITER_MAX, log=True)
-    if log.get("warning"):
-        warnings.warn(f"The exact transport solver did not converge ({log['warning']}); "
+        return float((cost * a[:, None] * b[None, :]).sum()), ""
+    value, log = ot.emd2(a, b, cost, numItermax=_NUM_ITER_MAX, log=True)
+    return float(value), str(log.get("warning") or "")
+
+
+def _warn_not_converged(problem: str, stacklevel: int) -> None:
+    if problem:
+        warnings.warn(f"The exact transport solver did not converge ({problem}); "
                       "this marginal's distance is an upper bound.",
-                      UntrustworthyResultWarning, stacklevel=3)
-    return float(value)
+                      UntrustworthyResultWarning, stacklevel=stacklevel + 1)
 
 
 def _family(kinds: Sequence[str]) -> str:
@@ -233,6 +248,7 @@ def _marginal_distances(real: _Encoded, syn: _Encoded, columns: Sequence[str],
 
     out = np.empty(len(marginals))
     used_ot = np.zeros(len(marginals), dtype=bool)
+    done = 0
     for i, marginal in enumerate(marginals):
         mk = [kinds[c] for c in marginal]
         has_missing = any(kinds[c] == "num" and (np.isnan(real.values[c]).any()
@@ -255,10 +271,28 @@ def _marginal_distances(real: _Encoded, syn: _Encoded, columns: Sequence[str],
             out[i] = float(wasserstein_distance(_scaled(real.values[c], *ranges[c]),
                                                 _scaled(syn.values[c], *ranges[c])))
         else:
-            out[i] = ot_distance(points(real, marginal, idx_r), points(syn, marginal, idx_s), mk)
-            used_ot[i] = True
+            used_ot[i] = True  # solved below, on the worker threads
+            continue
+        done += 1
         if progress:
-            progress(i + 1)
+            progress(done)
+
+    def solve(i: int) -> tuple[int, float, str]:
+        m = marginals[i]
+        return (i, *_ot_value(points(real, m, idx_r), points(syn, m, idx_s),
+                              [kinds[c] for c in m]))
+
+    with warnings.catch_warnings(), ThreadPoolExecutor(usable_cores()) as pool:
+        warnings.simplefilter("ignore", UserWarning)  # POT's notice; ours follows
+        problems = []
+        for i, value, problem in pool.map(solve, np.flatnonzero(used_ot)):
+            out[i] = value
+            problems.append(problem)
+            done += 1
+            if progress:
+                progress(done)
+    for problem in problems:
+        _warn_not_converged(problem, stacklevel=3)
     return out, used_ot
 
 
