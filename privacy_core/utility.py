@@ -91,8 +91,10 @@ def _make_model(name: str, *, classification: bool, seed: int, n_jobs: int) -> A
         from xgboost import XGBClassifier, XGBRegressor
 
         cls = XGBClassifier if classification else XGBRegressor
+        # one thread, as RAPID's attackers: xgboost's pool oversubscribes shared cores
+        # (the risk lab's worker processes)
         return cls(n_estimators=100, max_depth=6, learning_rate=0.3, tree_method="hist",
-                   n_jobs=n_jobs if n_jobs > 0 else None, random_state=seed, verbosity=0)
+                   n_jobs=1, random_state=seed, verbosity=0)
     from sklearn.neural_network import MLPClassifier, MLPRegressor
 
     cls = MLPClassifier if classification else MLPRegressor
@@ -182,7 +184,7 @@ def ml_affinity(
     target_transform: str = "quantile",
     bootstrap: int = 200,
     confidence: float = 0.95,
-    n_jobs: int = 1,
+    n_jobs: int = -1,
     seed: int = 0,
     progress: ProgressFn | None = None,
 ) -> MetricResult:
@@ -218,7 +220,8 @@ def ml_affinity(
         Percentile-bootstrap replicates over holdout rows for ``ci`` (0 skips it): the
         trained models are kept fixed, so the interval is the test-set uncertainty.
     n_jobs
-        Threads for the random forest and xgboost.
+        Threads for the random forest (-1, the default: every core; the results do not
+        depend on it). xgboost runs on one thread.
     seed
         Seeds the evaluators (the real and the synthetic model of an evaluator share a
         seed), the subsample of long releases and the bootstrap.
