@@ -443,12 +443,14 @@ def test_calibrate_json_contract(calibration_files):
     out = json.loads(proc.stdout)
     assert out["command"] == "calibrate" and out["n_real"] == 3000 and out["seed"] == 4
     assert {r["metric"] for r in out["rows"]} == {"ims", "singling_out", "linkability"}
-    # (ims, so:uni, so:multi, so:paper, link, link:contrastive) x levels x ratios
-    assert len(out["rows"]) == 6 * 3 * 2
+    # (ims, so:uni, so:multi, so:paper, so:contrastive, link, link:contrastive) x levels
+    # x ratios
+    assert len(out["rows"]) == 7 * 3 * 2
     assert set(out["rows"][0]) >= {"metric", "mode", "ratio", "level", "value", "ci"}
     assert set(out["summary"]) == {"ims", "singling_out:univariate",
                                    "singling_out:multivariate", "singling_out:paper",
-                                   "linkability", "linkability:contrastive"}
+                                   "singling_out:contrastive", "linkability",
+                                   "linkability:contrastive"}
     for s in out["summary"].values():
         assert set(s) >= {"floor", "ceiling", "slope", "monotone", "ratio_gap",
                           "documented_ceiling", "pass"}

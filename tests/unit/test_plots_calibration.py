@@ -145,12 +145,14 @@ def test_figure_from_a_real_calibration():
     res = calibrate(real, threat=threat, measures=["ims", "singling_out"], levels=(0, 1),
                     ratios=(1, 2), max_training=150)
     fig = calibration_figure(res, columns=2)
-    assert len(fig.layout.annotations) == 4  # ims, singling out uni-, multivariate, paper
+    # ims, singling out univariate, multivariate, paper, contrastive
+    assert len(fig.layout.annotations) == 5
     assert fig.layout.annotations[0].text.startswith("Identical match share<br>")
-    assert len([t for t in fig.data if t.meta["role"] == "ratio"]) == 4 * 2
+    assert len([t for t in fig.data if t.meta["role"] == "ratio"]) == 5 * 2
     assert list(calibration_table(res)["key"]) == ["ims", "singling_out:univariate",
                                                     "singling_out:multivariate",
-                                                    "singling_out:paper"]
+                                                    "singling_out:paper",
+                                                    "singling_out:contrastive"]
 
 
 def test_stopped_run_keeps_the_grid_of_every_requested_measure():
