@@ -416,8 +416,18 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
         # filtered selects nothing on a loaded machine (CI, run 4)
         a.get_by_role("option", name=added, exact=True).click()
         a.keyboard.press("Escape")
-        form.get_by_role("button", name="Apply threat model").click()
-        expect(a.get_by_text("Threat model applied.").first).to_be_visible()
+        # on a loaded machine a click can land while the closing list still holds the
+        # focus and submit nothing (CI, run 7): the form is applied again until it says so
+        for attempt in range(3):
+            idle(a)
+            form.get_by_role("button", name="Apply threat model").click()
+            try:
+                expect(a.get_by_text("Threat model applied.").first).to_be_visible(
+                    timeout=60_000)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
         idle(a)
         a_qis = sidebar_qis(a)
         assert added in a_qis
