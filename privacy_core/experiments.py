@@ -475,13 +475,9 @@ def _overfit_shadow_results(ctx: _Context, training: pd.DataFrame, control: pd.D
 
     out: dict[str, dict[float, tuple[MetricResult | None, str]]] = {}
     for key in ctx.measures:
-        name, mode, _ = split_measure_key(key)
-        spec = get_measure(name)
+        spec, options = _key_options(ctx, key)
         if spec.evaluates != "generator":
             continue
-        options = dict(ctx.options.get(name, {}))
-        if mode:
-            options.update(spec.mode_options(mode))
         options.pop("shadow_method", None)
         options["shadow_params"] = {**ctx.overfit_params, **options.get("shadow_params", {})}
         by_level, note = run_noted(lambda o=options: mds_overfit_levels(
@@ -489,6 +485,17 @@ def _overfit_shadow_results(ctx: _Context, training: pd.DataFrame, control: pd.D
             should_stop=should_stop, **o))
         out[key] = {lv: ((by_level or {}).get(lv), note) for lv in levels}
     return out
+
+
+def _key_options(ctx: _Context, key: str) -> tuple[Any, dict[str, Any]]:
+    """The registry spec of a measure key ("dcr:contrastive": a measure in one of its
+    registered modes) and its options: the sweep's, then the mode's."""
+    name, mode, _ = split_measure_key(key)
+    spec = get_measure(name)
+    options = dict(ctx.options.get(name, {}))
+    if mode:
+        options.update(spec.mode_options(mode))
+    return spec, options
 
 
 def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
@@ -503,12 +510,7 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
     levels_t = (None if ctx.schema[target].is_numeric
                 else len(pd.unique(training[target])))
     for key in ctx.measures:
-        # "dcr:contrastive": a measure in one of its registered modes, a row of its own
-        name, mode, _ = split_measure_key(key)
-        spec = get_measure(name)
-        options = dict(ctx.options.get(name, {}))
-        if mode:
-            options.update(spec.mode_options(mode))
+        spec, options = _key_options(ctx, key)  # a measure in a mode: a row of its own
         holdout = control
         if computed is not None and key in computed:
             res, note = computed[key]
@@ -517,15 +519,13 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
         if getattr(spec, "evaluates", "release") == "generator":
             shadow, holdout, why = _shadow_options(ctx, level, pool, control)
             if shadow is None:
-                rows.append({"measure": key, "value": float("nan"),
-                             "ci_low": float("nan"), "ci_high": float("nan"),
-                             "baseline": float("nan"), "goal": "", "note": why})
+                rows.append(_row(key, None, why))
                 continue
             options.update(shadow)
         if canary_labels is not None and key in CANARY_MEASURES:
             options.setdefault("n_attacks", None)  # attack every record, canaries included
         # Fidelity measures that take no threat model are called without one.
-        res, note = evaluate_noted(training, release, name=name,
+        res, note = evaluate_noted(training, release, name=spec.name,
                                    threat=ctx.threat if spec.needs_threat else None,
                                    holdout=holdout, schema=ctx.schema, seed=seed,
                                    options=options)

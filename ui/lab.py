@@ -17,7 +17,6 @@ measure_label`, the labels of the figures' legends.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -42,6 +41,7 @@ from privacy_core.measures import (
     measure_names,
     split_measure_key,
 )
+from privacy_core.parallel import usable_cores
 from privacy_core.risk.mds import DEFAULT_SHADOW_MODELS
 from privacy_core.synth.dp import smartnoise_available
 
@@ -208,16 +208,9 @@ def plan_for_rows(model: str, settings: dict[str, Any], rows: int, *, speed: flo
         serial += releases * GENERATOR_SECONDS[gen] * per_k
     n_jobs = 1 if (serial <= IN_PROCESS_MAX_SECONDS or tasks == 1) else -1
     seconds = (START_SECONDS + serial if n_jobs == 1
-               else POOL_START_SECONDS + serial / min(_cores(), tasks))
+               else POOL_START_SECONDS + serial / min(usable_cores(), tasks))
     return {"rows": rows, "training": training, "releases": releases, "tasks": tasks,
             "n_jobs": n_jobs, "seconds": seconds * speed}
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def format_seconds(seconds: float) -> str:

@@ -113,19 +113,10 @@ class _RankCoder:
         return _RankCoder([self.columns[i] for i in positions], self.numeric[list(positions)],
                           [self.universe[i] for i in positions])
 
-    def describe(self, cols: np.ndarray, ops: np.ndarray, vals: np.ndarray) -> str:
-        parts = []
-        for c, o, v in zip(cols, ops, vals):
-            name = self.columns[c]
-            if o == _ISNA:
-                parts.append(f"{name} is missing")
-            elif o == _NOTNA:
-                parts.append(f"{name} is not missing")
-            else:
-                value = self.universe[c][v]
-                text = f"{float(value):.10g}" if self.numeric[c] else repr(str(value))
-                parts.append(f"{name} {_SYMBOL[int(o)]} {text}")
-        return " & ".join(parts)
+    def text(self, c: int, v: int) -> str:
+        """Column ``c``'s value of rank ``v`` as a predicate writes it."""
+        value = self.universe[c][v]
+        return f"{float(value):.10g}" if self.numeric[c] else repr(str(value))
 
 
 def _intervals(ops: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -640,7 +631,7 @@ def _so_table(guesses: list[str], labels: np.ndarray, counts: np.ndarray, first:
 
 
 def _describe_all(coder: _RankCoder, queries: tuple[np.ndarray, ...]) -> list[str]:
-    """Each predicate's text, as :meth:`_RankCoder.describe`, written as a person would:
+    """Each predicate's text (values as :meth:`_RankCoder.text`), written as a person would:
     a condition repeated as padding once, and a column's ``>= lo`` and ``<= hi`` pair (the
     outlier predicates' form) as ``column == value`` when lo = hi (a category) or
     ``lo <= column <= hi`` (a value bin). Values are formatted once per distinct
@@ -652,8 +643,7 @@ def _describe_all(coder: _RankCoder, queries: tuple[np.ndarray, ...]) -> list[st
 
     def value(c: int, v: int) -> str:
         if (c, v) not in memo:
-            x = coder.universe[c][v]
-            memo[(c, v)] = f"{float(x):.10g}" if coder.numeric[c] else repr(str(x))
+            memo[(c, v)] = coder.text(c, v)
         return memo[(c, v)]
 
     out = []
