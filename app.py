@@ -13,8 +13,14 @@ os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
 
 import streamlit as st  # noqa: E402
 
-from ui import url_state  # noqa: E402
-from ui.state import DEEP_LINK, NAVIGATION_RAN, URL_NOTICE, pop_notice, require_workspace  # noqa: E402
+from ui.state import (  # noqa: E402
+    DEEP_LINK,
+    NAVIGATION_RAN,
+    URL_NOTICE,
+    pop_notice,
+    require_workspace,
+    sync_url,
+)
 from ui.widgets import sidebar_summary  # noqa: E402
 
 # The favicon is a local file: a ":material/..." page icon is fetched as an SVG from
@@ -52,7 +58,7 @@ deep_link = st.session_state.pop(DEEP_LINK, None)
 if deep_link in BY_FILE:  # a page that ran before the navigation existed (see ui.state)
     st.switch_page(BY_FILE[deep_link])
 workspace = require_workspace()
-url_state.sync(workspace)  # a reload or a shared link restores these settings
+sync_url(workspace)  # a reload or a shared link restores these settings
 if notice := pop_notice(URL_NOTICE):
     st.warning(notice, icon=":material/link_off:")
 sidebar_summary(workspace)

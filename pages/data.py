@@ -12,8 +12,9 @@ from ui.cached import canonical_real, generate_release
 from ui.demo import builtin_workspace
 from ui.privacy import membership_settings
 from ui.runner import guarded
-from ui.state import Table, Workspace, commit, default_threat, require_workspace, set_error, set_notice
+from ui.state import commit, default_threat, require_workspace, set_error, set_notice
 from ui.widgets import error_slot
+from ui.workspace import Table, Workspace
 
 st.title("Data & threat model")
 

@@ -44,7 +44,7 @@ from ui.lab import (
     with_space,
 )
 from ui.runner import guarded
-from ui.state import commit, keep, remember, require_workspace, set_error
+from ui.state import commit, keep, kept, remember, require_workspace, set_error
 from ui.widgets import error_slot, explanation, stop_button
 
 st.title("Risk lab — does each measure see the risk we insert?")
@@ -69,7 +69,7 @@ model = st.segmented_control(
     help="Three risk models that insert a known risk into releases, and the calibration "
          "of the measures themselves on your data.")
 if model is None:  # a click on the selected segment clears it: keep the previous model
-    model = st.session_state.get("_keep_lab_model") or "leaky"
+    model = kept("lab_model") or "leaky"
 
 # ================================================================== calibration view
 if model == VIEW:

@@ -38,6 +38,7 @@ from .errors import ParameterError
 from .measures import MEASURES, goal_phrase
 from .results import MetricResult, jsonable
 from .threat import ThreatModel
+from .version import __version__
 
 from .checklist import consensus_checklist
 from .scorecard import Threshold, scorecard, thresholds_record
@@ -455,8 +456,6 @@ passes with its {html.escape(_contract(cal))}.{stopped}</p>
 
 
 def _version() -> str:
-    from . import __version__
-
     return __version__
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import uuid
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
@@ -21,7 +22,7 @@ import streamlit as st
 
 import privacy_core as pc
 
-from .state import Workspace, session_salt
+from .workspace import Workspace
 
 
 class LRU:
@@ -66,6 +67,16 @@ class LRU:
 @st.cache_resource(show_spinner=False)
 def _evaluations() -> LRU:
     return LRU(size=64)
+
+
+SESSION_SALT = "session_salt"  # the session-state key of :func:`session_salt`
+
+
+def session_salt() -> str:
+    """A random id of this browser session, mixed into cache keys of uploaded data."""
+    if SESSION_SALT not in st.session_state:
+        st.session_state[SESSION_SALT] = uuid.uuid4().hex
+    return st.session_state[SESSION_SALT]
 
 
 def scoped_key(ws: Workspace, name: str, params: dict[str, Any]) -> str:

@@ -41,7 +41,8 @@ from privacy_core.risk.distance import DEFAULT_ALPHA
 from .cached import scoped_key
 from .privacy import measure_options, privacy_params
 from .runner import request_stop, run_stoppable, stoppable_result
-from .state import Workspace, set_widget, store_result, stored_result
+from .state import set_widget, store_result, stored_result
+from .workspace import Workspace
 
 PARTIAL = "calibration_partial"
 LATEST = "calibration_latest"

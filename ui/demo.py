@@ -5,7 +5,7 @@ from __future__ import annotations
 import privacy_core as pc
 
 from .cached import builtin_tables, generate_release
-from .state import Table, Workspace
+from .workspace import Table, Workspace
 
 DEMO = {"name": "health", "n": 2000, "kappa": 1.0, "seed": 0}
 DEMO_RELEASE = {"method": "cart", "params": (("min_leaf", 5),), "seed": 0}

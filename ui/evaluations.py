@@ -21,7 +21,8 @@ from privacy_core.risk.rapid import (
 
 from .cached import cached_evaluation, canonical_real, scoped_key
 from .runner import run_cached
-from .state import Workspace, remembered
+from .state import remembered
+from .workspace import Workspace
 
 RAPID_FIT_DEFAULTS: dict[str, Any] = {
     "attackers": DEFAULT_ATTACKERS, "n_trees": 500, "bootstrap": 500, "subset": 0,

@@ -32,7 +32,8 @@ from privacy_core.plots.map import axis_title as goal_axis_title
 from privacy_core.plots.map import goal_reading
 
 from .cached import LRU, cached_evaluation, canonical_real, evaluate, generate_release, scoped_key
-from .state import Table, Workspace, commit, get_workspace, keep, set_notice, set_widget
+from .state import commit, get_workspace, keep, remembered, set_notice, set_widget
+from .workspace import Table, Workspace
 
 ProgressFn = Callable[[float, str], None]
 
@@ -134,7 +135,7 @@ def notes_of(key: str) -> tuple[str, ...]:
 def keep_choice(key: str, options: Sequence[Any], default: Any) -> None:
     """Like :func:`ui.state.keep` for a selectbox whose options change: a remembered
     value that is no longer an option falls back to ``default``."""
-    current = st.session_state.get(key, st.session_state.get(f"_keep_{key}"))
+    current = remembered(key, None)
     if current not in options:
         set_widget(key, default)
     keep(key, default)

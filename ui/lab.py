@@ -47,7 +47,7 @@ from privacy_core.synth.dp import smartnoise_available
 
 from .cached import scoped_key
 from .runner import STOP_FLAG, request_stop, run_stoppable, stoppable_result
-from .state import Workspace
+from .workspace import Workspace
 
 PARTIAL = "lab_partial"
 

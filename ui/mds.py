@@ -19,7 +19,7 @@ from privacy_core.risk.mds import DEFAULT_RECORDS, DEFAULT_SHADOW_MODELS, DEFAUL
 
 from .cached import scoped_key
 from .runner import run_stoppable, stoppable_result
-from .state import Workspace
+from .workspace import Workspace
 
 PARTIAL = "mds_partial"
 # the generators a shadow can be in the app (the DP ones need an epsilon: the CLI has them)

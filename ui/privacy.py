@@ -12,8 +12,8 @@ from privacy_core.measures import MEASURES, evaluate_measures
 
 from .cached import cached_evaluation, evaluate, linkability_halves, scoped_key
 from .runner import run_cached
-from .state import Workspace
 from .widgets import fmt_ci
+from .workspace import Workspace
 
 # RAPID and MDS have sections of their own (MDS fits shadow generators: minutes, with Stop)
 PRIVACY_MEASURES = [n for n, m in MEASURES.items()

@@ -42,7 +42,8 @@ from .fidelity import (
 from .fidelity import axis_title as map_axis_title
 from .mds import mds_cached, mds_settings
 from .privacy import PRIVACY_MEASURES, cached_results, privacy_params, run_measures
-from .state import Workspace, get_workspace, set_notice, set_widget
+from .state import get_workspace, remembered, set_notice, set_widget
+from .workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ def session_references(ws: Workspace) -> dict[str, dict[str, pc.MetricResult]]:
 
 
 def _remembered_axis(key: str, options: list[str]) -> str | None:
-    value = st.session_state.get(key, st.session_state.get(f"_keep_{key}"))
+    value = remembered(key, None)
     return value if value in options else (options[0] if options else None)
 
 

@@ -25,7 +25,8 @@ from privacy_core.scorecard import (
     user_threshold,
 )
 
-from .state import Workspace, keep, keep_shared, mirror
+from .state import keep, keep_shared, mirror, remembered
+from .workspace import Workspace
 
 THRESHOLDS = "review_thresholds"  # {measure: (amber, red)} changed by the reviewer
 SET_BY = "review_thresholds_set_by"
@@ -50,7 +51,7 @@ def thresholds() -> dict[str, Threshold]:
 
 
 def thresholds_set_by() -> str:
-    return str(st.session_state.get(SET_BY, st.session_state.get(f"_keep_{SET_BY}", "")))
+    return str(remembered(SET_BY, ""))
 
 
 def _label(measure: str) -> str:
@@ -169,8 +170,7 @@ def fill_quick(ws: Workspace) -> bool:
 
 def answers() -> dict[str, str]:
     """The reviewer's checklist answers (kept across pages)."""
-    return {k: str(st.session_state.get(ANSWER_PREFIX + k,
-                                        st.session_state.get(f"_keep_{ANSWER_PREFIX}{k}", "")))
+    return {k: str(remembered(ANSWER_PREFIX + k, ""))
             for k in REVIEWER_QUESTIONS}
 
 

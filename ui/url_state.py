@@ -78,7 +78,7 @@ def write_setting(key: str, value: Any) -> None:
         st.query_params[key] = str(value)
 
 
-def sync(ws: Any) -> None:
+def sync(ws: Any, settings: dict[str, Any]) -> None:
     """Write the workspace's dataset, threat model and the remembered settings to the URL.
 
     Called on every full run (page switches clear the address's parameters); a widget's
@@ -91,8 +91,7 @@ def sync(ws: Any) -> None:
                        SEED: str(params.get("seed", 0))})
     wanted[QI] = ",".join(ws.quasi_identifiers)
     wanted[SENSITIVE] = ",".join(ws.sensitive)
-    for key in SETTINGS:
-        value = st.session_state.get(f"_keep_{key}")
+    for key, value in settings.items():
         if value is not None:
             wanted[key] = str(value)
     for key, value in wanted.items():

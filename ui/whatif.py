@@ -28,7 +28,8 @@ from privacy_core.mitigation import (
 
 from .history import ALTERNATIVES
 from .report import candidate_results, compute_measures
-from .state import Table, Workspace, commit, get_workspace, set_notice
+from .state import commit, get_workspace, set_notice
+from .workspace import Table, Workspace
 
 ORIGINAL = "whatif_original_workspace"  # the workspace before "continue on mitigated data"
 _MITIGATED = "whatif_mitigated"  # {(view key, mitigation, seed): (Workspace, notes)}

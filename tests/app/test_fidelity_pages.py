@@ -11,7 +11,7 @@ import privacy_core as pc
 import ui.fidelity as uif
 from privacy_core.measures import MEASURES
 from ui.demo import DEMO, builtin_workspace
-from ui.state import Table
+from ui.workspace import Table
 
 TIMEOUT = 300
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

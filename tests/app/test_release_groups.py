@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 import privacy_core as pc
 from ui.demo import DEMO, builtin_workspace
-from ui.state import Table
+from ui.workspace import Table
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 400

@@ -10,9 +10,8 @@ import json
 import re
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
-
 from downloads import download
+from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 600

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from downloads import download, download_by_key
 from streamlit.testing.v1 import AppTest
 
-from downloads import download, download_by_key
 from privacy_core.exports import FORMULA_PREFIXES
-from ui.state import Table, Workspace
+from ui.workspace import Table, Workspace
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 # column names and categories a spreadsheet would run as formulas

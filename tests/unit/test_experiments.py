@@ -15,7 +15,6 @@ from privacy_core.errors import ParameterError, ThreatModelError
 from privacy_core.experiments import (
     ROW_COLUMNS,
     insert_canaries,
-    register_sweep,
     remove_outliers,
     sweep,
 )
@@ -171,13 +170,7 @@ def test_threat_model_is_checked(real):
 
 
 # ----------------------------------------------------------------------------- CLI
-@pytest.fixture
-def with_sweep(monkeypatch):
-    extra = [c for c in cli._EXTRA_COMMANDS if c[0] != "sweep"] + [("sweep", register_sweep)]
-    monkeypatch.setattr(cli, "_EXTRA_COMMANDS", extra)
-
-
-def test_cli_sweep_prints_rows_json(tmp_path, capsys, with_sweep, real):
+def test_cli_sweep_prints_rows_json(tmp_path, capsys, real):
     path = tmp_path / "real.csv"
     real.iloc[:600].to_csv(path, index=False)
     control = tmp_path / "control.csv"
@@ -196,7 +189,7 @@ def test_cli_sweep_prints_rows_json(tmp_path, capsys, with_sweep, real):
     assert ims[(0.0, 0)] == 0.0 and ims[(1.0, 1)] == 1.0
 
 
-def test_cli_sweep_runs_the_paper_singling_out_protocol(tmp_path, capsys, with_sweep, real):
+def test_cli_sweep_runs_the_paper_singling_out_protocol(tmp_path, capsys, real):
     """--singling-out-mode paper reaches the measure: a copy reads about 1, and the rows
     differ from the default 3-column attack's at a partial leak."""
     path = tmp_path / "real.csv"
@@ -221,7 +214,7 @@ def test_cli_sweep_runs_the_paper_singling_out_protocol(tmp_path, capsys, with_s
     (["--noise", "0.1"], "--noise"),
     (["--synthetic", "s.csv"], "--synthetic is not used"),
 ])
-def test_cli_bad_input_exits_2(tmp_path, capsys, with_sweep, real, argv, match):
+def test_cli_bad_input_exits_2(tmp_path, capsys, real, argv, match):
     path = tmp_path / "real.csv"
     real.iloc[:300].to_csv(path, index=False)
     code = cli.main(["sweep", "--real", str(path), "--sensitive", "disease", "--n-jobs", "1",

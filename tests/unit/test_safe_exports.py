@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core import cli
+import privacy_core.cli.common
 from privacy_core.exports import FORMULA_PREFIXES, neutralise_formulas, safe_csv
 from privacy_core.measures import evaluate_measures
 from privacy_core.results import jsonable
@@ -460,7 +461,7 @@ def test_cli_json_output_is_strict(hostile_csv, tmp_path, capsys):
                                  "extra": pd.NA}}}
     target = tmp_path / "out.json"
     for dest in ("-", str(target)):
-        cli._emit(type("Args", (), {"json": dest})(), payload, "summary")
+        cli.common._emit(type("Args", (), {"json": dest})(), payload, "summary")
     printed = capsys.readouterr().out
     assert strict_json(printed[:printed.rindex("}") + 1]) == strict_json(target.read_text())
     assert strict_json(target.read_text()) == {"metrics": {"m": {"value": None,

@@ -1,0 +1,163 @@
+"""The import graph keeps the layering DESIGN.md describes: no circles in the engine or the
+UI glue, no Streamlit in the engine, nothing in the engine importing the command line, and
+pages that use only public names.
+
+Imports are read from the source (every ``import`` statement, also the ones inside
+functions, because a lazy import hides a circle rather than removing it); only imports
+under ``if TYPE_CHECKING:`` are left out, since they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("privacy_core", "ui")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))}
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node except those under ``if TYPE_CHECKING:``."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            stack.extend(node.orelse)
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _imports(path: Path, name: str) -> list[tuple[str, list[str]]]:
+    """(absolute module, imported names) of each import statement in the file."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.extend((a.name, []) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            out.append((module, [a.name for a in node.names]))
+    return out
+
+
+def _resolve(module: str) -> str | None:
+    """The project module an import lands in (a submodule's package when it is not one)."""
+    while module and module not in MODULES:
+        module = module.rpartition(".")[0]
+    return module or None
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {name: set() for name in MODULES}
+    for name, path in MODULES.items():
+        for module, names in _imports(path, name):
+            # ``from pkg import sub`` imports the submodule, not pkg's __init__ alone
+            targets = [f"{module}.{n}" if f"{module}.{n}" in MODULES else module
+                       for n in names] or [module]
+            for target in map(_resolve, targets):
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle through each strongly connected component of more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan; the graph has ~100 nodes, recursion is fine
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return components
+
+
+def test_the_reader_sees_every_module_and_finds_a_planted_circle():
+    assert {"privacy_core", "privacy_core.cli", "privacy_core.risk.rapid", "ui.state"} <= set(
+        MODULES)
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_circle(package):
+    graph = _graph()
+    circles = [c for c in _cycles(graph) if c[0].split(".")[0] == package]
+    assert circles == [], f"import circles in {package}/: {circles}"
+
+
+def test_the_engine_never_imports_streamlit_or_the_command_line():
+    offenders = []
+    for name, path in MODULES.items():
+        if not name.startswith("privacy_core"):
+            continue
+        for module, _ in _imports(path, name):
+            if module.split(".")[0] == "streamlit":
+                offenders.append(f"{name} imports streamlit")
+            in_cli = name == "privacy_core.cli" or name.startswith("privacy_core.cli.")
+            if module.startswith("privacy_core.cli") and not in_cli and \
+                    name != "privacy_core.__main__":
+                offenders.append(f"{name} imports {module}")
+    assert offenders == []
+
+
+def test_pages_use_only_public_names():
+    """A page imports public names and reads no private attribute of the engine or the
+    UI glue (the session keys and helpers behind them belong to ``ui.state``)."""
+    offenders = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                offenders += [f"{path.name}: from {node.module} import {a.name}"
+                              for a in node.names if a.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                    and not node.attr.startswith("__"):
+                offenders.append(f"{path.name}:{node.lineno} .{node.attr}")
+    assert offenders == []
+
+
+def test_only_ui_state_knows_the_session_keys_behind_kept_widgets():
+    """``keep`` mirrors a widget under a private key; everyone else asks ``ui.state``."""
+    files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]
+    readers = sorted(p.relative_to(ROOT).as_posix() for p in files
+                     if "_keep_" in p.read_text(encoding="utf-8"))
+    assert readers == ["ui/state.py"]
