@@ -22,7 +22,7 @@ from ui.evaluations import (
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_widget
-from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci
+from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci, paint_now
 
 st.title("RAPID — attribute inference risk")
 st.caption(
@@ -163,6 +163,8 @@ def results_panel(base: pc.RapidResult) -> None:
         f"on the release ({strongest_label}) is confidently right ({rel}) about "
         f"**{r.rate_max:.1%}** of the real people — the headline, as the paper recommends "
         f"(§2.5) — and the attackers are on average about **{r.value:.1%}**.")
+    # the headline on screen before the figures below are drawn (issue 13, item 5)
+    paint_now()
     gap = r.members_vs_non_members()
     if gap is not None:
         d, rel = gap["difference"], gap["relative"]
