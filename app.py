@@ -25,9 +25,11 @@ from ui.widgets import sidebar_summary  # noqa: E402
 
 # The favicon is a local file: a ":material/..." page icon is fetched as an SVG from
 # fonts.gstatic.com, and nothing may be fetched from outside (offline use in a secure room).
-st.set_page_config(page_title="Synthetic data privacy review",
-                   page_icon=str(Path(__file__).parent / "assets" / "favicon.png"),
-                   layout="wide")
+st.set_page_config(
+    page_title="Synthetic data privacy review",
+    page_icon=str(Path(__file__).parent / "assets" / "favicon.png"),
+    layout="wide",
+)
 
 PAGES: dict[str, list] = {"Review": [], "Risk": [], "Utility": []}
 BY_FILE: dict[str, st.Page] = {}
@@ -40,16 +42,16 @@ def page(group: str, path: str, title: str, icon: str, **kwargs) -> None:
 
 page("Review", "pages/overview.py", "Overview", ":material/home:", default=True)
 page("Review", "pages/data.py", "Data & threat model", ":material/table_view:", url_path="data")
-page("Review", "pages/report.py", "Review & report", ":material/description:",
-     url_path="report")
+page("Review", "pages/report.py", "Review & report", ":material/description:", url_path="report")
 page("Review", "pages/whatif.py", "What-if", ":material/tune:", url_path="whatif")
 page("Review", "pages/history.py", "History", ":material/history:", url_path="history")
 page("Review", "pages/learn.py", "Learn", ":material/school:", url_path="learn")
 page("Risk", "pages/rapid.py", "RAPID", ":material/target:", url_path="rapid")
 page("Risk", "pages/privacy.py", "Privacy metrics", ":material/policy:", url_path="privacy")
 page("Risk", "pages/lab.py", "Risk lab", ":material/science:", url_path="lab")
-page("Utility", "pages/fidelity.py", "Fidelity & utility", ":material/insights:",
-     url_path="fidelity")
+page(
+    "Utility", "pages/fidelity.py", "Fidelity & utility", ":material/insights:", url_path="fidelity"
+)
 page("Utility", "pages/map.py", "Risk–utility map", ":material/scatter_plot:", url_path="map")
 
 navigation = st.navigation(PAGES)

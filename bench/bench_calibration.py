@@ -39,17 +39,26 @@ def main() -> None:
         warnings.simplefilter("ignore")
         res = calibrate(real, threat=threat, levels=levels, ratios=ratios, seed=args.seed)
     total = time.perf_counter() - t0
-    print(f"calibration matrix: {args.n} real rows -> {res.params['n_training']} training, "
-          f"{len(levels)} levels x {len(ratios)} ratios, {len(res.summaries)} measure modes: "
-          f"{total:.1f} s")
+    print(
+        f"calibration matrix: {args.n} real rows -> {res.params['n_training']} training, "
+        f"{len(levels)} levels x {len(ratios)} ratios, {len(res.summaries)} measure modes: "
+        f"{total:.1f} s"
+    )
     # cells of measures without a holdout are computed once per level and repeated
-    per = (res.rows.drop_duplicates(["metric", "mode", "level", "seconds"])
-           .groupby(["metric", "mode"])["seconds"].sum().sort_values(ascending=False))
+    per = (
+        res.rows.drop_duplicates(["metric", "mode", "level", "seconds"])
+        .groupby(["metric", "mode"])["seconds"]
+        .sum()
+        .sort_values(ascending=False)
+    )
     for (metric, mode), sec in per.items():
         name = metric if mode == "default" else f"{metric}:{mode}"
         print(f"  {name:<28} {sec:7.1f} s  ({100 * sec / total:4.1f} %)")
-    print(res.summary_frame()[["key", "floor", "ceiling", "slope", "ratio_gap", "pass"]]
-          .round(3).to_string(index=False))
+    print(
+        res.summary_frame()[["key", "floor", "ceiling", "slope", "ratio_gap", "pass"]]
+        .round(3)
+        .to_string(index=False)
+    )
 
 
 if __name__ == "__main__":

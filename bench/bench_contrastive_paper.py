@@ -48,21 +48,41 @@ def main() -> None:
     threat = pc.ThreatModel(list(spec["quasi_identifiers"]), list(spec["sensitive"]))
     for noise in ((0.0, 0.0, 0.0), (0.05, 0.05, 0.05)):
         t = time.perf_counter()
-        res = pc.sweep(adult, risk_model="leaky", levels=levels, measures=MEASURES,
-                       replicates=1, threat=threat, seed=0, n_jobs=1,
-                       noise={"sigma": noise[0], "lam": noise[1], "p": noise[2]})
-        print(f"\nLeaky, Adult {len(adult):,} rows (thirds of {res.rows['n_training'].iloc[0]:,}),"
-              f" noise (sigma, lambda, p) = {noise}: {time.perf_counter() - t:.0f} s")
+        res = pc.sweep(
+            adult,
+            risk_model="leaky",
+            levels=levels,
+            measures=MEASURES,
+            replicates=1,
+            threat=threat,
+            seed=0,
+            n_jobs=1,
+            noise={"sigma": noise[0], "lam": noise[1], "p": noise[2]},
+        )
+        print(
+            f"\nLeaky, Adult {len(adult):,} rows (thirds of {res.rows['n_training'].iloc[0]:,}),"
+            f" noise (sigma, lambda, p) = {noise}: {time.perf_counter() - t:.0f} s"
+        )
         print(table(res))
     if args.skip_overfit:
         return
     real = pc.simulate_health(3000, kappa=1, seed=0)
     health = pc.ThreatModel(["age", "education", "gender"], ["disease"])
     t = time.perf_counter()
-    res = pc.sweep(real, risk_model="overfit", levels=[1.0, 1.5, 2.0], measures=MEASURES,
-                   replicates=1, threat=health, seed=0, n_jobs=1)
-    print(f"\nOverfit, health {len(real):,} rows, autoregressive generator: "
-          f"{time.perf_counter() - t:.0f} s")
+    res = pc.sweep(
+        real,
+        risk_model="overfit",
+        levels=[1.0, 1.5, 2.0],
+        measures=MEASURES,
+        replicates=1,
+        threat=health,
+        seed=0,
+        n_jobs=1,
+    )
+    print(
+        f"\nOverfit, health {len(real):,} rows, autoregressive generator: "
+        f"{time.perf_counter() - t:.0f} s"
+    )
     print(table(res))
 
 

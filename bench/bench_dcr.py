@@ -38,22 +38,22 @@ from privacy_core.encoding import TableEncoder
 from privacy_core.risk.distance import dcr
 
 
-def brute_force_min_distances(query: np.ndarray, reference: np.ndarray,
-                              block: int) -> np.ndarray:
+def brute_force_min_distances(query: np.ndarray, reference: np.ndarray, block: int) -> np.ndarray:
     """Nearest-reference Euclidean distance of every query row, block by block."""
     q = query.astype(np.float64)
     r = reference.astype(np.float64)
     r_sq = (r * r).sum(axis=1)
     out = np.empty(len(q))
     for start in range(0, len(q), block):
-        qb = q[start:start + block]
+        qb = q[start : start + block]
         d2 = (qb * qb).sum(axis=1)[:, None] + r_sq[None, :] - 2.0 * (qb @ r.T)
-        out[start:start + block] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+        out[start : start + block] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
     return out
 
 
-def brute_force_score(T: np.ndarray, S: np.ndarray, H: np.ndarray, alpha: float,
-                      block: int) -> float:
+def brute_force_score(
+    T: np.ndarray, S: np.ndarray, H: np.ndarray, alpha: float, block: int
+) -> float:
     srd = brute_force_min_distances(S, T, block)
     rrd = brute_force_min_distances(H, T, block)
     a = alpha / 100
@@ -92,14 +92,17 @@ def main() -> None:
     print(f"n = {n:,} training, synthetic and holdout rows; {T.shape[1]} encoded features")
 
     t = time.perf_counter()
-    res = dcr(train, synthetic, threat=threat, holdout=holdout, alpha=args.alpha,
-              schema=schema, seed=0)
+    res = dcr(
+        train, synthetic, threat=threat, holdout=holdout, alpha=args.alpha, schema=schema, seed=0
+    )
     ours = time.perf_counter() - t
     t = time.perf_counter()
     ref_score = brute_force_score(T, S, H, args.alpha, args.block)
     reference = time.perf_counter() - t
-    print(f"dcr (end to end, bootstrap 1000): {ours:8.2f} s   score {res.value:+.5f} "
-          f"CI [{res.ci[0]:+.4f}, {res.ci[1]:+.4f}]")
+    print(
+        f"dcr (end to end, bootstrap 1000): {ours:8.2f} s   score {res.value:+.5f} "
+        f"CI [{res.ci[0]:+.4f}, {res.ci[1]:+.4f}]"
+    )
     print(f"brute-force NumPy reference:      {reference:8.2f} s   score {ref_score:+.5f}")
     print(f"ratio ours / reference: {ours / reference:.2f} (target <= 2)")
 
@@ -109,17 +112,28 @@ def main() -> None:
         t = time.perf_counter()
         res.at(alpha=float(a))
         times.append(time.perf_counter() - t)
-    print(f"slider: result.at(alpha=...) median {np.median(times) * 1e3:.1f} ms, "
-          f"max {np.max(times) * 1e3:.1f} ms (target < 50 ms)")
+    print(
+        f"slider: result.at(alpha=...) median {np.median(times) * 1e3:.1f} ms, "
+        f"max {np.max(times) * 1e3:.1f} ms (target < 50 ms)"
+    )
 
     if not args.skip_memory:
-        _, ours_mb = traced_peak_mb(lambda: dcr(train, synthetic, threat=threat,
-                                                holdout=holdout, alpha=args.alpha,
-                                                schema=schema, seed=0))
-        _, ref_mb = traced_peak_mb(lambda: brute_force_score(T, S, H, args.alpha,
-                                                             args.block))
-        print(f"peak traced memory: dcr {ours_mb:.0f} MB, reference {ref_mb:.0f} MB "
-              f"(reference block {args.block} x {n:,} distances)")
+        _, ours_mb = traced_peak_mb(
+            lambda: dcr(
+                train,
+                synthetic,
+                threat=threat,
+                holdout=holdout,
+                alpha=args.alpha,
+                schema=schema,
+                seed=0,
+            )
+        )
+        _, ref_mb = traced_peak_mb(lambda: brute_force_score(T, S, H, args.alpha, args.block))
+        print(
+            f"peak traced memory: dcr {ours_mb:.0f} MB, reference {ref_mb:.0f} MB "
+            f"(reference block {args.block} x {n:,} distances)"
+        )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the process {peak:.0f} MB")
 

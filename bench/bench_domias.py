@@ -34,18 +34,21 @@ def main() -> None:
     syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="cart", seed=1)
     threat = pc.ThreatModel(["age", "gender", "education"], ["disease"])
     runs = {}
-    for name, density in (("tiled (engine)", membership.kde_logpdf),
-                          ("scipy logpdf", lambda kde, z: kde.logpdf(z))):
+    for name, density in (
+        ("tiled (engine)", membership.kde_logpdf),
+        ("scipy logpdf", lambda kde, z: kde.logpdf(z)),
+    ):
         membership.kde_logpdf = density
         t = time.perf_counter()
         res = membership.domias(real, syn, threat=threat, holdout=hold, seed=args.seed)
         runs[name] = (time.perf_counter() - t, res)
-        print(f"{name:>15}: {runs[name][0]:6.1f} s  value {res.value:.6f}  ci {res.ci}",
-              flush=True)
+        print(f"{name:>15}: {runs[name][0]:6.1f} s  value {res.value:.6f}  ci {res.ci}", flush=True)
     (t_ours, a), (t_ref, b) = runs.values()
-    print(f"{len(real):,} training rows, {len(syn):,} synthetic, {len(hold):,} holdout: "
-          f"tiled / scipy = {t_ours / t_ref:.2f}; identical value and interval: "
-          f"{a.value == b.value and a.ci == b.ci}")
+    print(
+        f"{len(real):,} training rows, {len(syn):,} synthetic, {len(hold):,} holdout: "
+        f"tiled / scipy = {t_ours / t_ref:.2f}; identical value and interval: "
+        f"{a.value == b.value and a.ci == b.ci}"
+    )
 
 
 if __name__ == "__main__":

@@ -41,25 +41,31 @@ def main() -> None:
             print(f"  {time.perf_counter() - t:6.0f} s  {message}", flush=True)
             last[0] = time.perf_counter()
 
-    enc = pc.contrastive_encoder(real, schema, params={"max_epochs": args.epochs}, seed=0,
-                                 progress=progress)
+    enc = pc.contrastive_encoder(
+        real, schema, params={"max_epochs": args.epochs}, seed=0, progress=progress
+    )
     d = enc.describe()
-    print(f"Adult: {len(real):,} training rows, {len(enc.columns)} columns -> dimension "
-          f"{d['dimension']}; {d['epochs']} epochs (best {d['best_epoch']}), "
-          f"{time.perf_counter() - t:.1f} s; validation loss {d['validation_loss']:.3f}; "
-          f"a record's two views matched among a batch of {d['batch_size']} "
-          f"{d['validation_accuracy']:.1%} of the time (chance {1 / d['batch_size']:.1%})")
+    print(
+        f"Adult: {len(real):,} training rows, {len(enc.columns)} columns -> dimension "
+        f"{d['dimension']}; {d['epochs']} epochs (best {d['best_epoch']}), "
+        f"{time.perf_counter() - t:.1f} s; validation loss {d['validation_loss']:.3f}; "
+        f"a record's two views matched among a batch of {d['batch_size']} "
+        f"{d['validation_accuracy']:.1%} of the time (chance {1 / d['batch_size']:.1%})"
+    )
     release = pc.synthesize(real, method="cart", seed=1)
-    threat = pc.ThreatModel(list(threat_spec["quasi_identifiers"]),
-                            list(threat_spec["sensitive"]))
+    threat = pc.ThreatModel(list(threat_spec["quasi_identifiers"]), list(threat_spec["sensitive"]))
     for space in ("shared", "contrastive"):
         t = time.perf_counter()
-        r = dcr(real, release, threat=threat, holdout=hold, space=space, embedding=enc,
-                bootstrap=200)
-        a = distance_inference(real, release, threat=threat, holdout=hold, space=space,
-                               embedding=enc)
-        print(f"{space:>11}: DCR {r.value:.3f} [{r.ci[0]:.3f}, {r.ci[1]:.3f}], inference "
-              f"{a.value:.3f} [{a.ci[0]:.3f}, {a.ci[1]:.3f}] ({time.perf_counter() - t:.1f} s)")
+        r = dcr(
+            real, release, threat=threat, holdout=hold, space=space, embedding=enc, bootstrap=200
+        )
+        a = distance_inference(
+            real, release, threat=threat, holdout=hold, space=space, embedding=enc
+        )
+        print(
+            f"{space:>11}: DCR {r.value:.3f} [{r.ci[0]:.3f}, {r.ci[1]:.3f}], inference "
+            f"{a.value:.3f} [{a.ci[0]:.3f}, {a.ci[1]:.3f}] ({time.perf_counter() - t:.1f} s)"
+        )
 
 
 if __name__ == "__main__":

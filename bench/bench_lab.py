@@ -32,6 +32,7 @@ import privacy_core as pc
 from privacy_core.experiments import sweep
 from privacy_core.measures import measure_names
 from privacy_core.synth.autoregressive import AutoregressiveGenerator
+
 logging.getLogger("streamlit").setLevel(logging.ERROR)  # "no runtime" notes of ui imports
 from ui.lab import LAB_DEFAULTS, format_seconds, plan_for_rows  # noqa: E402
 
@@ -49,30 +50,46 @@ def main() -> None:
     demo = pd.concat([train, hold], ignore_index=True)
     default = LAB_DEFAULTS["leaky"]
     for name, settings in (
-            ("workshop default", default),
-            ("9 measures + 50 canaries", {**default, "canaries": 50,
-                                          "measures": (*default["measures"], "query_error",
-                                                       "discriminator")})):
+        ("workshop default", default),
+        (
+            "9 measures + 50 canaries",
+            {
+                **default,
+                "canaries": 50,
+                "measures": (*default["measures"], "query_error", "discriminator"),
+            },
+        ),
+    ):
         plan = plan_for_rows("leaky", settings, len(demo))
         t = time.perf_counter()
-        res = sweep(demo, risk_model="leaky", replicates=settings["replicates"],
-                    levels=settings["levels"], threat=pc.ThreatModel(**thr),
-                    measures=settings["measures"], canaries=settings["canaries"], seed=0,
-                    n_jobs=plan["n_jobs"])
-        print(f"{name} (4,000 demo rows, {plan['releases']} releases x "
-              f"{len(settings['measures'])} measures, {res.params['n_jobs']} worker(s)): "
-              f"{time.perf_counter() - t:.1f} s; the page estimates "
-              f"{plan['seconds']:.1f} s ({format_seconds(plan['seconds'])})")
+        res = sweep(
+            demo,
+            risk_model="leaky",
+            replicates=settings["replicates"],
+            levels=settings["levels"],
+            threat=pc.ThreatModel(**thr),
+            measures=settings["measures"],
+            canaries=settings["canaries"],
+            seed=0,
+            n_jobs=plan["n_jobs"],
+        )
+        print(
+            f"{name} (4,000 demo rows, {plan['releases']} releases x "
+            f"{len(settings['measures'])} measures, {res.params['n_jobs']} worker(s)): "
+            f"{time.perf_counter() - t:.1f} s; the page estimates "
+            f"{plan['seconds']:.1f} s ({format_seconds(plan['seconds'])})"
+        )
 
     real = pc.simulate_health(args.rows, seed=0)
     t = time.perf_counter()
     res = sweep(real, risk_model="leaky", replicates=3, threat=threat, measures=fast, seed=0)
     dt = time.perf_counter() - t
-    print(f"leaky sweep ({args.rows:,} rows, 6 levels x 3 replicates x {len(fast)} fast "
-          f"measures = {len(res.rows)} values, {res.params['n_jobs']} workers): {dt:.1f} s "
-          f"({dt / res.n_tasks:.1f} s per release)")
-    print(res.summary().pivot(index="measure", columns="level", values="mean").round(3)
-          .to_string())
+    print(
+        f"leaky sweep ({args.rows:,} rows, 6 levels x 3 replicates x {len(fast)} fast "
+        f"measures = {len(res.rows)} values, {res.params['n_jobs']} workers): {dt:.1f} s "
+        f"({dt / res.n_tasks:.1f} s per release)"
+    )
+    print(res.summary().pivot(index="measure", columns="level", values="mean").round(3).to_string())
 
     if not args.skip_overfit:
         n = args.train_rows
@@ -85,12 +102,13 @@ def main() -> None:
         dt = time.perf_counter() - t
         curve = gen.curve
         h = curve.history
-        print(f"overfit training ({n:,} training rows, {len(va):,} validation): {dt:.1f} s; "
-              f"L* = {curve.best_loss:.3f} at epoch {curve.best_epoch}; "
-              f"{h['epoch'].max():.1f} epochs in all")
+        print(
+            f"overfit training ({n:,} training rows, {len(va):,} validation): {dt:.1f} s; "
+            f"L* = {curve.best_loss:.3f} at epoch {curve.best_epoch}; "
+            f"{h['epoch'].max():.1f} epochs in all"
+        )
         for c in curve.checkpoints:
-            state = (f"epoch {c.epoch:.2f}, ratio {c.ratio:.3f}" if c.reached
-                     else "NOT reached")
+            state = f"epoch {c.epoch:.2f}, ratio {c.ratio:.3f}" if c.reached else "NOT reached"
             print(f"  f_o = {c.level:g}: {state}")
         t = time.perf_counter()
         gen.sample(n, seed=0, level=2.0)

@@ -168,8 +168,10 @@ class Session:
         self.responses: list[tuple[str, float]] = []  # (page, seconds)
         self.reached: list[str] = []
         self.steps_ms: list[float] = []
-        page.on("console", lambda m: m.type == "error" and self.errors.append(
-            f"console error: {m.text[:300]}"))
+        page.on(
+            "console",
+            lambda m: m.type == "error" and self.errors.append(f"console error: {m.text[:300]}"),
+        )
         page.on("pageerror", lambda e: self.errors.append(f"page error: {str(e)[:300]}"))
 
     @classmethod
@@ -183,8 +185,9 @@ class Session:
         await self.context.close()
 
     async def _ready(self, label: str, t0: float) -> float:
-        await self.page.wait_for_function(READY_JS, arg=PAGES[label], polling=100,
-                                          timeout=self.timeout)
+        await self.page.wait_for_function(
+            READY_JS, arg=PAGES[label], polling=100, timeout=self.timeout
+        )
         seconds = time.perf_counter() - t0
         if broken := await self.page.evaluate(BROKEN_JS):
             self.errors.append(f"{label}: {broken} exception box(es) or traceback on the page")
@@ -201,8 +204,9 @@ class Session:
     async def go(self, label: str) -> float:
         """Through the sidebar (a page.goto would be a reload: a new Streamlit session)."""
         t0 = time.perf_counter()
-        await self.page.locator('[data-testid="stSidebarNav"]').get_by_text(
-            label, exact=True).click()
+        await (
+            self.page.locator('[data-testid="stSidebarNav"]').get_by_text(label, exact=True).click()
+        )
         return await self._ready(label, t0)
 
     async def tau_steps(self, steps: int) -> list[float]:
@@ -215,8 +219,7 @@ class Session:
             target = f"{float(await slider.input_value()) + 0.01:.2f}"
             t0 = time.perf_counter()
             await self.page.keyboard.press("ArrowRight")
-            await self.page.wait_for_function(TAU_JS, arg=target, polling=20,
-                                              timeout=self.timeout)
+            await self.page.wait_for_function(TAU_JS, arg=target, polling=20, timeout=self.timeout)
             await self.page.wait_for_function(IDLE_JS, polling=20, timeout=self.timeout)
             out.append(1000 * (time.perf_counter() - t0))
         self.steps_ms.extend(out)
@@ -234,9 +237,13 @@ class Session:
             self.errors.append(f"{type(e).__name__}: {str(e).splitlines()[0][:300]}")
 
     def summary(self) -> dict:
-        return {"session": self.name, "reached": self.reached, "errors": self.errors,
-                "responses_s": [[p, round(s, 2)] for p, s in self.responses],
-                "tau_steps_ms": [round(v) for v in self.steps_ms]}
+        return {
+            "session": self.name,
+            "reached": self.reached,
+            "errors": self.errors,
+            "responses_s": [[p, round(s, 2)] for p, s in self.responses],
+            "tau_steps_ms": [round(v) for v in self.steps_ms],
+        }
 
 
 # ------------------------------------------------------------------ scenarios
@@ -245,8 +252,9 @@ class Session:
 async def launch(playwright):
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"Chromium not found at {CHROMIUM}: install Debian's `chromium`.")
-    return await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS,
-                                            headless=True)
+    return await playwright.chromium.launch(
+        executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True
+    )
 
 
 async def warm_up(browser, url: str) -> dict:
@@ -274,8 +282,11 @@ async def freeze_check(browser, url: str, steps: int, heavy_timeout_s: float = 6
         await b.go("RAPID")
         await b.tau_steps(1)  # the first step after a page change draws more: not timed
         idle = await b.tau_steps(steps)
-        await a.page.locator('[data-testid="stSidebarNav"]').get_by_text(
-            "Risk lab", exact=True).click()
+        await (
+            a.page.locator('[data-testid="stSidebarNav"]')
+            .get_by_text("Risk lab", exact=True)
+            .click()
+        )
         run = a.page.get_by_role("button", name="Run the sweep")
         await run.wait_for()
         t0 = time.perf_counter()
@@ -290,18 +301,25 @@ async def freeze_check(browser, url: str, steps: int, heavy_timeout_s: float = 6
         await a.page.wait_for_function(
             """() => [...document.querySelectorAll('button')]
                 .some(e => e.innerText.includes('Run the sweep') && e.disabled)""",
-            polling=250, timeout=1000 * heavy_timeout_s)
+            polling=250,
+            timeout=1000 * heavy_timeout_s,
+        )
         heavy_s = time.perf_counter() - t0
         if broken := await a.page.evaluate(BROKEN_JS):
             a.errors.append(f"Risk lab: {broken} exception box(es) or traceback")
-        out.update({
-            "idle_step_ms": [round(v) for v in idle], "busy_step_ms": [round(v) for v in busy],
-            "idle_median_ms": round(statistics.median(idle)),
-            "busy_median_ms": round(statistics.median(busy)),
-            "busy_max_ms": round(max(busy)),
-            "ratio_median": round(statistics.median(busy) / statistics.median(idle), 2),
-            "heavy_started_after_s": round(started, 1), "heavy_total_s": round(heavy_s, 1),
-            "heavy_still_running_after_steps": still_running})
+        out.update(
+            {
+                "idle_step_ms": [round(v) for v in idle],
+                "busy_step_ms": [round(v) for v in busy],
+                "idle_median_ms": round(statistics.median(idle)),
+                "busy_median_ms": round(statistics.median(busy)),
+                "busy_max_ms": round(max(busy)),
+                "ratio_median": round(statistics.median(busy) / statistics.median(idle), 2),
+                "heavy_started_after_s": round(started, 1),
+                "heavy_total_s": round(heavy_s, 1),
+                "heavy_still_running_after_steps": still_running,
+            }
+        )
     except Exception as e:  # noqa: BLE001 - recorded below
         out["failure"] = f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
     out["errors"] = {"A": a.errors, "B": b.errors}
@@ -318,8 +336,12 @@ async def run(sessions: int, steps: int, freeze: bool = True, settle_s: float = 
     """The whole benchmark on a fresh server; the JSON summary."""
     from playwright.async_api import async_playwright
 
-    summary: dict = {"sessions": sessions, "tau_steps_per_session": steps,
-                     "cpus": os.cpu_count(), "loadavg_start": _loadavg()}
+    summary: dict = {
+        "sessions": sessions,
+        "tau_steps_per_session": steps,
+        "cpus": os.cpu_count(),
+        "loadavg_start": _loadavg(),
+    }
     with serve() as (url, pid), MemorySampler(pid) as mem:
         await asyncio.sleep(2)
         fresh = memory_mb(pid)
@@ -348,34 +370,42 @@ async def run(sessions: int, steps: int, freeze: bool = True, settle_s: float = 
         for label, sec in s.responses:
             by_page.setdefault(label, []).append(sec)
     steps_ms = [v for s in done for v in s.steps_ms]
-    slowest = max(((sec, s.name, label) for s in done for label, sec in s.responses),
-                  default=None)
-    summary.update({
-        "load_wall_s": round(wall, 1),
-        "memory_mb": {
-            "fresh_rss": round(fresh[0]), "warm_rss": round(warm[0]),
-            "peak_rss": round(peak_rss), "after_close_rss": round(after[0]),
-            "fresh_pss": round(fresh[1]), "warm_pss": round(warm[1]),
-            "peak_pss": round(peak_pss), "after_close_pss": round(after[1]),
-            "processes_at_peak_window": max(s[3] for s in mem.samples),
-            "per_session_rss_from_warm": round((peak_rss - warm[0]) / sessions),
-            "per_session_pss_from_warm": round((peak_pss - warm[1]) / sessions),
-            "per_session_rss_from_fresh": round((peak_rss - fresh[0]) / sessions)},
-        "page_response_s": {
-            "count": len(responses),
-            "median": round(statistics.median(responses), 2) if responses else None,
-            "slowest": round(slowest[0], 2) if slowest else None,
-            "slowest_where": f"{slowest[1]} {slowest[2]}" if slowest else None,
-            "median_by_page": {k: round(statistics.median(v), 2) for k, v in by_page.items()},
-            "max_by_page": {k: round(max(v), 2) for k, v in by_page.items()}},
-        "tau_step_ms_under_load": {
-            "median": round(statistics.median(steps_ms)) if steps_ms else None,
-            "max": round(max(steps_ms)) if steps_ms else None},
-        "errors": {s.name: s.errors for s in done if s.errors},
-        "sessions_reaching_every_page": sum(set(PAGES) <= set(s.reached) for s in done),
-        "per_session": [s.summary() for s in done],
-        "loadavg_end": _loadavg(),
-    })
+    slowest = max(((sec, s.name, label) for s in done for label, sec in s.responses), default=None)
+    summary.update(
+        {
+            "load_wall_s": round(wall, 1),
+            "memory_mb": {
+                "fresh_rss": round(fresh[0]),
+                "warm_rss": round(warm[0]),
+                "peak_rss": round(peak_rss),
+                "after_close_rss": round(after[0]),
+                "fresh_pss": round(fresh[1]),
+                "warm_pss": round(warm[1]),
+                "peak_pss": round(peak_pss),
+                "after_close_pss": round(after[1]),
+                "processes_at_peak_window": max(s[3] for s in mem.samples),
+                "per_session_rss_from_warm": round((peak_rss - warm[0]) / sessions),
+                "per_session_pss_from_warm": round((peak_pss - warm[1]) / sessions),
+                "per_session_rss_from_fresh": round((peak_rss - fresh[0]) / sessions),
+            },
+            "page_response_s": {
+                "count": len(responses),
+                "median": round(statistics.median(responses), 2) if responses else None,
+                "slowest": round(slowest[0], 2) if slowest else None,
+                "slowest_where": f"{slowest[1]} {slowest[2]}" if slowest else None,
+                "median_by_page": {k: round(statistics.median(v), 2) for k, v in by_page.items()},
+                "max_by_page": {k: round(max(v), 2) for k, v in by_page.items()},
+            },
+            "tau_step_ms_under_load": {
+                "median": round(statistics.median(steps_ms)) if steps_ms else None,
+                "max": round(max(steps_ms)) if steps_ms else None,
+            },
+            "errors": {s.name: s.errors for s in done if s.errors},
+            "sessions_reaching_every_page": sum(set(PAGES) <= set(s.reached) for s in done),
+            "per_session": [s.summary() for s in done],
+            "loadavg_end": _loadavg(),
+        }
+    )
     return summary
 
 

@@ -48,55 +48,92 @@ def main() -> None:
         overfit(args)
         return
     real, hold, _ = pc.builtin_dataset("health", n=args.rows, seed=0)
-    print(f"MDS, CART shadows, {args.rows:,} health rows (holdout {len(hold):,}), "
-          f"{args.sets} tables per shadow, {args.records:,} records scored, "
-          f"{args.jobs} worker(s)")
-    print(f"{'m':>4} {'relative (mean ± sd over seeds)':>34} {'raw max':>9} {'SELF':>7} "
-          f"{'HALF':>7} {'s/run':>7}")
+    print(
+        f"MDS, CART shadows, {args.rows:,} health rows (holdout {len(hold):,}), "
+        f"{args.sets} tables per shadow, {args.records:,} records scored, "
+        f"{args.jobs} worker(s)"
+    )
+    print(
+        f"{'m':>4} {'relative (mean ± sd over seeds)':>34} {'raw max':>9} {'SELF':>7} "
+        f"{'HALF':>7} {'s/run':>7}"
+    )
     for m in (int(v) for v in args.models.split(",")):
         values, raws, selfs, halves, secs = [], [], [], [], []
         for seed in range(args.seeds):
             t = time.perf_counter()
             res = membership_disclosure_score(
-                real, holdout=hold, shadow_models=m, shadow_sets=args.sets,
-                records=args.records, n_jobs=args.jobs, bootstrap=200, seed=seed)
+                real,
+                holdout=hold,
+                shadow_models=m,
+                shadow_sets=args.sets,
+                records=args.records,
+                n_jobs=args.jobs,
+                bootstrap=200,
+                seed=seed,
+            )
             secs.append(time.perf_counter() - t)
             values.append(res.value)
             raws.append(res.raw_max)
             selfs.append(res.self_max)
             halves.append(res.half_max)
-        print(f"{m:>4} {np.mean(values):>24.3f} ± {np.std(values, ddof=1):.3f}"
-              f" {np.mean(raws):>9.4f} {np.mean(selfs):>7.4f} {np.mean(halves):>7.4f}"
-              f" {np.mean(secs):>7.1f}", flush=True)
+        print(
+            f"{m:>4} {np.mean(values):>24.3f} ± {np.std(values, ddof=1):.3f}"
+            f" {np.mean(raws):>9.4f} {np.mean(selfs):>7.4f} {np.mean(halves):>7.4f}"
+            f" {np.mean(secs):>7.1f}",
+            flush=True,
+        )
     m0 = int(args.models.split(",")[0])
     for level in (0.0, 1.0):
         res = membership_disclosure_score(
-            real, holdout=hold, shadow_models=m0, shadow_sets=args.sets, records=args.records,
-            n_jobs=args.jobs, bootstrap=200, seed=0, **pc.leaky_shadow_options(level))
-        print(f"leaky shadows f_l = {level:g} (m = {m0}): relative {res.value:.3f} "
-              f"[{res.ci[0]:.3f}, {res.ci[1]:.3f}]")
+            real,
+            holdout=hold,
+            shadow_models=m0,
+            shadow_sets=args.sets,
+            records=args.records,
+            n_jobs=args.jobs,
+            bootstrap=200,
+            seed=0,
+            **pc.leaky_shadow_options(level),
+        )
+        print(
+            f"leaky shadows f_l = {level:g} (m = {m0}): relative {res.value:.3f} "
+            f"[{res.ci[0]:.3f}, {res.ci[1]:.3f}]"
+        )
 
 
 def overfit(args: argparse.Namespace) -> None:
     from privacy_core.risk.mds import mds_overfit_levels
 
     real = pc.simulate_health(2 * args.overfit, kappa=1, seed=3)
-    train, hold = real.iloc[:args.overfit], real.iloc[args.overfit:]
+    train, hold = real.iloc[: args.overfit], real.iloc[args.overfit :]
     levels = [float(v) for v in args.levels.split(",")]
     m = int(args.models.split(",")[0])
     records = min(args.records, args.overfit)
-    print(f"MDS, overfit model: {m} autoregressive shadows on halves of {len(train):,} health "
-          f"rows (holdout {len(hold):,}), {args.sets} tables each, {records:,} records, "
-          f"{args.jobs} worker(s)")
+    print(
+        f"MDS, overfit model: {m} autoregressive shadows on halves of {len(train):,} health "
+        f"rows (holdout {len(hold):,}), {args.sets} tables each, {records:,} records, "
+        f"{args.jobs} worker(s)"
+    )
     for seed in range(args.seeds):
         t = time.perf_counter()
-        res = mds_overfit_levels(train, levels, holdout=hold, shadow_models=m,
-                                 shadow_sets=args.sets, records=records, n_jobs=args.jobs,
-                                 shadow_params={"max_overfit_epochs": 200, "hidden": 64},
-                                 bootstrap=200, seed=seed)
+        res = mds_overfit_levels(
+            train,
+            levels,
+            holdout=hold,
+            shadow_models=m,
+            shadow_sets=args.sets,
+            records=records,
+            n_jobs=args.jobs,
+            shadow_params={"max_overfit_epochs": 200, "hidden": 64},
+            bootstrap=200,
+            seed=seed,
+        )
         secs = time.perf_counter() - t
-        cells = [f"f_o={lv:g}: {r.value:.3f} (raw {r.raw_max:.3f}, "
-                 f"{r.params['n_shadows_reached']}/{m} reached)" for lv, r in res.items()]
+        cells = [
+            f"f_o={lv:g}: {r.value:.3f} (raw {r.raw_max:.3f}, "
+            f"{r.params['n_shadows_reached']}/{m} reached)"
+            for lv, r in res.items()
+        ]
         print(f"seed {seed}: " + "; ".join(cells) + f"  [{secs:.0f} s]", flush=True)
 
 

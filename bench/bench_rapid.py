@@ -29,21 +29,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import privacy_core as pc  # noqa: E402
 
-
 PAPER_RUNS = {
     "table1": {"kappas": (10.0,), "taus": (0.3,), "attackers": ("rf", "xgb", "cart")},
-    "fig5a": {"kappas": (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0), "taus": (0.3,),
-              "attackers": ("rf",)},
-    "fig5b": {"kappas": (0.0, 5.0, 10.0, 20.0, 50.0),
-              "taus": tuple(round(0.05 * k, 2) for k in range(1, 20)), "attackers": ("rf",)},
+    "fig5a": {
+        "kappas": (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0),
+        "taus": (0.3,),
+        "attackers": ("rf",),
+    },
+    "fig5b": {
+        "kappas": (0.0, 5.0, 10.0, 20.0, 50.0),
+        "taus": tuple(round(0.05 * k, 2) for k in range(1, 20)),
+        "attackers": ("rf",),
+    },
 }
 
 
 def paper(run: str, sims: int, n_trees: int) -> None:
     spec = PAPER_RUNS[run]
     t = time.perf_counter()
-    study = pc.rapid_paper_study(spec["kappas"], n_sims=sims, taus=spec["taus"],
-                                 attackers=spec["attackers"], n_trees=n_trees, seed=0)
+    study = pc.rapid_paper_study(
+        spec["kappas"],
+        n_sims=sims,
+        taus=spec["taus"],
+        attackers=spec["attackers"],
+        n_trees=n_trees,
+        seed=0,
+    )
     summary = pc.summarize_paper_study(study)
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(summary.round(4).to_string(index=False))
@@ -77,8 +88,7 @@ def main() -> None:
         t = time.perf_counter()
         res = pc.rapid(real, syn, threat=threat, bootstrap=500, seed=0)
         suite = time.perf_counter() - t
-        print(f"{n:>7} {'suite':>8} {suite:>12.2f}   (rf+xgb+logit with 500 bootstrap "
-              "weights)")
+        print(f"{n:>7} {'suite':>8} {suite:>12.2f}   (rf+xgb+logit with 500 bootstrap weights)")
         times = []
         for tau in np.linspace(0.05, 0.95, args.repeats):
             t = time.perf_counter()
@@ -87,9 +97,11 @@ def main() -> None:
         records_t = time.perf_counter()
         _ = moved.records
         records_dt = time.perf_counter() - records_t
-        print(f"{n:>7} re-aggregate at new tau (3 attackers, bootstrap 500 CI): "
-              f"median {np.median(times) * 1e3:.1f} ms, max {np.max(times) * 1e3:.1f} ms "
-              f"(target < 50 ms); per-record table {records_dt * 1e3:.1f} ms")
+        print(
+            f"{n:>7} re-aggregate at new tau (3 attackers, bootstrap 500 CI): "
+            f"median {np.median(times) * 1e3:.1f} ms, max {np.max(times) * 1e3:.1f} ms "
+            f"(target < 50 ms); per-record table {records_dt * 1e3:.1f} ms"
+        )
         for method in ("conditional", "nce"):
             t = time.perf_counter()
             res.at(method=method)
@@ -99,13 +111,16 @@ def main() -> None:
                 t = time.perf_counter()
                 res.at(float(tau), method=method)
                 steps.append(time.perf_counter() - t)
-            print(f"{n:>7} re-aggregate, {method} score: first switch {first * 1e3:.0f} ms, "
-                  f"then median {np.median(steps) * 1e3:.1f} ms, max {np.max(steps) * 1e3:.1f} ms")
+            print(
+                f"{n:>7} re-aggregate, {method} score: first switch {first * 1e3:.0f} ms, "
+                f"then median {np.median(steps) * 1e3:.1f} ms, max {np.max(steps) * 1e3:.1f} ms"
+            )
         fresh = res.at(0.31)
         fresh.memo.clear()
         t = time.perf_counter()
         fresh.curve()
-        print(f"{n:>7} threshold curve (41 thresholds, cold): {(time.perf_counter() - t) * 1e3:.0f} ms")
+        ms = (time.perf_counter() - t) * 1e3
+        print(f"{n:>7} threshold curve (41 thresholds, cold): {ms:.0f} ms")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {peak:.0f} MB")
 

@@ -43,8 +43,10 @@ def main() -> None:
     schema = pc.infer_schema(real)
     t = time.perf_counter()
     syn = pc.synthesize(pc.prepare_table(real, schema), method="cart", seed=args.seed)
-    print(f"Adult: {len(real):,} training, {len(hold):,} holdout, CART release "
-          f"{len(syn):,} rows ({time.perf_counter() - t:.1f} s to synthesize)")
+    print(
+        f"Adult: {len(real):,} training, {len(hold):,} holdout, CART release "
+        f"{len(syn):,} rows ({time.perf_counter() - t:.1f} s to synthesize)"
+    )
     threat = pc.ThreatModel(["age", "sex", "race", "marital-status", "education"], ["income"])
     privacy = [n for n in measure_names("privacy") if n not in ("rapid", "mds")]
     if args.with_mds:
@@ -58,23 +60,34 @@ def main() -> None:
         marks: list[tuple[float, str]] = []
         t0 = time.perf_counter()
         results = evaluate_measures(
-            real, syn, names=names, holdout=hold, schema=schema, seed=args.seed,
+            real,
+            syn,
+            names=names,
+            holdout=hold,
+            schema=schema,
+            seed=args.seed,
             threat=threat if any(get_measure(n).needs_threat for n in names) else None,
-            progress=lambda _f, label, m=marks: m.append((time.perf_counter(), label)))
+            progress=lambda _f, label, m=marks: m.append((time.perf_counter(), label)),
+        )
         totals[group] = time.perf_counter() - t0
         for (t, label), (t_next, _) in pairwise(marks):
             name = labels.get(label)
             if name is not None:
                 seconds[name] = t_next - t
-                print(f"  {group:>8} {name:<22} {seconds[name]:7.1f} s   value "
-                      f"{results[name].value:.4f}", flush=True)
+                print(
+                    f"  {group:>8} {name:<22} {seconds[name]:7.1f} s   value "
+                    f"{results[name].value:.4f}",
+                    flush=True,
+                )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     whole = sum(totals.values())
     encoder = seconds.get("singling_out_outliers", 0.0)
-    print(" · ".join(f"{g} {s:.1f} s" for g, s in totals.items())
-          + f" · whole review {whole:.1f} s (target 30 s), {whole - encoder:.1f} s without "
-            f"the outlier-targeted singling out (its contrastive encoder's training) · peak "
-            f"RSS {peak:.2f} GB")
+    print(
+        " · ".join(f"{g} {s:.1f} s" for g, s in totals.items())
+        + f" · whole review {whole:.1f} s (target 30 s), {whole - encoder:.1f} s without "
+        f"the outlier-targeted singling out (its contrastive encoder's training) · peak "
+        f"RSS {peak:.2f} GB"
+    )
 
 
 if __name__ == "__main__":

@@ -139,18 +139,23 @@ def main() -> None:
         url = next(server)
         try:
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS,
-                                            headless=True)
+                browser = p.chromium.launch(
+                    executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True
+                )
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page.set_default_timeout(120_000)
                 first = load(page, url, real_path, syn_path, args.rows)
                 try:
                     times = step_times(page, args.steps)
                 except Exception:
-                    page.screenshot(path=str(Path(tempfile.gettempdir()) / "slider_fail.png"),
-                                    full_page=True)
-                    print(page.get_by_role("slider").evaluate_all(
-                        "els => els.map(e => e.outerHTML.slice(0, 300))"))
+                    page.screenshot(
+                        path=str(Path(tempfile.gettempdir()) / "slider_fail.png"), full_page=True
+                    )
+                    print(
+                        page.get_by_role("slider").evaluate_all(
+                            "els => els.map(e => e.outerHTML.slice(0, 300))"
+                        )
+                    )
                     raise
                 if args.screenshot:
                     page.screenshot(path=args.screenshot, full_page=True)
@@ -160,19 +165,27 @@ def main() -> None:
             next(server, None)
     shown, idle = [a for a, _ in times], [b for _, b in times]
     print(f"rows={args.rows:,}  first RAPID view {first:.1f} s (fit + first paint)")
-    print(f"tau step, key press -> new value on screen: median "
-          f"{1000 * statistics.median(shown):.0f} ms, max {1000 * max(shown):.0f} ms")
-    print(f"tau step, key press -> app idle, over {len(idle)} steps: "
-          f"median {1000 * statistics.median(idle):.0f} ms, max {1000 * max(idle):.0f} ms "
-          f"(target <= 200 ms)")
+    print(
+        f"tau step, key press -> new value on screen: median "
+        f"{1000 * statistics.median(shown):.0f} ms, max {1000 * max(shown):.0f} ms"
+    )
+    print(
+        f"tau step, key press -> app idle, over {len(idle)} steps: "
+        f"median {1000 * statistics.median(idle):.0f} ms, max {1000 * max(idle):.0f} ms "
+        f"(target <= 200 ms)"
+    )
     floor_shown = statistics.median(a for a, _ in floor)
     floor_idle = statistics.median(b for _, b in floor)
-    print(f"reference (a one-slider fragment app, same browser): key press -> value shown "
-          f"median {1000 * floor_shown:.0f} ms, -> idle {1000 * floor_idle:.0f} ms; the RAPID "
-          f"page's medians are {statistics.median(shown) / floor_shown:.1f}x (shown) and "
-          f"{statistics.median(idle) / floor_idle:.1f}x (idle)")
-    print("each step (shown/idle ms): " + ", ".join(
-        f"{1000 * a:.0f}/{1000 * b:.0f}" for a, b in times))
+    print(
+        f"reference (a one-slider fragment app, same browser): key press -> value shown "
+        f"median {1000 * floor_shown:.0f} ms, -> idle {1000 * floor_idle:.0f} ms; the RAPID "
+        f"page's medians are {statistics.median(shown) / floor_shown:.1f}x (shown) and "
+        f"{statistics.median(idle) / floor_idle:.1f}x (idle)"
+    )
+    print(
+        "each step (shown/idle ms): "
+        + ", ".join(f"{1000 * a:.0f}/{1000 * b:.0f}" for a, b in times)
+    )
 
 
 if __name__ == "__main__":

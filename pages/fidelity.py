@@ -48,16 +48,30 @@ with st.expander("Settings (recomputes the measures they affect)", expanded=Fals
     with st.form("fidelity_form"):
         c1, c2, c3, c4 = st.columns(4)
         max_rows = c1.number_input(
-            "Rows for 2-way numeric marginals", 100, 100_000, int(params["max_rows"]), 500,
+            "Rows for 2-way numeric marginals",
+            100,
+            100_000,
+            int(params["max_rows"]),
+            500,
             help="Exact optimal transport grows with the square of the rows: tables longer "
-                 "than this are compared on a seeded subsample for the marginals that need "
-                 "it. 1-way and categorical marginals always use every row.")
+            "than this are compared on a seeded subsample for the marginals that need "
+            "it. 1-way and categorical marginals always use every row.",
+        )
         evaluators = c2.multiselect(
-            "ML affinity evaluators", list(EVALUATORS), default=list(params["evaluators"]),
+            "ML affinity evaluators",
+            list(EVALUATORS),
+            default=list(params["evaluators"]),
             format_func=lambda e: EVALUATOR_LABELS[e],
-            help="Models trained on real and on synthetic data, tested on the holdout.")
-        bootstrap = c3.number_input("Bootstrap replicates", 0, 2000, int(params["bootstrap"]),
-                                    100, help="For the intervals (no refit).")
+            help="Models trained on real and on synthetic data, tested on the holdout.",
+        )
+        bootstrap = c3.number_input(
+            "Bootstrap replicates",
+            0,
+            2000,
+            int(params["bootstrap"]),
+            100,
+            help="For the intervals (no refit).",
+        )
         seed = c4.number_input("Seed", 0, 2**31 - 1, int(params["seed"]))
         submitted = st.form_submit_button("Apply", type="primary")
     error_slot("fidelity_settings")
@@ -65,35 +79,52 @@ with st.expander("Settings (recomputes the measures they affect)", expanded=Fals
         if not evaluators:
             st.error("Choose at least one evaluator.")
         else:
-            new = {"max_rows": int(max_rows), "evaluators": tuple(evaluators),
-                   "bootstrap": int(bootstrap), "seed": int(seed)}
+            new = {
+                "max_rows": int(max_rows),
+                "evaluators": tuple(evaluators),
+                "bootstrap": int(bootstrap),
+                "seed": int(seed),
+            }
             if commit(full.with_settings(fidelity=new), control="fidelity_settings"):
                 st.rerun()
 
 scopes = ([ALL_RELEASES] if len(ws.releases) > 1 else []) + list(range(len(ws.releases)))
 keep_choice("fid_scope", scopes, scopes[0])
 scope = st.selectbox(
-    "Evaluate", scopes, key="fid_scope", on_change=remember, args=("fid_scope",),
+    "Evaluate",
+    scopes,
+    key="fid_scope",
+    on_change=remember,
+    args=("fid_scope",),
     format_func=lambda s: scope_label(ws, s),
     help="Several releases of one generator are replicates: every measure is averaged over "
-         "them and the interval reflects their spread. Or pick one release.")
+    "them and the interval reflects their spread. Or pick one release.",
+)
 idx = scope_releases(ws, scope)
 
 view = fidelity_view(ws, params, idx)
 if view.missing:
     if fidelity_should_autorun(ws, idx) or st.button(
-            "Compute fidelity & utility", type="primary", icon=":material/play_arrow:",
-            help="Wasserstein over every 1- and 2-way marginal, ML affinity, query error and "
-                 "the discriminator, plus the HALF / HISTOGRAM references."):
+        "Compute fidelity & utility",
+        type="primary",
+        icon=":material/play_arrow:",
+        help="Wasserstein over every 1- and 2-way marginal, ML affinity, query error and "
+        "the discriminator, plus the HALF / HISTOGRAM references.",
+    ):
         fidelity_run(ws, params, idx)
         view = fidelity_view(ws, params, idx)
     else:
-        st.info(f"{len(ws.real.frame):,} real records × {len(idx)} release(s): press "
-                "**Compute fidelity & utility** (or lower *Rows for 2-way numeric marginals* "
-                "in the settings for a quicker look).")
+        st.info(
+            f"{len(ws.real.frame):,} real records × {len(idx)} release(s): press "
+            "**Compute fidelity & utility** (or lower *Rows for 2-way numeric marginals* "
+            "in the settings for a quicker look)."
+        )
 for label, message in view.failed.items():
-    st.error(f"{label}: {message} (Results are kept per setting: change a setting, e.g. the "
-             "seed, to try again.)", icon=":material/warning:")
+    st.error(
+        f"{label}: {message} (Results are kept per setting: change a setting, e.g. the "
+        "seed, to try again.)",
+        icon=":material/warning:",
+    )
 for note in view.notes:
     st.warning(note)
 results, baselines = view.results, view.baselines
@@ -125,12 +156,20 @@ if len(idx) > 1:
 
 with st.container(border=True):
     st.markdown("**Against the references** — whiskers are 95% intervals")
-    st.plotly_chart(fplots.fidelity_reference_figure(
-        {scope_label(ws, scope) if len(idx) == 1 else f"{len(idx)} replicates": results,
-         **{k: v for k, v in baselines.items() if v}}), width="stretch")
-    st.caption("HALF and HISTOGRAM compare two halves of the real table (n/2 rows each): "
-               "they carry more sampling noise than the release, which is compared with the "
-               "whole table. On small tables read them as approximate.")
+    st.plotly_chart(
+        fplots.fidelity_reference_figure(
+            {
+                scope_label(ws, scope) if len(idx) == 1 else f"{len(idx)} replicates": results,
+                **{k: v for k, v in baselines.items() if v},
+            }
+        ),
+        width="stretch",
+    )
+    st.caption(
+        "HALF and HISTOGRAM compare two halves of the real table (n/2 rows each): "
+        "they carry more sampling noise than the release, which is compared with the "
+        "whole table. On small tables read them as approximate."
+    )
 
 # ------------------------------------------------------------------ details
 tabs = st.tabs(["Marginals", "ML affinity", "Query error", "Discriminator"])
@@ -143,9 +182,13 @@ with tabs[0]:
         sub = p["n_subsampled_marginals"]
         st.caption(
             f"{p['n_marginals']} marginals (1-way and 2-way). "
-            + (f"{sub} of them were computed on a seeded {p['subsample_rows']['real']:,}-row "
-               "subsample per table (change it in the settings)." if sub
-               else "All computed on every row."))
+            + (
+                f"{sub} of them were computed on a seeded {p['subsample_rows']['real']:,}-row "
+                "subsample per table (change it in the settings)."
+                if sub
+                else "All computed on every row."
+            )
+        )
         g1, g2 = st.columns([3, 2])
         with g1:
             st.markdown("**2-way marginal distances** (darker = farther from the real data)")
@@ -157,45 +200,70 @@ with tabs[0]:
         st.markdown("**The worst marginals** — pick one to see real against synthetic")
         c1, c2 = st.columns([2, 3])
         keep("fid_ways", "all")
-        ways = c1.radio("Marginals", ["all", "1-way", "2-way"], key="fid_ways",
-                        on_change=remember, args=("fid_ways",), horizontal=True)
+        ways = c1.radio(
+            "Marginals",
+            ["all", "1-way", "2-way"],
+            key="fid_ways",
+            on_change=remember,
+            args=("fid_ways",),
+            horizontal=True,
+        )
         n_ways = None if ways == "all" else int(ways[0])
         worst = worst_marginals(wres, 15, n_ways)
         options = worst["marginal"].tolist()
         distances = dict(zip(worst["marginal"], worst["distance"], strict=True))
         keep_choice("fid_overlay", options, options[0])
-        chosen = c1.selectbox("Marginal to draw", options, key="fid_overlay",
-                              on_change=remember, args=("fid_overlay",),
-                              format_func=lambda m: marginal_label(m, distances.get(m)))
+        chosen = c1.selectbox(
+            "Marginal to draw",
+            options,
+            key="fid_overlay",
+            on_change=remember,
+            args=("fid_overlay",),
+            format_func=lambda m: marginal_label(m, distances.get(m)),
+        )
         release = idx[0]
         if len(idx) > 1:
-            release = c1.selectbox("Release drawn", list(idx), key="fid_overlay_release",
-                                   format_func=lambda i: ws.releases[i].name)
+            release = c1.selectbox(
+                "Release drawn",
+                list(idx),
+                key="fid_overlay_release",
+                format_func=lambda i: ws.releases[i].name,
+            )
         keep("fid_bins", 20)
-        bins = c1.select_slider("Bins for numeric columns", [10, 15, 20, 30, 50],
-                                key="fid_bins", on_change=remember, args=("fid_bins",))
+        bins = c1.select_slider(
+            "Bins for numeric columns",
+            [10, 15, 20, 30, 50],
+            key="fid_bins",
+            on_change=remember,
+            args=("fid_bins",),
+        )
         c2.plotly_chart(fplots.fidelity_worst_marginals(wres, 15, ways=n_ways), width="stretch")
         fig = guarded(lambda: overlay_figure(ws, release, chosen, bins=bins))
         if fig is not None:
             st.plotly_chart(fig, width="stretch", key="fid_overlay_chart")
-        st.caption("Shares of records: histograms (numeric), bar charts (categorical) or joint "
-                   "heatmaps (pairs, with synthetic − real on the right: red = too many "
-                   "synthetic records there, blue = too few).")
+        st.caption(
+            "Shares of records: histograms (numeric), bar charts (categorical) or joint "
+            "heatmaps (pairs, with synthetic − real on the right: red = too many "
+            "synthetic records there, blue = too few)."
+        )
         with st.expander("All marginals (table)"):
             st.dataframe(wres.records, hide_index=True, width="stretch", height=320)
 
 with tabs[1]:
     mres = results.get("mla")
     if mres is None:
-        st.info("ML affinity needs a holdout of real rows the generator never saw and a "
-                "target (the threat model's sensitive attribute). Load a holdout on the "
-                "*Data & threat model* page.")
+        st.info(
+            "ML affinity needs a holdout of real rows the generator never saw and a "
+            "target (the threat model's sensitive attribute). Load a holdout on the "
+            "*Data & threat model* page."
+        )
     else:
         st.caption(
             f"Evaluators predict **{mres.params['target']}** from the other columns, trained "
             "once on the real table and once on the release, both tested on the real "
             f"holdout ({mres.params['n_holdout']:,} rows). The gap is |real − synthetic| / "
-            "real: lower is better, 0 = as useful as the real data.")
+            "real: lower is better, 0 = as useful as the real data."
+        )
         st.plotly_chart(fplots.utility_by_evaluator(mres), width="stretch")
         st.dataframe(mres.records, hide_index=True, width="stretch")
 
@@ -206,7 +274,8 @@ with tabs[2]:
         st.caption(
             "Random counting queries (ranges on numerics, level sets on categoricals) over "
             "1, 2 and 3 columns: |real share − synthetic share| per query. Lower is better. "
-            + " · ".join(f"{k}-way mean {v:.4f}" for k, v in by_way.items()))
+            + " · ".join(f"{k}-way mean {v:.4f}" for k, v in by_way.items())
+        )
         st.plotly_chart(fplots.query_error_figure(qres), width="stretch")
         if qres.records is not None:
             worst_q = qres.records.sort_values("error", ascending=False).head(20)
@@ -220,7 +289,8 @@ with tabs[3]:
             f"A gradient-boosting classifier tries to tell real from synthetic records. AUC "
             f"{dres.value:.3f} ({fmt_ci(dres.ci)}): 0.5 = indistinguishable, 1 = every "
             f"record told apart. Accuracy {dres.extra.get('accuracy', float('nan')):.3f}. "
-            "An AUC clearly below 0.5 is a warning sign of copied records, not of fidelity.")
+            "An AUC clearly below 0.5 is a warning sign of copied records, not of fidelity."
+        )
         st.plotly_chart(fplots.discriminator_importance(dres), width="stretch")
 
 explanation("fidelity")

@@ -25,31 +25,38 @@ st.markdown(
 
 ws = require_workspace()
 if ws.dataset != "upload":
-    st.info(f"You are looking at the built-in demo: **{ws.real.name}** with "
-            f"**{ws.releases[0].name if ws.releases else 'no release'}**. Load your own data on "
-            "the *Data & threat model* page.")
+    st.info(
+        f"You are looking at the built-in demo: **{ws.real.name}** with "
+        f"**{ws.releases[0].name if ws.releases else 'no release'}**. Load your own data on "
+        "the *Data & threat model* page."
+    )
 
 c1, c2, c3 = st.columns(3)
 c1.metric("Real records", f"{len(ws.real.frame):,}")
 c2.metric("Synthetic releases", len(ws.releases))
-c3.metric("Quasi-identifiers → sensitive",
-          f"{len(ws.quasi_identifiers)} → {', '.join(ws.sensitive)}")
-
+c3.metric(
+    "Quasi-identifiers → sensitive", f"{len(ws.quasi_identifiers)} → {', '.join(ws.sensitive)}"
+)
 
 
 def draw_scorecards(ws) -> None:
     """Every measure family at a glance, per candidate, read against the thresholds."""
     st.subheader("Scorecard")
-    st.caption("Each family of measures read against your thresholds: the worst reading "
-               "decides the card and is named on it. Cards fill in as results are computed on "
-               "the other pages; nothing is computed here twice.")
+    st.caption(
+        "Each family of measures read against your thresholds: the worst reading "
+        "decides the card and is named on it. Cards fill in as results are computed on "
+        "the other pages; nothing is computed here twice."
+    )
     if missing := missing_quick(ws):
         names = sorted({m for ms in missing.values() for m in ms})
-        clicked = st.button(f"Fill the empty cards ({len(names)} quick measures)",
-                            icon=":material/bolt:", key="overview_fill",
-                            help="Computes " + ", ".join(names) + " for every candidate, "
-                                 "once: the other pages then show them without computing "
-                                 "again.")
+        clicked = st.button(
+            f"Fill the empty cards ({len(names)} quick measures)",
+            icon=":material/bolt:",
+            key="overview_fill",
+            help="Computes " + ", ".join(names) + " for every candidate, "
+            "once: the other pages then show them without computing "
+            "again.",
+        )
         if clicked and guarded(lambda: fill_quick(ws)):
             st.rerun()
     by_candidate = candidate_cards(ws)
@@ -86,29 +93,42 @@ if ws.releases:
             n = len(views[name].releases)
             m0, m1, m2 = st.columns([2, 2, 2])
             m0.markdown(f"**{name}**" + (f"  \n{n} replicates: mean over them" if n > 1 else ""))
-            m1.metric("RAPID (mean of attackers)", f"{result.value:.3f}",
-                      help="Share of real records whose sensitive value an attacker trained on "
-                           "the release predicts confidently and correctly beyond the base "
-                           "rate.")
+            m1.metric(
+                "RAPID (mean of attackers)",
+                f"{result.value:.3f}",
+                help="Share of real records whose sensitive value an attacker trained on "
+                "the release predicts confidently and correctly beyond the base "
+                "rate.",
+            )
             m1.caption(fmt_ci(result.ci))
             m2.metric("RAPID max (strongest attacker)", f"{result.rate_max:.3f}")
             m2.caption(fmt_ci(result.ci_max))
         if len(shown) == 1:
-            st.plotly_chart(plots.rapid_threshold_curve(next(iter(shown.values()))),
-                            width="stretch")
+            st.plotly_chart(
+                plots.rapid_threshold_curve(next(iter(shown.values()))), width="stretch"
+            )
         else:
             tabs = st.tabs(list(shown))
             for tab, result in zip(tabs, shown.values(), strict=True):
                 tab.plotly_chart(plots.rapid_threshold_curve(result), width="stretch")
         missing = [name for name, r in results.items() if r is None]
         if missing:
-            st.info("RAPID not computed yet for " + ", ".join(f"**{m}**" for m in missing)
-                    + ": compute it on *Review & report* or on the RAPID page.")
-        st.page_link("pages/rapid.py", label="Explore RAPID: thresholds, subgroups, records",
-                     icon=":material/target:")
+            st.info(
+                "RAPID not computed yet for "
+                + ", ".join(f"**{m}**" for m in missing)
+                + ": compute it on *Review & report* or on the RAPID page."
+            )
+        st.page_link(
+            "pages/rapid.py",
+            label="Explore RAPID: thresholds, subgroups, records",
+            icon=":material/target:",
+        )
     else:
         st.page_link("pages/rapid.py", label="Compute RAPID", icon=":material/target:")
 
 st.subheader("Next steps")
-st.page_link("pages/data.py", label="Load your data, generate releases, set the threat model",
-             icon=":material/table_view:")
+st.page_link(
+    "pages/data.py",
+    label="Load your data, generate releases, set the threat model",
+    icon=":material/table_view:",
+)

@@ -43,20 +43,38 @@ with st.expander("Attack settings (refits the attackers)", expanded=False):
     with st.form("rapid_fit_form"):
         c1, c2, c3 = st.columns(3)
         attackers = c1.multiselect(
-            "Attackers", options=list(pc.ATTACKERS), default=list(params["attackers"]),
+            "Attackers",
+            options=list(pc.ATTACKERS),
+            default=list(params["attackers"]),
             format_func=lambda a: pc.ATTACKER_LABELS[a],
             help="Models an attacker could train on the release. Use several: the maximum "
-                 "is the conservative reading.")
-        n_trees = c2.number_input("Random-forest trees", 50, 2000, int(params["n_trees"]), 50,
-                                  help="The paper uses 500 (as ranger's default).")
-        bootstrap = c3.number_input("Bootstrap replicates", 0, 2000, int(params["bootstrap"]),
-                                    100, help="Percentile bootstrap over real records (no refit). "
-                                              "0 uses Wilson intervals only.")
+            "is the conservative reading.",
+        )
+        n_trees = c2.number_input(
+            "Random-forest trees",
+            50,
+            2000,
+            int(params["n_trees"]),
+            50,
+            help="The paper uses 500 (as ranger's default).",
+        )
+        bootstrap = c3.number_input(
+            "Bootstrap replicates",
+            0,
+            2000,
+            int(params["bootstrap"]),
+            100,
+            help="Percentile bootstrap over real records (no refit). 0 uses Wilson intervals only.",
+        )
         c4, c5 = st.columns(2)
         subset = c4.number_input(
-            "Run on a subset of real records first (0 = all)", 0, len(ws.real.frame),
-            int(params["subset"]), 500,
-            help="A seeded sample of target records: quick look on large tables.")
+            "Run on a subset of real records first (0 = all)",
+            0,
+            len(ws.real.frame),
+            int(params["subset"]),
+            500,
+            help="A seeded sample of target records: quick look on large tables.",
+        )
         seed = c5.number_input("Seed", 0, 2**31 - 1, int(params["seed"]))
         submitted = st.form_submit_button("Apply and refit", type="primary")
     error_slot("rapid_fit")
@@ -64,20 +82,29 @@ with st.expander("Attack settings (refits the attackers)", expanded=False):
         if not attackers:
             st.error("Choose at least one attacker.")
         else:
-            new = {"attackers": tuple(attackers), "n_trees": int(n_trees),
-                   "bootstrap": int(bootstrap), "subset": int(subset), "seed": int(seed)}
+            new = {
+                "attackers": tuple(attackers),
+                "n_trees": int(n_trees),
+                "bootstrap": int(bootstrap),
+                "subset": int(subset),
+                "seed": int(seed),
+            }
             if commit(full.with_settings(rapid_fit=new), control="rapid_fit"):
                 st.rerun()
 
 result = rapid_cached(ws, params)
 if result is None:
     if rapid_should_autorun(ws, params) or st.button(
-            "Compute RAPID", type="primary",
-            help="Fits every attacker on every release once; thresholds then update instantly."):
+        "Compute RAPID",
+        type="primary",
+        help="Fits every attacker on every release once; thresholds then update instantly.",
+    ):
         result = rapid_run(ws, params)
     else:
-        st.info(f"{len(ws.real.frame):,} real records × {len(ws.releases)} release(s): press "
-                "**Compute RAPID** (or set a subset in the attack settings for a quick look).")
+        st.info(
+            f"{len(ws.real.frame):,} real records × {len(ws.releases)} release(s): press "
+            "**Compute RAPID** (or set a subset in the attack settings for a quick look)."
+        )
 if result is None:
     st.stop()
 
@@ -92,42 +119,72 @@ def results_panel(base: pc.RapidResult) -> None:
     if categorical:
         keep("rapid_method", "marginal")
         method = c2.selectbox(
-            "Gain score", list(pc.risk.CATEGORICAL_METHODS), key="rapid_method",
-            on_change=remember, args=("rapid_method",),
+            "Gain score",
+            list(pc.risk.CATEGORICAL_METHODS),
+            key="rapid_method",
+            on_change=remember,
+            args=("rapid_method",),
             help="marginal: the paper's (g−b)/(1−b) with b the class share; conditional: g "
-                 "divided by the mean g of the class (the R package's default); nce: "
-                 "normalised entropy.")
+            "divided by the mean g of the class (the R package's default); nce: "
+            "normalised entropy.",
+        )
         hi = 3.0 if method == "conditional" else 1.0
         default = 1.0 if method == "conditional" else 0.3
         key = f"rapid_tau_{method}"
         keep(key, default)
-        threshold = c1.slider("Threshold τ: a record is at risk when its gain exceeds τ",
-                              0.0, hi, step=0.01, key=key, on_change=remember, args=(key,))
+        threshold = c1.slider(
+            "Threshold τ: a record is at risk when its gain exceeds τ",
+            0.0,
+            hi,
+            step=0.01,
+            key=key,
+            on_change=remember,
+            args=(key,),
+        )
         variant = {"method": method}
     else:
         keep("rapid_error", "relative")
         error = c2.selectbox(
-            "Error", list(pc.risk.ERROR_METRICS), key="rapid_error", on_change=remember,
+            "Error",
+            list(pc.risk.ERROR_METRICS),
+            key="rapid_error",
+            on_change=remember,
             args=("rapid_error",),
             help="relative |y−ŷ|/(|y|+δ) (paper); absolute in units of y; normalized by the "
-                 "SD of y; symmetric 2|y−ŷ|/(|y|+|ŷ|+2δ).")
+            "SD of y; symmetric 2|y−ŷ|/(|y|+|ŷ|+2δ).",
+        )
         scale = base.y_scale if error == "absolute" else 1.0
         key = f"rapid_eps_{error}"
         keep(key, round(0.1 * scale, 4))
         # relative / symmetric ε is a proportion and the engine rejects 1 or more
         proportion = error in ("relative", "symmetric")
         hi = 0.99 if proportion else round(max(1.0, 2 * scale), 4)
-        unit = ("a proportion, not a percentage: 0.10 means within 10 % of the true value"
-                if proportion else "in units of y" if error == "absolute" else "in SDs of y")
-        threshold = c1.slider("Tolerance ε: a record is at risk when the error is below ε",
-                              0.0, hi, step=round(0.005 * scale, 6) or 0.005,
-                              key=key, on_change=remember, args=(key,),
-                              help=f"ε is {unit}. The RAPID paper writes it as a "
-                                   "percentage (default 10 %).")
+        unit = (
+            "a proportion, not a percentage: 0.10 means within 10 % of the true value"
+            if proportion
+            else "in units of y"
+            if error == "absolute"
+            else "in SDs of y"
+        )
+        threshold = c1.slider(
+            "Tolerance ε: a record is at risk when the error is below ε",
+            0.0,
+            hi,
+            step=round(0.005 * scale, 6) or 0.005,
+            key=key,
+            on_change=remember,
+            args=(key,),
+            help=f"ε is {unit}. The RAPID paper writes it as a percentage (default 10 %).",
+        )
         variant = {"error": error}
     keep("rapid_interval", "bootstrap")
-    interval = c3.selectbox("Interval", ["bootstrap", "wilson", "clopper-pearson"],
-                            key="rapid_interval", on_change=remember, args=("rapid_interval",))
+    interval = c3.selectbox(
+        "Interval",
+        ["bootstrap", "wilson", "clopper-pearson"],
+        key="rapid_interval",
+        on_change=remember,
+        args=("rapid_interval",),
+    )
     r = guarded(lambda: base.at(threshold, interval=interval, **variant))
     if r is None:
         return
@@ -138,31 +195,43 @@ def results_panel(base: pc.RapidResult) -> None:
     m1, m2, m3 = st.columns(3)
     strongest = r.strongest_attacker
     strongest_label = pc.ATTACKER_LABELS[strongest]
-    m1.metric("RAPID max (strongest attacker) — headline", f"{r.rate_max:.3f}",
-              help="The headline: the strongest attacker's share of real records at risk. "
-                   "The RAPID paper (§2.5) recommends evaluating strong learners and "
-                   "reporting the maximum observed risk.")
+    m1.metric(
+        "RAPID max (strongest attacker) — headline",
+        f"{r.rate_max:.3f}",
+        help="The headline: the strongest attacker's share of real records at risk. "
+        "The RAPID paper (§2.5) recommends evaluating strong learners and "
+        "reporting the maximum observed risk.",
+    )
     m1.caption(f"{fmt_ci(r.ci_max)} · {strongest_label}")
-    m2.metric("RAPID (mean of attackers)", f"{r.value:.3f}",
-              help="Share of real records at risk, averaged over attackers and releases "
-                   "(the paper's average over the attacker suite, §2.4). Lower than the "
-                   "headline whenever a weaker attacker is in the suite.")
+    m2.metric(
+        "RAPID (mean of attackers)",
+        f"{r.value:.3f}",
+        help="Share of real records at risk, averaged over attackers and releases "
+        "(the paper's average over the attacker suite, §2.4). Lower than the "
+        "headline whenever a weaker attacker is in the suite.",
+    )
     m2.caption(fmt_ci(r.ci))
-    m3.metric("Records at risk (strongest attacker)", f"{r.n_at_risk:,} of {len(r.y_true):,}",
-              help="The real records that the strongest attacker (the one with the highest "
-                   "RAPID at this threshold) infers confidently: the records behind RAPID "
-                   "max, and the ones listed in the per-record table below.")
+    m3.metric(
+        "Records at risk (strongest attacker)",
+        f"{r.n_at_risk:,} of {len(r.y_true):,}",
+        help="The real records that the strongest attacker (the one with the highest "
+        "RAPID at this threshold) infers confidently: the records behind RAPID "
+        "max, and the ones listed in the per-record table below.",
+    )
     m3.caption(f"Strongest attacker: {strongest_label}.")
     if r.replicate_rates.shape[1] > 1:
         per_release = r.replicate_rates.mean(axis=0)
-        m3.caption(f"Across {len(per_release)} releases: mean {per_release.mean():.3f} ± "
-                   f"{per_release.std(ddof=1):.3f} (sd)")
+        m3.caption(
+            f"Across {len(per_release)} releases: mean {per_release.mean():.3f} ± "
+            f"{per_release.std(ddof=1):.3f} (sd)"
+        )
     rel = "above τ" if categorical else "within ε"
     st.markdown(
         f"At {'τ' if categorical else 'ε'} = **{threshold:.2f}**, the strongest attacker trained "
         f"on the release ({strongest_label}) is confidently right ({rel}) about "
         f"**{r.rate_max:.1%}** of the real people — the headline, as the paper recommends "
-        f"(§2.5) — and the attackers are on average about **{r.value:.1%}**.")
+        f"(§2.5) — and the attackers are on average about **{r.value:.1%}**."
+    )
     # the headline on screen before the figures below are drawn (issue 13, item 5)
     paint_now()
     gap = r.members_vs_non_members()
@@ -175,22 +244,32 @@ def results_panel(base: pc.RapidResult) -> None:
             f"the generator never saw — a difference of **{d['value']:+.3f}** "
             f"({fmt_ci(d['ci'])}), relative **{rel['value']:.2f}** (≈ 0: the release "
             "discloses no more about its members than about anyone from the population; "
-            "≈ 1: as much as a copy). See the *Members vs non-members* tab.")
+            "≈ 1: as much as a copy). See the *Members vs non-members* tab."
+        )
     # filled at the end of the panel: on the first visit the references are fitted after
     # everything else is on screen
     reference_slot = st.container()
     perf = "accuracy" if categorical else "r2"
     st.dataframe(
-        [{"attacker": pc.ATTACKER_LABELS[a], "RAPID": v["value"],
-          "95% CI": f"{v['ci'][0]:.3f} – {v['ci'][1]:.3f}",
-          ("accuracy" if categorical else "R²"): v.get(perf),
-          "headline": "◀ strongest" if a == strongest else ""}
-         for a, v in r.by_attacker.items()],
-        hide_index=True, width="content")
+        [
+            {
+                "attacker": pc.ATTACKER_LABELS[a],
+                "RAPID": v["value"],
+                "95% CI": f"{v['ci'][0]:.3f} – {v['ci'][1]:.3f}",
+                ("accuracy" if categorical else "R²"): v.get(perf),
+                "headline": "◀ strongest" if a == strongest else "",
+            }
+            for a, v in r.by_attacker.items()
+        ],
+        hide_index=True,
+        width="content",
+    )
     candidates_side_by_side(threshold, interval, variant)
-    st.caption("Accuracy: the share of real records whose class the attacker predicts "
-               "correctly (R² for a continuous attribute) — the paper's Table 1 and Fig. 5a "
-               "report it next to RAPID, as utility next to risk (§4).")
+    st.caption(
+        "Accuracy: the share of real records whose class the attacker predicts "
+        "correctly (R² for a continuous attribute) — the paper's Table 1 and Fig. 5a "
+        "report it next to RAPID, as utility next to risk (§4)."
+    )
 
     keep("rapid_cal_rule", "null-rapid")
     keep("rapid_cal_permute", "release")
@@ -198,30 +277,53 @@ def results_panel(base: pc.RapidResult) -> None:
     cal_permute = st.session_state["rapid_cal_permute"] if cal_rule == "null-rapid" else "release"
     # the calibration tab's permutation count (widget state), so the plot finds its result
     cal_perm = st.session_state.get(f"rapid_cal_perm_{cal_rule}_{cal_permute}")
-    cal = rapid_calibration(ws, params, method=r.params["method"], error=r.params["error"],
-                            run=False, rule=cal_rule, permute=cal_permute,
-                            n_permutations=int(cal_perm) if cal_perm else None)
+    cal = rapid_calibration(
+        ws,
+        params,
+        method=r.params["method"],
+        error=r.params["error"],
+        run=False,
+        rule=cal_rule,
+        permute=cal_permute,
+        n_permutations=int(cal_perm) if cal_perm else None,
+    )
     g1, g2 = st.columns([3, 2])
     # spec=True: the figures' cached data with this step's marker and counts, not rebuilt
     # (building a plotly figure costs more than the whole re-aggregation; issue 13, item 5)
-    g1.plotly_chart(plots.rapid_threshold_curve(
-        r, suggested=cal.suggested_threshold if cal else None,
-        null=cal if cal is not None and cal.rule == "null-rapid" else None, spec=True),
-        width="stretch")
+    g1.plotly_chart(
+        plots.rapid_threshold_curve(
+            r,
+            suggested=cal.suggested_threshold if cal else None,
+            null=cal if cal is not None and cal.rule == "null-rapid" else None,
+            spec=True,
+        ),
+        width="stretch",
+    )
     g2.plotly_chart(plots.rapid_score_histogram(r, spec=True), width="stretch")
 
     # lazy tabs: only the open one runs, so a slider step does not refit the attribution
     # or redraw five hidden figures (issue 13, item 5)
-    tabs = st.tabs(["By class" if categorical else "By value", "By quasi-identifier",
-                    "Attribution", "Calibration", "Synthesizer CV", "Attackers",
-                    "Members vs non-members"],
-                   key="rapid_tabs", on_change="rerun")
+    tabs = st.tabs(
+        [
+            "By class" if categorical else "By value",
+            "By quasi-identifier",
+            "Attribution",
+            "Calibration",
+            "Synthesizer CV",
+            "Attackers",
+            "Members vs non-members",
+        ],
+        key="rapid_tabs",
+        on_change="rerun",
+    )
     with tabs[0]:
         if tabs[0].open:
             if categorical:
-                st.caption("Is risk concentrated in one class? The orange mark is the class "
-                           "share b_k "
-                           "(what guessing from prevalence alone achieves).")
+                st.caption(
+                    "Is risk concentrated in one class? The orange mark is the class "
+                    "share b_k "
+                    "(what guessing from prevalence alone achieves)."
+                )
             else:
                 st.caption("Risk across the range of the sensitive value (quartile bands).")
             st.plotly_chart(plots.rapid_by_class_figure(r), width="stretch")
@@ -231,10 +333,12 @@ def results_panel(base: pc.RapidResult) -> None:
             st.plotly_chart(plots.rapid_subgroup_figure(r, col), width="stretch")
     with tabs[2]:
         if tabs[2].open:
-            st.caption("Which quasi-identifier levels make a record more likely to be at risk "
-                       "(logistic regression of the at-risk flag; positive = riskier), and "
-                       "what the "
-                       "attackers relied on (feature importance).")
+            st.caption(
+                "Which quasi-identifier levels make a record more likely to be at risk "
+                "(logistic regression of the at-risk flag; positive = riskier), and "
+                "what the "
+                "attackers relied on (feature importance)."
+            )
             coef = guarded(lambda: rapid_attribution(ws, params, r))
             if coef is not None and len(coef):
                 st.plotly_chart(plots.rapid_attribution_figure(coef), width="stretch")
@@ -243,89 +347,134 @@ def results_panel(base: pc.RapidResult) -> None:
             st.plotly_chart(plots.rapid_importance_figure(r), width="stretch")
     with tabs[3]:
         if tabs[3].open:
-            rules = {"null-rapid": "Paper (§2.5): null distribution of RAPID",
-                     "pooled-scores": "Earlier rule: pooled per-record null scores"}
+            rules = {
+                "null-rapid": "Paper (§2.5): null distribution of RAPID",
+                "pooled-scores": "Earlier rule: pooled per-record null scores",
+            }
             c_rule, c_perm = st.columns([2, 1])
-            rule = c_rule.radio("Calibration rule", list(rules), format_func=rules.get,
-                                key="rapid_cal_rule", on_change=remember, args=("rapid_cal_rule",))
-            permutes = {"release": "Refit on releases with y shuffled (recommended)",
-                        "labels": "Shuffle the real labels against the fitted attackers (fast)"}
+            rule = c_rule.radio(
+                "Calibration rule",
+                list(rules),
+                format_func=rules.get,
+                key="rapid_cal_rule",
+                on_change=remember,
+                args=("rapid_cal_rule",),
+            )
+            permutes = {
+                "release": "Refit on releases with y shuffled (recommended)",
+                "labels": "Shuffle the real labels against the fitted attackers (fast)",
+            }
             permute = "release"
             if rule == "null-rapid":
                 permute = c_rule.radio(
-                    "Null", list(permutes), format_func=permutes.get, key="rapid_cal_permute",
-                    on_change=remember, args=("rapid_cal_permute",),
+                    "Null",
+                    list(permutes),
+                    format_func=permutes.get,
+                    key="rapid_cal_permute",
+                    on_change=remember,
+                    args=("rapid_cal_permute",),
                     help="Refitting gives the RAPID of a release whose sensitive column carries "
-                         "no information. Shuffling the real labels (the authors' R code) skips "
-                         "the refits but misses the chance agreement of a model fitted to noise, "
-                         "so it finds 'significant' thresholds even for independent marginals.")
+                    "no information. Shuffling the real labels (the authors' R code) skips "
+                    "the refits but misses the chance agreement of a model fitted to noise, "
+                    "so it finds 'significant' thresholds even for independent marginals.",
+                )
             labels = rule == "null-rapid" and permute == "labels"
             default_perm = LABEL_PERMUTATIONS if labels else DEFAULT_PERMUTATIONS[rule]
             n_perm = c_perm.number_input(
-                "Permutations", 20 if rule == "null-rapid" else 1, 999, default_perm,
+                "Permutations",
+                20 if rule == "null-rapid" else 1,
+                999,
+                default_perm,
                 key=f"rapid_cal_perm_{rule}_{permute}",
                 help="null-rapid: at least 20 (refits of the page's attackers, or shuffles of "
-                     "the real labels). pooled-scores: refits of a random forest.")
+                "the real labels). pooled-scores: refits of a random forest.",
+            )
             if rule == "null-rapid":
-                st.caption("The paper's rule (§2.5): recompute the headline RAPID (strongest "
-                           "attacker) at each threshold with the sensitive attribute permuted, "
-                           "and suggest the largest threshold at which the observed RAPID is "
-                           "still above the 95th percentile of this null (as the authors' "
-                           "`rapid_threshold_select`). The threshold plot above then shows the "
-                           "null RAPID and its band.")
+                st.caption(
+                    "The paper's rule (§2.5): recompute the headline RAPID (strongest "
+                    "attacker) at each threshold with the sensitive attribute permuted, "
+                    "and suggest the largest threshold at which the observed RAPID is "
+                    "still above the 95th percentile of this null (as the authors' "
+                    "`rapid_threshold_select`). The threshold plot above then shows the "
+                    "null RAPID and its band."
+                )
             else:
-                st.caption("The earlier rule: shuffle the sensitive column in the release, refit "
-                           "a random forest, pool the per-record null scores and take their 95th "
-                           "percentile: a release that leaks nothing flags about 5% of records "
-                           "there. It calibrates per-record scores, not RAPID itself.")
-            run = st.button(f"Run permutation calibration ({int(n_perm)} "
-                            f"{'permutations' if labels else 'refits'})", key="rapid_cal_btn")
-            cal = rapid_calibration(ws, params, method=r.params["method"], error=r.params["error"],
-                                    run=run, rule=rule, permute=permute, result=r,
-                                    n_permutations=int(n_perm))
+                st.caption(
+                    "The earlier rule: shuffle the sensitive column in the release, refit "
+                    "a random forest, pool the per-record null scores and take their 95th "
+                    "percentile: a release that leaks nothing flags about 5% of records "
+                    "there. It calibrates per-record scores, not RAPID itself."
+                )
+            run = st.button(
+                f"Run permutation calibration ({int(n_perm)} "
+                f"{'permutations' if labels else 'refits'})",
+                key="rapid_cal_btn",
+            )
+            cal = rapid_calibration(
+                ws,
+                params,
+                method=r.params["method"],
+                error=r.params["error"],
+                run=run,
+                rule=rule,
+                permute=permute,
+                result=r,
+                n_permutations=int(n_perm),
+            )
             if run and cal is not None and rule == "null-rapid":
                 # the threshold plot above was drawn before this run: redraw it with the null band
                 st.rerun()
             if cal is not None and not np.isfinite(cal.suggested_threshold):
-                st.info("No threshold on the grid is significant: the release's RAPID is nowhere "
-                        "above the 95th percentile of the permutation null, so the attackers do "
-                        "no better than predictions unrelated to the truth.")
+                st.info(
+                    "No threshold on the grid is significant: the release's RAPID is nowhere "
+                    "above the 95th percentile of the permutation null, so the attackers do "
+                    "no better than predictions unrelated to the truth."
+                )
                 st.plotly_chart(plots.rapid_null_figure(cal), width="stretch")
             elif cal is not None:
                 st.metric("Suggested threshold", f"{cal.suggested_threshold:.3f}")
                 # a suggested relative epsilon can exceed the slider's range: read it clamped
                 at_suggested = float(min(max(cal.suggested_threshold, 0.0), hi))
-                null_text = (f"the null's 95th percentile {cal.null_rate(at_suggested):.3f}"
-                             if cal.rule == "null-rapid" else
-                             f"{cal.null_rate(at_suggested):.3f} under the null")
+                null_text = (
+                    f"the null's 95th percentile {cal.null_rate(at_suggested):.3f}"
+                    if cal.rule == "null-rapid"
+                    else f"{cal.null_rate(at_suggested):.3f} under the null"
+                )
                 shown = r.at(at_suggested, **variant)
-                st.caption(f"At it, RAPID = {shown.rate_max:.3f} (strongest attacker) on this "
-                           f"release vs {null_text}.")
-                st.button("Use the suggested threshold", on_click=set_widget,
-                          args=(key, at_suggested))
+                st.caption(
+                    f"At it, RAPID = {shown.rate_max:.3f} (strongest attacker) on this "
+                    f"release vs {null_text}."
+                )
+                st.button(
+                    "Use the suggested threshold", on_click=set_widget, args=(key, at_suggested)
+                )
                 st.plotly_chart(plots.rapid_null_figure(cal), width="stretch")
     with tabs[4]:
         if tabs[4].open:
-            st.caption("How risky is the *generator*, not just this release? k-fold: synthesise "
-                       "from k−1 folds with a built-in generator, attack the held-out fold.")
+            st.caption(
+                "How risky is the *generator*, not just this release? k-fold: synthesise "
+                "from k−1 folds with a built-in generator, attack the held-out fold."
+            )
             c1, c2, c3 = st.columns(3)
             gen = c1.selectbox("Generator", list(pc.GENERATORS), key="rapid_cv_gen")
             leaf = c2.number_input("CART min leaf", 1, 200, 5, key="rapid_cv_leaf")
             k = c3.number_input("Folds k", 2, 10, 5, key="rapid_cv_k")
             run = st.button("Run cross-validation", key="rapid_cv_btn")
-            cv = rapid_cv(ws, generator=gen, min_leaf=int(leaf), k=int(k), seed=int(params["seed"]),
-                          run=run)
+            cv = rapid_cv(
+                ws, generator=gen, min_leaf=int(leaf), k=int(k), seed=int(params["seed"]), run=run
+            )
             if cv is not None:
                 st.metric("Expected RAPID of the generator", f"{cv.value:.3f}")
-                st.caption(f"{fmt_ci(cv.ci)} · sd {cv.extra['sd']:.3f} over "
-                           f"{cv.params['k']} folds")
+                st.caption(f"{fmt_ci(cv.ci)} · sd {cv.extra['sd']:.3f} over {cv.params['k']} folds")
                 st.plotly_chart(plots.rapid_cv_figure(cv), width="stretch")
     with tabs[5]:
         if tabs[5].open:
-            st.caption("Each attacker's RAPID next to its accuracy on the real records (R² for a "
-                       "continuous attribute), as in the paper's Table 1 and Fig. 5a: a "
-                       "confidently-right share close to the accuracy means the attacker is sure "
-                       "whenever it is right.")
+            st.caption(
+                "Each attacker's RAPID next to its accuracy on the real records (R² for a "
+                "continuous attribute), as in the paper's Table 1 and Fig. 5a: a "
+                "confidently-right share close to the accuracy means the attacker is sure "
+                "whenever it is right."
+            )
             st.plotly_chart(plots.rapid_attackers_figure(r), width="stretch")
     with tabs[6]:
         if tabs[6].open:
@@ -339,22 +488,37 @@ def results_panel(base: pc.RapidResult) -> None:
     # table of tens of thousands of records on every slider step is what made a step take
     # seconds at 50k records; the download has them all
     listed = r.records_top(MAX_LISTED, only_at_risk=only)
-    st.caption(f"{n_risk:,} of {n_records:,} records at risk for the strongest attacker "
-               f"({strongest_label})" + ("" if only else f"; all {n_shown:,} records")
-               + (f"; listing the {MAX_LISTED:,} riskiest (the download has all)"
-                  if n_shown > MAX_LISTED else "")
-               + ". Click a column header to sort. `score` is the strongest attacker's gain "
-               "(or error); `score_<attacker>` each attacker's; `share_flagged` the share of "
-               "attacker × release fits that flag the record.")
+    st.caption(
+        f"{n_risk:,} of {n_records:,} records at risk for the strongest attacker "
+        f"({strongest_label})"
+        + ("" if only else f"; all {n_shown:,} records")
+        + (
+            f"; listing the {MAX_LISTED:,} riskiest (the download has all)"
+            if n_shown > MAX_LISTED
+            else ""
+        )
+        + ". Click a column header to sort. `score` is the strongest attacker's gain "
+        "(or error); `score_<attacker>` each attacker's; `share_flagged` the share of "
+        "attacker × release fits that flag the record."
+    )
     st.dataframe(listed, hide_index=True, width="stretch", height=360)
-    allow = st.checkbox("I want to download the per-record table (it contains real records' "
-                        "quasi-identifiers and sensitive values)", key="rapid_allow_download")
+    allow = st.checkbox(
+        "I want to download the per-record table (it contains real records' "
+        "quasi-identifiers and sensitive values)",
+        key="rapid_allow_download",
+    )
     if allow:
         records = r.records
         shown = (records[records["at_risk"]] if only else records).sort_values(
-            "score", ascending=not categorical, kind="stable")
-        st.download_button("Download per-record table (CSV)", safe_csv(shown),
-                           file_name="rapid_records.csv", mime="text/csv", on_click="ignore")
+            "score", ascending=not categorical, kind="stable"
+        )
+        st.download_button(
+            "Download per-record table (CSV)",
+            safe_csv(shown),
+            file_name="rapid_records.csv",
+            mime="text/csv",
+            on_click="ignore",
+        )
     with reference_slot:
         references_panel(r, threshold, interval, variant)
 
@@ -363,16 +527,20 @@ def members_panel(r: pc.RapidResult, categorical: bool) -> None:
     """The same attackers on the training records and on holdout records (consensus R7)."""
     gap = r.members_vs_non_members()
     if gap is None:
-        st.info("Load a holdout (real records the generator never saw) on the Data page to "
-                "compare members with non-members: the difference is what the release "
-                "discloses about the people in it beyond what the population's patterns "
-                "allow anyone to infer.")
+        st.info(
+            "Load a holdout (real records the generator never saw) on the Data page to "
+            "compare members with non-members: the difference is what the release "
+            "discloses about the people in it beyond what the population's patterns "
+            "allow anyone to infer."
+        )
         return
-    st.caption("RAPID asks how many real people an attacker infers confidently. Part of "
-               "that is the population's own pattern, which a release *should* carry: the "
-               "same attackers infer it about people who were never in the training data. "
-               "The difference between members and non-members is what the release "
-               "discloses about its members beyond that.")
+    st.caption(
+        "RAPID asks how many real people an attacker infers confidently. Part of "
+        "that is the population's own pattern, which a release *should* carry: the "
+        "same attackers infer it about people who were never in the training data. "
+        "The difference between members and non-members is what the release "
+        "discloses about its members beyond that."
+    )
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Members (training records)", f"{gap['members']['value']:.3f}")
     c1.caption(fmt_ci(gap["members"]["ci"]))
@@ -380,13 +548,18 @@ def members_panel(r: pc.RapidResult, categorical: bool) -> None:
     c2.caption(fmt_ci(gap["non_members"]["ci"]) + f" · {gap['n_non_members']:,} records")
     c3.metric("Difference", f"{gap['difference']['value']:+.3f}")
     c3.caption(fmt_ci(gap["difference"]["ci"]) + f" ({gap['difference']['interval']})")
-    c4.metric("Relative", f"{gap['relative']['value']:.2f}",
-              help="(members − non-members) / (1 − non-members): 0 when the release says no "
-                   "more about its members than about anyone, 1 for a copy of the members.")
+    c4.metric(
+        "Relative",
+        f"{gap['relative']['value']:.2f}",
+        help="(members − non-members) / (1 − non-members): 0 when the release says no "
+        "more about its members than about anyone, 1 for a copy of the members.",
+    )
     c4.caption(fmt_ci(gap["relative"]["ci"]))
     st.plotly_chart(plots.rapid_members_figure(r), width="stretch")
-    st.markdown("**Non-members the attackers still infer confidently** (the population's "
-                "pattern, not a leak of these people):")
+    st.markdown(
+        "**Non-members the attackers still infer confidently** (the population's "
+        "pattern, not a leak of these people):"
+    )
     st.dataframe(r.control.records_top(200), hide_index=True, width="stretch", height=260)
 
 
@@ -399,23 +572,30 @@ def candidates_side_by_side(threshold: float, interval: str, variant: dict) -> N
     for name, view in views.items():
         fitted = rapid_cached(view, rapid_fit_params(view))
         at = fitted.at(threshold, interval=interval, **variant) if fitted is not None else None
-        rows.append({"candidate": name, "releases": len(view.releases),
-                     "RAPID max (headline)": at.rate_max if at else None,
-                     "95% CI": fmt_ci(at.ci_max) if at else "not computed yet — pick it above",
-                     "RAPID mean": at.value if at else None})
+        rows.append(
+            {
+                "candidate": name,
+                "releases": len(view.releases),
+                "RAPID max (headline)": at.rate_max if at else None,
+                "95% CI": fmt_ci(at.ci_max) if at else "not computed yet — pick it above",
+                "RAPID mean": at.value if at else None,
+            }
+        )
     st.markdown("**Candidates side by side** at this threshold (each on its own releases):")
     st.dataframe(rows, hide_index=True, width="content")
 
 
-def references_panel(r: pc.RapidResult, threshold: float, interval: str,
-                     variant: dict) -> None:
+def references_panel(r: pc.RapidResult, threshold: float, interval: str, variant: dict) -> None:
     """Is this acceptable? The release's RAPID against a fresh real sample and a copy."""
     refs = rapid_references_cached(ws, params)
-    if refs is None and (rapid_should_autorun(
-            ws, params, limit=REFERENCES_AUTO_RUN_MAX_CELLS) or st.button(
+    if refs is None and (
+        rapid_should_autorun(ws, params, limit=REFERENCES_AUTO_RUN_MAX_CELLS)
+        or st.button(
             "Compare with a fresh real sample (HALF) and a copy (SELF)",
             key="rapid_references_btn",
-            help="Fits the same attackers on half of the real rows and on all of them.")):
+            help="Fits the same attackers on half of the real rows and on all of them.",
+        )
+    ):
         refs = rapid_references_run(ws, params)
     if refs is None:
         return

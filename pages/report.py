@@ -28,17 +28,21 @@ from ui.scorecard import (
 from ui.state import clear_error, get_error, keep, require_workspace
 
 st.title("Review & report")
-st.caption("Everything computed in this session, in one place, with the provenance of the data "
-           "(names, row counts, content fingerprints), the threat model and the parameters and "
-           "seeds of every measure.")
+st.caption(
+    "Everything computed in this session, in one place, with the provenance of the data "
+    "(names, row counts, content fingerprints), the threat model and the parameters and "
+    "seeds of every measure."
+)
 
 ws = require_workspace()
 cands = candidate_results(ws)
 if not any(c.results for c in cands):
-    st.info("Nothing computed yet: visit the RAPID, Privacy metrics or Fidelity pages first."
-            if len(cands) <= 1 else
-            f"Nothing computed yet for any of the {len(cands)} candidates: visit the RAPID, "
-            "Privacy metrics or Fidelity pages first.")
+    st.info(
+        "Nothing computed yet: visit the RAPID, Privacy metrics or Fidelity pages first."
+        if len(cands) <= 1
+        else f"Nothing computed yet for any of the {len(cands)} candidates: visit the RAPID, "
+        "Privacy metrics or Fidelity pages first."
+    )
     st.stop()
 
 if len(cands) > 1:
@@ -46,124 +50,211 @@ if len(cands) > 1:
         f"**{len(cands)} candidates side by side.** Each is evaluated on its own releases: "
         "replicates of one generator are averaged (mean ± sd, consensus R10), different "
         "candidates never are. Group releases into candidates on the *Data & threat model* "
-        "page.")
+        "page."
+    )
 
 # a candidate that lacks a measure another one has: say so, offer to compute it
 for i, (name, measures) in enumerate(missing_measures(cands).items()):
     view = next(c.view for c in cands if c.name == name)
     labels = ", ".join(MEASURES[m].label if m in MEASURES else m for m in measures)
     w1, w2 = st.columns([4, 1], vertical_alignment="center")
-    w1.warning(f"**{name}**: not computed yet — {labels}. The other candidate(s) have "
-               "these results; the report shows *not computed* in this column until they "
-               "are run.", icon=":material/pending:")
-    if w2.button(f"Compute for {name}", key=f"report_compute_{i}",
-                 icon=":material/play_arrow:"):
+    w1.warning(
+        f"**{name}**: not computed yet — {labels}. The other candidate(s) have "
+        "these results; the report shows *not computed* in this column until they "
+        "are run.",
+        icon=":material/pending:",
+    )
+    if w2.button(f"Compute for {name}", key=f"report_compute_{i}", icon=":material/play_arrow:"):
         guarded(lambda view=view, measures=measures: compute_measures(view, measures))
         # a failure stays on screen (shown where it ran); otherwise show the new column
         if name not in missing_measures(candidate_results(ws)):
             st.rerun()
 
-side = pc.report.candidate_table({"candidates": [
-    {"name": c.name, "n_releases": c.n_releases,
-     "metrics": {m: r.to_dict() for m, r in c.results.items()}} for c in cands]})
-rows = [{"measure": r["label"] + (" (indicator)" if r["indicator"] else ""),
-         **{f"{c.name} ({c.n_releases} replicates)" if c.n_releases > 1 else c.name:
-            pc.report.format_cell(r["cells"][c.name], digits=3) for c in cands},
-         "better": r["goal"]} for r in side]
+side = pc.report.candidate_table(
+    {
+        "candidates": [
+            {
+                "name": c.name,
+                "n_releases": c.n_releases,
+                "metrics": {m: r.to_dict() for m, r in c.results.items()},
+            }
+            for c in cands
+        ]
+    }
+)
+rows = [
+    {
+        "measure": r["label"] + (" (indicator)" if r["indicator"] else ""),
+        **{
+            f"{c.name} ({c.n_releases} replicates)"
+            if c.n_releases > 1
+            else c.name: pc.report.format_cell(r["cells"][c.name], digits=3)
+            for c in cands
+        },
+        "better": r["goal"],
+    }
+    for r in side
+]
 st.dataframe(rows, hide_index=True, width="stretch")
 
 calibration = session_calibration(ws)
 if calibration is not None:
     st.subheader("Calibration of the measures on this data")
     cal_table = plots.calibration_table(calibration)
-    st.dataframe(cal_table[["measure", "status", "floor", "ceiling", "ratio gap", "reasons"]],
-                 hide_index=True, width="stretch",
-                 column_config={"floor": st.column_config.NumberColumn(
-                                    "floor (unseen rows)", format="%.3f"),
-                                "ceiling": st.column_config.NumberColumn(
-                                    "ceiling (full copy)", format="%.3f"),
-                                "ratio gap": st.column_config.NumberColumn(format="%.3f")})
-    st.caption("From the Risk lab's calibration run"
-               + (" (stopped early)" if calibration.stopped else "")
-               + ": the report carries this table (aggregates only).")
+    st.dataframe(
+        cal_table[["measure", "status", "floor", "ceiling", "ratio gap", "reasons"]],
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "floor": st.column_config.NumberColumn("floor (unseen rows)", format="%.3f"),
+            "ceiling": st.column_config.NumberColumn("ceiling (full copy)", format="%.3f"),
+            "ratio gap": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+    st.caption(
+        "From the Risk lab's calibration run"
+        + (" (stopped early)" if calibration.stopped else "")
+        + ": the report carries this table (aggregates only)."
+    )
 else:
-    st.caption("No calibration of the measures on this data yet: run it in the Risk lab's "
-               "Calibration view to add its table to the report.")
+    st.caption(
+        "No calibration of the measures on this data yet: run it in the Risk lab's "
+        "Calibration view to add its table to the report."
+    )
 
 st.subheader("Consensus checklist (R1–R10)")
-st.caption("The ten recommendations of the Delphi consensus on evaluating privacy in "
-           "synthetic data, walked for this review: the session fills in what its results "
-           "show; four questions only you can answer. The checklist goes into every export.")
+st.caption(
+    "The ten recommendations of the Delphi consensus on evaluating privacy in "
+    "synthetic data, walked for this review: the session fills in what its results "
+    "show; four questions only you can answer. The checklist goes into every export."
+)
 with st.container(border=True):
     st.markdown("**Your answers** — what only a person can say")
     checklist_questions()
-draw_checklist(checklist_for({
-    "provenance": {"real": {"rows": len(ws.real.frame)}}, "threat": ws.threat.to_dict(),
-    "candidates": [{"name": c.name, "releases": [t.name for t in c.view.releases],
+draw_checklist(
+    checklist_for(
+        {
+            "provenance": {"real": {"rows": len(ws.real.frame)}},
+            "threat": ws.threat.to_dict(),
+            "candidates": [
+                {
+                    "name": c.name,
+                    "releases": [t.name for t in c.view.releases],
                     "n_releases": c.n_releases,
-                    "metrics": {m: r.to_dict() for m, r in c.results.items()}}
-                   for c in cands]}))
+                    "metrics": {m: r.to_dict() for m, r in c.results.items()},
+                }
+                for c in cands
+            ],
+        }
+    )
+)
 
 st.subheader("Decision and sign-off")
 # kept across page switches (Streamlit forgets a widget's value on pages that do not draw it)
-for key, default in (("report_decision", pc.report.DECISIONS[0]), ("report_notes", ""),
-                     ("report_reviewer", ""), ("report_role", ""),
-                     ("report_date", dt.date.today())):
+for key, default in (
+    ("report_decision", pc.report.DECISIONS[0]),
+    ("report_notes", ""),
+    ("report_reviewer", ""),
+    ("report_role", ""),
+    ("report_date", dt.date.today()),
+):
     keep(key, default)
 c1, c2 = st.columns([1, 2])
 decision = c1.radio("Decision", list(pc.report.DECISIONS), key="report_decision")
-notes = c2.text_area("Reviewer notes", key="report_notes", height=140,
-                     placeholder="Why this decision; conditions; follow-ups.")
+notes = c2.text_area(
+    "Reviewer notes",
+    key="report_notes",
+    height=140,
+    placeholder="Why this decision; conditions; follow-ups.",
+)
 s1, s2, s3 = st.columns([2, 2, 1])
-reviewer = s1.text_input("Reviewer name", key="report_reviewer",
-                         placeholder="Who signs this review off")
+reviewer = s1.text_input(
+    "Reviewer name", key="report_reviewer", placeholder="Who signs this review off"
+)
 role = s2.text_input("Role", key="report_role", placeholder="e.g. privacy officer")
 review_date = s3.date_input("Date", key="report_date")
 if not reviewer.strip():
     st.caption("No reviewer name yet: the PDF's signature block will be left blank.")
-include = st.checkbox("Include per-record tables (they contain real records: only for an "
-                      "internal, access-controlled archive)", value=False,
-                      key="report_include_records")
+include = st.checkbox(
+    "Include per-record tables (they contain real records: only for an "
+    "internal, access-controlled archive)",
+    value=False,
+    key="report_include_records",
+)
 
 
 def build() -> pc.ReviewReport:
     return pc.build_report(
-        real=ws.real.frame, synthetic=[t.frame for t in ws.releases],
-        groups=[pc.report.ReleaseGroup(c.name, tuple(t.name for t in c.view.releases),
-                                       c.results) for c in cands],
-        threat=ws.threat, schema=ws.schema,
+        real=ws.real.frame,
+        synthetic=[t.frame for t in ws.releases],
+        groups=[
+            pc.report.ReleaseGroup(c.name, tuple(t.name for t in c.view.releases), c.results)
+            for c in cands
+        ],
+        threat=ws.threat,
+        schema=ws.schema,
         holdout=ws.holdout.frame if ws.holdout is not None else None,
-        names={"real": ws.real.name, "synthetic": [t.name for t in ws.releases],
-               "holdout": ws.holdout.name if ws.holdout is not None else None},
-        decision=decision, notes=notes, include_records=include, calibration=calibration,
-        reviewer=reviewer, role=role, review_date=review_date,
-        references=session_references(ws), answers=answers(), thresholds=thresholds(),
+        names={
+            "real": ws.real.name,
+            "synthetic": [t.name for t in ws.releases],
+            "holdout": ws.holdout.name if ws.holdout is not None else None,
+        },
+        decision=decision,
+        notes=notes,
+        include_records=include,
+        calibration=calibration,
+        reviewer=reviewer,
+        role=role,
+        review_date=review_date,
+        references=session_references(ws),
+        answers=answers(),
+        thresholds=thresholds(),
         thresholds_set_by=thresholds_set_by(),
-        alternatives=st.session_state.get(ALTERNATIVES, []))
+        alternatives=st.session_state.get(ALTERNATIVES, []),
+    )
 
 
 report = guarded(build)
 if report is not None:
     figures = report_figures(ws, cands, calibration)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Download HTML report", pc.render_html(report, figures),
-                       file_name="privacy_review.html", mime="text/html", type="primary",
-                       on_click="ignore")
-    d2.download_button("Download PDF sign-off sheet", pc.render_pdf(report),
-                       file_name="privacy_review.pdf", mime="application/pdf", on_click="ignore")
-    d3.download_button("Download JSON record", report.to_json(), file_name="privacy_review.json",
-                       mime="application/json", on_click="ignore")
-    st.caption("Aggregates only unless you ticked the per-record option above (then a few "
-               "example records go into the HTML and all of them into the JSON, never into "
-               "the PDF). The HTML file is one self-contained review document — each page's "
-               f"key figure ({len(figures)} here), the references and the calibration — that "
-               "opens offline; the PDF is the sign-off sheet with the key figures, the "
-               "decision and a signature block.")
+    d1.download_button(
+        "Download HTML report",
+        pc.render_html(report, figures),
+        file_name="privacy_review.html",
+        mime="text/html",
+        type="primary",
+        on_click="ignore",
+    )
+    d2.download_button(
+        "Download PDF sign-off sheet",
+        pc.render_pdf(report),
+        file_name="privacy_review.pdf",
+        mime="application/pdf",
+        on_click="ignore",
+    )
+    d3.download_button(
+        "Download JSON record",
+        report.to_json(),
+        file_name="privacy_review.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+    st.caption(
+        "Aggregates only unless you ticked the per-record option above (then a few "
+        "example records go into the HTML and all of them into the JSON, never into "
+        "the PDF). The HTML file is one self-contained review document — each page's "
+        f"key figure ({len(figures)} here), the references and the calibration — that "
+        "opens offline; the PDF is the sign-off sheet with the key figures, the "
+        "decision and a signature block."
+    )
 
     st.subheader("Save to the review history")
-    st.caption("Stores this review — fingerprints, threat model, parameters and seeds, "
-               "results, checklist, decision and notes — in a database of aggregates only "
-               "(per-record tables are never stored), to reopen and compare on *History*.")
+    st.caption(
+        "Stores this review — fingerprints, threat model, parameters and seeds, "
+        "results, checklist, decision and notes — in a database of aggregates only "
+        "(per-record tables are never stored), to reopen and compare on *History*."
+    )
     h1, h2 = st.columns([3, 1], vertical_alignment="bottom")
     with h1:
         url = db_url_input()
@@ -175,7 +266,9 @@ if report is not None:
         st.error(error, icon=":material/warning:")
     saved = st.session_state.get(LAST_SAVED)
     if saved is not None:
-        st.success(f"Saved as review #{saved.review_id} in {saved.location}."
-                   + (f" {saved.reproduces}" if saved.reproduces else ""),
-                   icon=":material/check_circle:")
+        st.success(
+            f"Saved as review #{saved.review_id} in {saved.location}."
+            + (f" {saved.reproduces}" if saved.reproduces else ""),
+            icon=":material/check_circle:",
+        )
         st.page_link("pages/history.py", label="Open the history", icon=":material/history:")

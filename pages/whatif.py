@@ -20,9 +20,11 @@ from ui.whatif import (
 )
 
 st.title("What-if mitigation")
-st.caption("Try a disclosure-control step and see, side by side, what it buys in privacy "
-           "and what it costs in fidelity and utility — before deciding. The original data "
-           "and results are kept; nothing changes until you adopt a mitigation.")
+st.caption(
+    "Try a disclosure-control step and see, side by side, what it buys in privacy "
+    "and what it costs in fidelity and utility — before deciding. The original data "
+    "and results are kept; nothing changes until you adopt a mitigation."
+)
 
 ws = require_workspace()
 if notice := pop_notice("whatif"):
@@ -31,8 +33,12 @@ if error := get_error("whatif"):
     st.error(error, icon=":material/warning:")
 if st.session_state.get(ORIGINAL) is not None:
     st.info("The review runs on mitigated data.", icon=":material/info:")
-    st.button("Back to the original data", on_click=back_to_original,
-              icon=":material/undo:", key="whatif_back")
+    st.button(
+        "Back to the original data",
+        on_click=back_to_original,
+        icon=":material/undo:",
+        key="whatif_back",
+    )
 if not ws.releases:
     st.info("Load or generate a synthetic release on *Data & threat model* first.")
     st.stop()
@@ -54,56 +60,103 @@ if kind == "bin_numeric":
         st.info("No numeric quasi-identifier to coarsen.")
     else:
         col = p1.selectbox("Column", numeric_qis, key="whatif_bin_col")
-        bins = p2.slider("Bins", 2, 20, 5, key="whatif_bins",
-                         help="Edges at the real table's quantiles; the same bins for every "
-                              "table, since the attacker then only knows the bin.")
+        bins = p2.slider(
+            "Bins",
+            2,
+            20,
+            5,
+            key="whatif_bins",
+            help="Edges at the real table's quantiles; the same bins for every "
+            "table, since the attacker then only knows the bin.",
+        )
         mitigation = Mitigation("bin_numeric", column=col, bins=bins)
 elif kind == "merge_rare":
     if not categorical_qis:
         st.info("No categorical quasi-identifier to merge.")
     else:
         col = p1.selectbox("Column", categorical_qis, key="whatif_merge_col")
-        count = p2.number_input("Merge categories with fewer records than", 2, 100_000, 50,
-                                key="whatif_min_count")
+        count = p2.number_input(
+            "Merge categories with fewer records than", 2, 100_000, 50, key="whatif_min_count"
+        )
         mitigation = Mitigation("merge_rare", column=col, min_count=int(count))
 elif kind == "suppress_column":
     col = p1.selectbox("Quasi-identifier", qis, key="whatif_suppress_col")
     mitigation = Mitigation("suppress_column", column=col)
 elif kind == "suppress_rare":
-    k = p1.slider("k (smallest combination kept)", 2, 20, 3, key="whatif_k",
-                  help="Release rows whose quasi-identifier combination appears fewer than k "
-                       "times in the release are removed. Numeric quasi-identifiers make "
-                       "nearly every combination rare: coarsen them first.")
+    k = p1.slider(
+        "k (smallest combination kept)",
+        2,
+        20,
+        3,
+        key="whatif_k",
+        help="Release rows whose quasi-identifier combination appears fewer than k "
+        "times in the release are removed. Numeric quasi-identifiers make "
+        "nearly every combination rare: coarsen them first.",
+    )
     mitigation = Mitigation("suppress_rare", k=k)
 else:
-    method = p1.selectbox("Generator", ["cart", "dp-mst"], key="whatif_method",
-                          format_func={"cart": "CART (synthpop style)",
-                                       "dp-mst": "DP marginals (MST)"}.get)
+    method = p1.selectbox(
+        "Generator",
+        ["cart", "dp-mst"],
+        key="whatif_method",
+        format_func={"cart": "CART (synthpop style)", "dp-mst": "DP marginals (MST)"}.get,
+    )
     if method == "cart":
-        leaf = p2.slider("Minimum leaf size", 1, 200, 50, key="whatif_leaf",
-                         help="Larger leaves average over more real records: less "
-                              "memorisation, less detail.")
-        mitigation = Mitigation("regenerate", method="cart",
-                                generator_params=(("min_leaf", int(leaf)),))
+        leaf = p2.slider(
+            "Minimum leaf size",
+            1,
+            200,
+            50,
+            key="whatif_leaf",
+            help="Larger leaves average over more real records: less memorisation, less detail.",
+        )
+        mitigation = Mitigation(
+            "regenerate", method="cart", generator_params=(("min_leaf", int(leaf)),)
+        )
     else:
-        eps = p2.select_slider("DP ε", [0.1, 0.3, 1.0, 3.0, 10.0], 1.0, key="whatif_eps",
-                               help="Consensus R9: ε is not the risk; the measures below are.")
-        mitigation = Mitigation("regenerate", method="dp-mst",
-                                generator_params=(("epsilon", float(eps)),))
+        eps = p2.select_slider(
+            "DP ε",
+            [0.1, 0.3, 1.0, 3.0, 10.0],
+            1.0,
+            key="whatif_eps",
+            help="Consensus R9: ε is not the risk; the measures below are.",
+        )
+        mitigation = Mitigation(
+            "regenerate", method="dp-mst", generator_params=(("epsilon", float(eps)),)
+        )
 
-fast = [m for m in ("rapid", "singling_out", "linkability", "inference", "dcr", "ims",
-                    "query_error", "discriminator", "wasserstein")
-        if not MEASURES[m].needs_holdout or view.holdout is not None]
-names = st.multiselect("Measures", fast, default=["rapid", "singling_out", "dcr",
-                                                  "query_error", "discriminator"],
-                       format_func=lambda m: MEASURES[m].label, key="whatif_measures")
+fast = [
+    m
+    for m in (
+        "rapid",
+        "singling_out",
+        "linkability",
+        "inference",
+        "dcr",
+        "ims",
+        "query_error",
+        "discriminator",
+        "wasserstein",
+    )
+    if not MEASURES[m].needs_holdout or view.holdout is not None
+]
+names = st.multiselect(
+    "Measures",
+    fast,
+    default=["rapid", "singling_out", "dcr", "query_error", "discriminator"],
+    format_func=lambda m: MEASURES[m].label,
+    key="whatif_measures",
+)
 seed = int(p3.number_input("Seed", 0, 2**31 - 1, 0, key="whatif_seed"))
 
-if mitigation is not None and names and st.button("Try it", type="primary",
-                                                  icon=":material/play_arrow:",
-                                                  key="whatif_run"):
+if (
+    mitigation is not None
+    and names
+    and st.button("Try it", type="primary", icon=":material/play_arrow:", key="whatif_run")
+):
     st.session_state["whatif_result"] = guarded(
-        lambda: run_whatif(view, candidate, mitigation, names, seed))
+        lambda: run_whatif(view, candidate, mitigation, names, seed)
+    )
 
 result = st.session_state.get("whatif_result")
 if result is not None:
@@ -112,46 +165,79 @@ if result is not None:
         st.caption(note)
     st.plotly_chart(plots.mitigation_figure(result.comparison), width="stretch")
     table = result.comparison.assign(
-        before=[pc.report.format_cell({"value": v, "ci": c}, digits=3)
-                for v, c in zip(result.comparison["before"], result.comparison["before_ci"],
-                                strict=True)],
-        after=[pc.report.format_cell({"value": v, "ci": c}, digits=3)
-               for v, c in zip(result.comparison["after"], result.comparison["after_ci"],
-                               strict=True)],
-        moved=result.comparison["beyond_intervals"].map({True: "beyond the intervals",
-                                                         False: "within the intervals"}))
-    st.dataframe(table[["label", "family", "before", "after", "change", "better", "moved"]],
-                 hide_index=True, width="stretch",
-                 column_config={"change": st.column_config.NumberColumn(format="%+.4f")})
+        before=[
+            pc.report.format_cell({"value": v, "ci": c}, digits=3)
+            for v, c in zip(
+                result.comparison["before"], result.comparison["before_ci"], strict=True
+            )
+        ],
+        after=[
+            pc.report.format_cell({"value": v, "ci": c}, digits=3)
+            for v, c in zip(result.comparison["after"], result.comparison["after_ci"], strict=True)
+        ],
+        moved=result.comparison["beyond_intervals"].map(
+            {True: "beyond the intervals", False: "within the intervals"}
+        ),
+    )
+    st.dataframe(
+        table[["label", "family", "before", "after", "change", "better", "moved"]],
+        hide_index=True,
+        width="stretch",
+        column_config={"change": st.column_config.NumberColumn(format="%+.4f")},
+    )
     risk = result.comparison[result.comparison["family"] == "risk"]
     util = result.comparison[result.comparison["family"] == "utility"]
-    st.markdown(f"**Privacy:** {int((risk['better'] == 'better').sum())} of {len(risk)} "
-                f"measures better · **Fidelity and utility:** "
-                f"{int((util['better'] == 'worse').sum())} of {len(util)} worse.")
+    st.markdown(
+        f"**Privacy:** {int((risk['better'] == 'better').sum())} of {len(risk)} "
+        f"measures better · **Fidelity and utility:** "
+        f"{int((util['better'] == 'worse').sum())} of {len(util)} worse."
+    )
     b1, b2 = st.columns(2)
-    if b1.button("Record as a considered alternative", icon=":material/playlist_add:",
-                 key="whatif_record"):
+    if b1.button(
+        "Record as a considered alternative", icon=":material/playlist_add:", key="whatif_record"
+    ):
         n = record_alternative(result)
         st.toast(f"Recorded: the review now lists {n} considered alternative(s).")
     if result.mitigation.kind in RELEASE_ONLY:
-        b2.button("Add the mitigated release as a new candidate", key="whatif_adopt",
-                  icon=":material/add_circle:", on_click=adopt_as_candidate,
-                  args=(view, result.mitigation, seed),
-                  help="The original candidate stays; every page shows both side by side.")
+        b2.button(
+            "Add the mitigated release as a new candidate",
+            key="whatif_adopt",
+            icon=":material/add_circle:",
+            on_click=adopt_as_candidate,
+            args=(view, result.mitigation, seed),
+            help="The original candidate stays; every page shows both side by side.",
+        )
     else:
-        b2.button("Continue the review on the mitigated data", key="whatif_adopt",
-                  icon=":material/swap_horiz:", on_click=continue_on_mitigated,
-                  args=(view, result.mitigation, seed),
-                  help="This mitigation changes what the attacker knows, so the real and "
-                       "holdout tables change too. The original is kept.")
+        b2.button(
+            "Continue the review on the mitigated data",
+            key="whatif_adopt",
+            icon=":material/swap_horiz:",
+            on_click=continue_on_mitigated,
+            args=(view, result.mitigation, seed),
+            help="This mitigation changes what the attacker knows, so the real and "
+            "holdout tables change too. The original is kept.",
+        )
 
 alts = alternatives()
 if alts:
     st.subheader("Considered alternatives in this review")
-    st.dataframe([{"candidate": a["candidate"], "mitigation": a["description"],
-                   **{MEASURES[m].label if m in MEASURES else m:
-                      f"{v['before']:.3f} → {v['after']:.3f}" for m, v in a["measures"].items()}}
-                  for a in alts], hide_index=True, width="stretch")
+    st.dataframe(
+        [
+            {
+                "candidate": a["candidate"],
+                "mitigation": a["description"],
+                **{
+                    MEASURES[m].label
+                    if m in MEASURES
+                    else m: f"{v['before']:.3f} → {v['after']:.3f}"
+                    for m, v in a["measures"].items()
+                },
+            }
+            for a in alts
+        ],
+        hide_index=True,
+        width="stretch",
+    )
     st.caption("They go into the report and the stored review (aggregates only).")
 
 with st.expander("What this does and what it cannot", icon=":material/help:"):
@@ -165,4 +251,5 @@ with st.expander("What this does and what it cannot", icon=":material/help:"):
         "release only.\n"
         "- *Beyond the intervals* means the two 95% intervals do not overlap; a smaller "
         "change may be noise. Similarity indicators (R3) may move the 'wrong' way: coarser "
-        "data makes identical matches more likely without disclosing more.")
+        "data makes identical matches more likely without disclosing more."
+    )

@@ -5,6 +5,7 @@ object back). Nothing here imports Streamlit.
 """
 
 from .calibration import CalibrationResult, CalibrationSummary, calibrate
+from .checklist import Checklist, consensus_checklist
 from .data import (
     MISSING,
     ColumnSpec,
@@ -55,18 +56,8 @@ from .history import (
 )
 from .inputs import ReviewData, prepare_review
 from .measures import MEASURES, evaluate_measures, measure_names
-from .results import MetricResult
 from .report import ReviewReport, build_report, render_html, render_pdf
-from .checklist import Checklist, consensus_checklist
-from .scorecard import DEFAULT_THRESHOLDS, Threshold, scorecard
-from .risk.agreement import (
-    flag_agreement,
-    flag_agreement_reasons,
-    flag_shortlist,
-    nearest_synthetic_records,
-    record_flags,
-)
-from .risk.attacks import informative_split
+from .results import MetricResult
 from .risk import (
     ATTACKER_LABELS,
     ATTACKERS,
@@ -82,12 +73,20 @@ from .risk import (
     rapid_synthesizer_cv,
     summarize_paper_study,
 )
+from .risk.agreement import (
+    flag_agreement,
+    flag_agreement_reasons,
+    flag_shortlist,
+    nearest_synthetic_records,
+    record_flags,
+)
+from .risk.attacks import informative_split
 from .risk.mds import MdsResult, membership_disclosure_score
+from .scorecard import DEFAULT_THRESHOLDS, Threshold, scorecard
 from .synth import GENERATORS, half_split, make_generator, synthesize
 from .synth.leaky import leaky_shadow_options
 from .threat import QIColumn, QISuggestion, ThreatModel, suggest_quasi_identifiers
-from .version import __version__
-
+from .version import __version__ as __version__
 
 __all__ = [
     "ADULT_CREDIT",

@@ -68,8 +68,20 @@ MONOTONE_SLACK = 0.05
 # how well the quasi-identifiers pick out one record, whatever the release.
 QI_MEASURES = ("rapid", "linkability", "inference", "ml_inference", "gtcap", "membership")
 
-ROW_COLUMNS = ["metric", "mode", "ratio", "level", "value", "ci_low", "ci_high",
-               "n_training", "n_holdout", "n_release", "seconds", "note"]
+ROW_COLUMNS = [
+    "metric",
+    "mode",
+    "ratio",
+    "level",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_training",
+    "n_holdout",
+    "n_release",
+    "seconds",
+    "note",
+]
 
 
 def calibration_key(metric: str, mode: str) -> str:
@@ -80,13 +92,13 @@ def calibration_key(metric: str, mode: str) -> str:
 def calibration_targets(measures: Sequence[str] | None = None) -> list[tuple[str, str]]:
     """(measure, mode) pairs to calibrate: every mode of each chosen privacy measure."""
     names = measure_names("privacy") if measures is None else list(measures)
-    out = []
+    out: list[tuple[str, str]] = []
     for name in names:
         spec = get_measure(name)
         if spec.family != "privacy":
             raise ParameterError(
-                f"{spec.label} is a fidelity measure; calibration checks disclosure "
-                "measures only.")
+                f"{spec.label} is a fidelity measure; calibration checks disclosure measures only."
+            )
         out.extend((name, mode) for mode in spec.mode_names)
     return out
 
@@ -119,19 +131,30 @@ class CalibrationSummary:
 
     def reading(self) -> str:
         """One sentence a stakeholder can read without knowing the measure."""
-        return (f"On a full copy of this data the measure reads {self.ceiling:.2f}; on "
-                f"unseen real rows of the same population it reads {self.floor:.2f}.")
+        return (
+            f"On a full copy of this data the measure reads {self.ceiling:.2f}; on "
+            f"unseen real rows of the same population it reads {self.floor:.2f}."
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return jsonable({
-            "floor": self.floor, "floor_ci": self.floor_ci, "ceiling": self.ceiling,
-            "ceiling_ci": self.ceiling_ci, "slope": self.slope, "intercept": self.intercept,
-            "linearity": self.linearity, "monotone": self.monotone,
-            "ratio_gap": self.ratio_gap,
-            "ratio_gap_beyond_noise": self.ratio_gap_beyond_noise,
-            "documented_ceiling": self.documented_ceiling,
-            "pass": self.passed, "reasons": list(self.reasons), "note": self.note,
-        })
+        return jsonable(
+            {
+                "floor": self.floor,
+                "floor_ci": self.floor_ci,
+                "ceiling": self.ceiling,
+                "ceiling_ci": self.ceiling_ci,
+                "slope": self.slope,
+                "intercept": self.intercept,
+                "linearity": self.linearity,
+                "monotone": self.monotone,
+                "ratio_gap": self.ratio_gap,
+                "ratio_gap_beyond_noise": self.ratio_gap_beyond_noise,
+                "documented_ceiling": self.documented_ceiling,
+                "pass": self.passed,
+                "reasons": list(self.reasons),
+                "note": self.note,
+            }
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,26 +176,52 @@ class CalibrationResult:
 
     def summary_frame(self) -> pd.DataFrame:
         label = {n: s.label for n, s in MEASURES.items()}
-        return pd.DataFrame([{
-            "measure": label.get(s.metric, s.metric) + ("" if s.mode == "default"
-                                                       else f" ({s.mode})"),
-            "key": s.key, "floor": s.floor, "ceiling": s.ceiling, "slope": s.slope,
-            "linearity": s.linearity, "monotone": s.monotone, "ratio_gap": s.ratio_gap,
-            "documented_ceiling": s.documented_ceiling, "pass": s.passed,
-            "reasons": "; ".join(s.reasons),
-        } for s in self.summaries])
+        return pd.DataFrame(
+            [
+                {
+                    "measure": label.get(s.metric, s.metric)
+                    + ("" if s.mode == "default" else f" ({s.mode})"),
+                    "key": s.key,
+                    "floor": s.floor,
+                    "ceiling": s.ceiling,
+                    "slope": s.slope,
+                    "linearity": s.linearity,
+                    "monotone": s.monotone,
+                    "ratio_gap": s.ratio_gap,
+                    "documented_ceiling": s.documented_ceiling,
+                    "pass": s.passed,
+                    "reasons": "; ".join(s.reasons),
+                }
+                for s in self.summaries
+            ]
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        rows = [{"metric": r.metric, "mode": r.mode, "ratio": float(r.ratio),
-                 "level": float(r.level), "value": r.value,
-                 "ci": (None if not (np.isfinite(r.ci_low) and np.isfinite(r.ci_high))
-                        else [float(r.ci_low), float(r.ci_high)])}
-                for r in self.rows.itertuples()]
-        return jsonable({
-            "rows": rows, "summary": {s.key: s.to_dict() for s in self.summaries},
-            "levels": list(self.levels), "ratios": list(self.ratios),
-            "params": self.params, "stopped": self.stopped,
-        })
+        rows = [
+            {
+                "metric": r.metric,
+                "mode": r.mode,
+                "ratio": float(r.ratio),
+                "level": float(r.level),
+                "value": r.value,
+                "ci": (
+                    None
+                    if not (np.isfinite(r.ci_low) and np.isfinite(r.ci_high))
+                    else [float(r.ci_low), float(r.ci_high)]
+                ),
+            }
+            for r in self.rows.itertuples()
+        ]
+        return jsonable(
+            {
+                "rows": rows,
+                "summary": {s.key: s.to_dict() for s in self.summaries},
+                "levels": list(self.levels),
+                "ratios": list(self.ratios),
+                "params": self.params,
+                "stopped": self.stopped,
+            }
+        )
 
 
 # ============================================================================ summary
@@ -188,8 +237,9 @@ def qi_unique_share(training: pd.DataFrame, threat: ThreatModel) -> float:
     return float((~training[qis].duplicated(keep=False)).mean())
 
 
-def summarise(rows: pd.DataFrame, metric: str, mode: str, *,
-              unique_share: float | None = None) -> CalibrationSummary:
+def summarise(
+    rows: pd.DataFrame, metric: str, mode: str, *, unique_share: float | None = None
+) -> CalibrationSummary:
     """The contract's figures for one (measure, mode) from its calibration rows.
 
     ``unique_share`` (see :func:`qi_unique_share`) explains a low ceiling of a measure
@@ -199,11 +249,24 @@ def summarise(rows: pd.DataFrame, metric: str, mode: str, *,
     g = g[np.isfinite(g["value"].to_numpy(dtype=float))]
     reasons: list[str] = []
     if g.empty:
-        return CalibrationSummary(metric, mode, math.nan, None, math.nan, None, math.nan,
-                                  math.nan, math.nan, False, math.nan,
-                                  spec.documented_ceiling, False,
-                                  ("no value could be computed",), spec.calibration_note,
-                                  math.nan)
+        return CalibrationSummary(
+            metric,
+            mode,
+            math.nan,
+            None,
+            math.nan,
+            None,
+            math.nan,
+            math.nan,
+            math.nan,
+            False,
+            math.nan,
+            spec.documented_ceiling,
+            False,
+            ("no value could be computed",),
+            spec.calibration_note,
+            math.nan,
+        )
     ratios = sorted(g["ratio"].unique())
     lo_level, hi_level = g["level"].min(), g["level"].max()
 
@@ -216,8 +279,10 @@ def summarise(rows: pd.DataFrame, metric: str, mode: str, *,
     # interval excludes 0 by chance in about 1 of 13 such triples.)
     floors = at(lo_level).sort_values("ratio")
     worst_floor = floors.iloc[0]
-    floor_ok = bool(worst_floor["value"] <= FLOOR_MAX or (
-        np.isfinite(worst_floor["ci_low"]) and worst_floor["ci_low"] <= 0))
+    floor_ok = bool(
+        worst_floor["value"] <= FLOOR_MAX
+        or (np.isfinite(worst_floor["ci_low"]) and worst_floor["ci_low"] <= 0)
+    )
     ceilings = at(hi_level).sort_values("ratio")
     worst_ceiling = ceilings.iloc[0]
     need = CEILING_MIN if spec.documented_ceiling is None else spec.documented_ceiling
@@ -227,7 +292,7 @@ def summarise(rows: pd.DataFrame, metric: str, mode: str, *,
         slope, intercept = np.polyfit(x, y, 1)
         resid = y - (slope * x + intercept)
         total = float(((y - y.mean()) ** 2).sum())
-        linearity = 1.0 - float((resid ** 2).sum()) / total if total > 0 else 1.0
+        linearity = 1.0 - float((resid**2).sum()) / total if total > 0 else 1.0
     else:
         slope, intercept, linearity = math.nan, float(y.mean()), math.nan
     monotone = True
@@ -251,26 +316,40 @@ def summarise(rows: pd.DataFrame, metric: str, mode: str, *,
             if len(a) and len(b):
                 ra, rb = a.iloc[0], b.iloc[0]
                 d = abs(float(rb["value"]) - float(ra["value"]))
-                noise = math.hypot(_half_width(ra["ci_low"], ra["ci_high"]),
-                                   _half_width(rb["ci_low"], rb["ci_high"]))
+                noise = math.hypot(
+                    _half_width(ra["ci_low"], ra["ci_high"]),
+                    _half_width(rb["ci_low"], rb["ci_high"]),
+                )
                 gap = max(gap, d)
                 gap_beyond = max(gap_beyond, d - noise)
     if not floor_ok:
-        reasons.append(f"reads {worst_floor['value']:.2f} on unseen real rows (ratio "
-                       f"{worst_floor['ratio']:g}:1), interval above 0")
+        reasons.append(
+            f"reads {worst_floor['value']:.2f} on unseen real rows (ratio "
+            f"{worst_floor['ratio']:g}:1), interval above 0"
+        )
     if not ceiling_ok:
         why = ""
-        if (metric in QI_MEASURES and unique_share is not None and math.isfinite(unique_share)
-                and unique_share < 0.5):
-            why = (f": only {unique_share:.0%} of the training records are unique on the "
-                   "quasi-identifiers, so even a copy cannot be exploited through them")
-        reasons.append(f"reads only {worst_ceiling['value']:.2f} on a full copy (ratio "
-                       f"{worst_ceiling['ratio']:g}:1; needs {need:.2f}){why}")
+        if (
+            metric in QI_MEASURES
+            and unique_share is not None
+            and math.isfinite(unique_share)
+            and unique_share < 0.5
+        ):
+            why = (
+                f": only {unique_share:.0%} of the training records are unique on the "
+                "quasi-identifiers, so even a copy cannot be exploited through them"
+            )
+        reasons.append(
+            f"reads only {worst_ceiling['value']:.2f} on a full copy (ratio "
+            f"{worst_ceiling['ratio']:g}:1; needs {need:.2f}){why}"
+        )
     if not monotone:
         reasons.append("falls as the leak grows")
     if gap > RATIO_GAP_MAX and gap_beyond > RATIO_GAP_MAX:
-        reasons.append(f"moves by {gap:.2f} between size ratios {ratios[0]:g}:1 and "
-                       f"{ratios[-1]:g}:1, {gap_beyond:.2f} beyond its intervals")
+        reasons.append(
+            f"moves by {gap:.2f} between size ratios {ratios[0]:g}:1 and "
+            f"{ratios[-1]:g}:1, {gap_beyond:.2f} beyond its intervals"
+        )
     if spec.absolute and not floor_ok:
         reasons.append("absolute measure (see note)")
 
@@ -279,13 +358,23 @@ def summarise(rows: pd.DataFrame, metric: str, mode: str, *,
         return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else None
 
     return CalibrationSummary(
-        metric=metric, mode=mode, floor=float(worst_floor["value"]), floor_ci=ci(worst_floor),
-        ceiling=float(worst_ceiling["value"]), ceiling_ci=ci(worst_ceiling),
-        slope=float(slope), intercept=float(intercept), linearity=float(linearity),
-        monotone=monotone, ratio_gap=float(gap), ratio_gap_beyond_noise=float(gap_beyond),
+        metric=metric,
+        mode=mode,
+        floor=float(worst_floor["value"]),
+        floor_ci=ci(worst_floor),
+        ceiling=float(worst_ceiling["value"]),
+        ceiling_ci=ci(worst_ceiling),
+        slope=float(slope),
+        intercept=float(intercept),
+        linearity=float(linearity),
+        monotone=monotone,
+        ratio_gap=float(gap),
+        ratio_gap_beyond_noise=float(gap_beyond),
         documented_ceiling=spec.documented_ceiling,
-        passed=not reasons, reasons=tuple(reasons),
-        note=spec.calibration_note)
+        passed=not reasons,
+        reasons=tuple(reasons),
+        note=spec.calibration_note,
+    )
 
 
 # ============================================================================ engine
@@ -302,8 +391,9 @@ class CalibrationTables:
         return self.reservoir.iloc[:n]
 
 
-def calibration_tables(real: pd.DataFrame, *, ratios: Sequence[float],
-                       max_training: int | None = None, seed: int = 0) -> CalibrationTables:
+def calibration_tables(
+    real: pd.DataFrame, *, ratios: Sequence[float], max_training: int | None = None, seed: int = 0
+) -> CalibrationTables:
     """Split canonical real rows into training, pool and holdout reservoir (seeded).
 
     Training and pool are equal; the reservoir holds ``len(training) / min(ratios)``
@@ -319,24 +409,27 @@ def calibration_tables(real: pd.DataFrame, *, ratios: Sequence[float],
         raise InsufficientDataError(
             f"Calibration splits the real rows into training, an equal pool of unseen rows "
             f"and a holdout of training/{smallest:g} rows; {n} rows leave only {n_train} "
-            "training rows. Give at least 100 rows (a few thousand for tight intervals).")
+            "training rows. Give at least 100 rows (a few thousand for tight intervals)."
+        )
     order = np.random.default_rng(seed).permutation(n)
     train = real.iloc[np.sort(order[:n_train])]
-    pool = real.iloc[np.sort(order[n_train:2 * n_train])]
+    pool = real.iloc[np.sort(order[n_train : 2 * n_train])]
     # the reservoir keeps its random order so that every prefix is a random sample
-    reservoir = real.iloc[order[2 * n_train:2 * n_train + n_res]]
+    reservoir = real.iloc[order[2 * n_train : 2 * n_train + n_res]]
     return CalibrationTables(training=train, pool=pool, reservoir=reservoir)
 
 
-def _check_grid(name: str, values: Sequence[float], low: float, high: float, *,
-                minimum: int) -> tuple[float, ...]:
+def _check_grid(
+    name: str, values: Sequence[float], low: float, high: float, *, minimum: int
+) -> tuple[float, ...]:
     try:
         out = tuple(sorted(float(v) for v in values))
     except (TypeError, ValueError):
         raise ParameterError(f"`{name}` must be numbers; got {values!r}.") from None
     if len(out) < minimum or len(set(out)) != len(out):
         raise ParameterError(
-            f"`{name}` needs at least {minimum} distinct value(s); got {list(values)}.")
+            f"`{name}` needs at least {minimum} distinct value(s); got {list(values)}."
+        )
     if out[0] < low or out[-1] > high:
         raise ParameterError(f"`{name}` must lie in [{low:g}, {high:g}]; got {list(out)}.")
     return out
@@ -414,9 +507,9 @@ def calibrate(
     table = prepare_table(table, schema).reset_index(drop=True)
     threat.validate(schema, table)
     split_seed, release_seed, measure_seed = (
-        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(3))
-    parts = calibration_tables(table, ratios=ratios, max_training=max_training,
-                               seed=split_seed)
+        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(3)
+    )
+    parts = calibration_tables(table, ratios=ratios, max_training=max_training, seed=split_seed)
     opts = {k: dict(v) for k, v in (options or {}).items()}
     for k in opts:
         get_measure(k)
@@ -435,8 +528,9 @@ def calibrate(
             stopped = True
             break
         if level not in releases:
-            releases[level] = leaky_release(parts.training, parts.pool, leak_fraction=level,
-                                            schema=schema, seed=release_seed).release
+            releases[level] = leaky_release(
+                parts.training, parts.pool, leak_fraction=level, schema=schema, seed=release_seed
+            ).release
         spec = get_measure(metric)
         kwargs = {**opts.get(metric, {}), **spec.mode_options(mode)}
         by_generator = getattr(spec, "evaluates", "release") == "generator"
@@ -449,20 +543,34 @@ def calibrate(
             # same rows that fill the leaky releases; it has no holdout to vary
             hold = parts.pool if by_generator else parts.holdout(ratio)
             if progress:
-                progress(done / total, f"{spec.label}"
-                         f"{'' if mode == 'default' else f' ({mode})'}: f_l = {level:g}, "
-                         f"ratio {ratio:g}:1")
+                progress(
+                    done / total,
+                    f"{spec.label}"
+                    f"{'' if mode == 'default' else f' ({mode})'}: f_l = {level:g}, "
+                    f"ratio {ratio:g}:1",
+                )
             t0 = time.perf_counter()
-            value, lo, hi, note = _evaluate(parts.training, releases[level], hold, metric,
-                                            kwargs, threat, schema, measure_seed)
+            value, lo, hi, note = _evaluate(
+                parts.training, releases[level], hold, metric, kwargs, threat, schema, measure_seed
+            )
             seconds = time.perf_counter() - t0
-            for r in (ratios if len(run_ratios) == 1 else (ratio,)):
-                cell_rows.append({
-                    "metric": metric, "mode": mode, "ratio": float(r), "level": float(level),
-                    "value": value, "ci_low": lo, "ci_high": hi,
-                    "n_training": len(parts.training),
-                    "n_holdout": len(parts.holdout(r)) if len(run_ratios) > 1 else 0,
-                    "n_release": len(releases[level]), "seconds": seconds, "note": note})
+            for r in ratios if len(run_ratios) == 1 else (ratio,):
+                cell_rows.append(
+                    {
+                        "metric": metric,
+                        "mode": mode,
+                        "ratio": float(r),
+                        "level": float(level),
+                        "value": value,
+                        "ci_low": lo,
+                        "ci_high": hi,
+                        "n_training": len(parts.training),
+                        "n_holdout": len(parts.holdout(r)) if len(run_ratios) > 1 else 0,
+                        "n_release": len(releases[level]),
+                        "seconds": seconds,
+                        "note": note,
+                    }
+                )
             done += 1
         rows.extend(cell_rows)
         if on_rows is not None:
@@ -472,34 +580,63 @@ def calibrate(
     unique = qi_unique_share(parts.training, threat)
     params = {
         "measures": [calibration_key(m, md) for m, md in targets],
-        "n_training": len(parts.training), "n_pool": len(parts.pool),
+        "n_training": len(parts.training),
+        "n_pool": len(parts.pool),
         "n_holdout": {f"{r:g}": len(parts.holdout(r)) for r in ratios},
-        "options": jsonable(opts), "max_training": max_training, "seed": seed,
+        "options": jsonable(opts),
+        "max_training": max_training,
+        "seed": seed,
         "qi_unique_share": unique,
         "seconds": time.perf_counter() - started,
-        "contract": {"floor_max": FLOOR_MAX, "ceiling_min": CEILING_MIN,
-                     "ratio_gap_max": RATIO_GAP_MAX, "monotone_slack": MONOTONE_SLACK},
+        "contract": {
+            "floor_max": FLOOR_MAX,
+            "ceiling_min": CEILING_MIN,
+            "ratio_gap_max": RATIO_GAP_MAX,
+            "monotone_slack": MONOTONE_SLACK,
+        },
     }
-    return calibration_result(pd.DataFrame(rows, columns=ROW_COLUMNS), targets,
-                              levels=levels, ratios=ratios, seed=seed, n_real=len(table),
-                              params=params, stopped=stopped)
+    return calibration_result(
+        pd.DataFrame(rows, columns=ROW_COLUMNS),
+        targets,
+        levels=levels,
+        ratios=ratios,
+        seed=seed,
+        n_real=len(table),
+        params=params,
+        stopped=stopped,
+    )
 
 
-def calibration_result(rows: pd.DataFrame, targets: Sequence[tuple[str, str]], *,
-                       levels: Sequence[float], ratios: Sequence[float], seed: int,
-                       n_real: int, params: dict[str, Any], stopped: bool
-                       ) -> CalibrationResult:
+def calibration_result(
+    rows: pd.DataFrame,
+    targets: Sequence[tuple[str, str]],
+    *,
+    levels: Sequence[float],
+    ratios: Sequence[float],
+    seed: int,
+    n_real: int,
+    params: dict[str, Any],
+    stopped: bool,
+) -> CalibrationResult:
     """A :class:`CalibrationResult` from its rows: one summary per (measure, mode) target
     that has rows. Also builds the partial result of a run that was stopped (or cut off)
     from the rows it streamed; ``params["qi_unique_share"]``, when present, explains low
     ceilings (see :func:`summarise`)."""
     seen = {(m, md) for m, md in zip(rows["metric"], rows["mode"], strict=True)}
     unique = params.get("qi_unique_share")
-    summaries = tuple(summarise(rows, m, md, unique_share=unique) for m, md in targets
-                      if (m, md) in seen)
-    return CalibrationResult(rows=rows, summaries=summaries, levels=tuple(levels),
-                             ratios=tuple(ratios), seed=seed, n_real=n_real, params=params,
-                             stopped=stopped)
+    summaries = tuple(
+        summarise(rows, m, md, unique_share=unique) for m, md in targets if (m, md) in seen
+    )
+    return CalibrationResult(
+        rows=rows,
+        summaries=summaries,
+        levels=tuple(levels),
+        ratios=tuple(ratios),
+        seed=seed,
+        n_real=n_real,
+        params=params,
+        stopped=stopped,
+    )
 
 
 def _varies_with_holdout(metric: str) -> bool:
@@ -507,11 +644,26 @@ def _varies_with_holdout(metric: str) -> bool:
     return spec.uses_holdout and getattr(spec, "evaluates", "release") != "generator"
 
 
-def _evaluate(training: pd.DataFrame, release: pd.DataFrame, holdout: pd.DataFrame,
-              metric: str, kwargs: dict[str, Any], threat: ThreatModel, schema: Schema,
-              seed: int) -> tuple[float, float, float, str]:
-    res, note = evaluate_noted(training, release, name=metric, threat=threat,
-                               holdout=holdout, schema=schema, seed=seed, options=kwargs)
+def _evaluate(
+    training: pd.DataFrame,
+    release: pd.DataFrame,
+    holdout: pd.DataFrame,
+    metric: str,
+    kwargs: dict[str, Any],
+    threat: ThreatModel,
+    schema: Schema,
+    seed: int,
+) -> tuple[float, float, float, str]:
+    res, note = evaluate_noted(
+        training,
+        release,
+        name=metric,
+        threat=threat,
+        holdout=holdout,
+        schema=schema,
+        seed=seed,
+        options=kwargs,
+    )
     if res is None:
         return math.nan, math.nan, math.nan, note
     lo, hi = res.ci if res.ci is not None else (math.nan, math.nan)

@@ -26,36 +26,64 @@ STATUSES: tuple[Status, ...] = ("met", "not met", "not applicable", "needs revie
 
 # The recommendations, shortened from Table 2 (statement ids in brackets).
 RECOMMENDATIONS: dict[str, tuple[str, str]] = {
-    "R1": ("Quasi-identifiers", "Disclosure metrics are based on quasi-identifiers that the "
-           "data controller ascertained (S1.1)."),
-    "R2": ("All records", "Disclosure metrics are computed for all records, not a "
-           "pre-selected subset of 'vulnerable' ones (S2)."),
-    "R3": ("Similarity is not disclosure", "Stand-alone similarity metrics are not used to "
-           "report privacy (S3.1)."),
-    "R4": ("Membership assumptions", "Membership disclosure is evaluated only when its "
-           "assumptions hold: targets drawn from the training data's population (S4.1)."),
-    "R5": ("F1 against a naive guess", "A prevalence-dependent membership score (F1) is "
-           "reported relative to an adversary guessing membership (S16.1)."),
-    "R6": ("Members only", "Attribute disclosure is assessed on members, the people in the "
-           "training data (S7)."),
-    "R7": ("Non-member baseline", "A relative attribute disclosure risk that takes a "
-           "non-member baseline into account is reported (S8)."),
-    "R8": ("Relative and absolute", "A relative attribute risk above its threshold is "
-           "unacceptable only when the absolute risk is above its threshold too (S9)."),
-    "R9": ("ε is not the risk", "The DP budget ε is not reported as the disclosure risk; "
-           "DP releases are evaluated with the same metrics (S17.1)."),
-    "R10": ("Several releases", "For a trained generator, risk is reported for individual "
-            "and multiple synthetic datasets: mean and spread (S11.1)."),
+    "R1": (
+        "Quasi-identifiers",
+        "Disclosure metrics are based on quasi-identifiers that the "
+        "data controller ascertained (S1.1).",
+    ),
+    "R2": (
+        "All records",
+        "Disclosure metrics are computed for all records, not a "
+        "pre-selected subset of 'vulnerable' ones (S2).",
+    ),
+    "R3": (
+        "Similarity is not disclosure",
+        "Stand-alone similarity metrics are not used to report privacy (S3.1).",
+    ),
+    "R4": (
+        "Membership assumptions",
+        "Membership disclosure is evaluated only when its "
+        "assumptions hold: targets drawn from the training data's population (S4.1).",
+    ),
+    "R5": (
+        "F1 against a naive guess",
+        "A prevalence-dependent membership score (F1) is "
+        "reported relative to an adversary guessing membership (S16.1).",
+    ),
+    "R6": (
+        "Members only",
+        "Attribute disclosure is assessed on members, the people in the training data (S7).",
+    ),
+    "R7": (
+        "Non-member baseline",
+        "A relative attribute disclosure risk that takes a "
+        "non-member baseline into account is reported (S8).",
+    ),
+    "R8": (
+        "Relative and absolute",
+        "A relative attribute risk above its threshold is "
+        "unacceptable only when the absolute risk is above its threshold too (S9).",
+    ),
+    "R9": (
+        "ε is not the risk",
+        "The DP budget ε is not reported as the disclosure risk; "
+        "DP releases are evaluated with the same metrics (S17.1).",
+    ),
+    "R10": (
+        "Several releases",
+        "For a trained generator, risk is reported for individual "
+        "and multiple synthetic datasets: mean and spread (S11.1).",
+    ),
 }
 
 # What the reviewer is asked (answer keys of :func:`consensus_checklist`).
 REVIEWER_QUESTIONS: dict[str, str] = {
     "qi_justification": "R1 · Why these quasi-identifiers, and who ascertained them?",
     "same_population": "R4 · Are the membership targets drawn from the same population as "
-                       "the training data? (yes / no)",
+    "the training data? (yes / no)",
     "thresholds_set_by": "R8 · Who set the thresholds, and on what precedent?",
     "scenario": "R10 · Are you evaluating a trained generator (model) or releasing these "
-                "specific dataset(s) (release)?",
+    "specific dataset(s) (release)?",
 }
 
 _ATTRIBUTE = ("rapid", "inference", "ml_inference", "gtcap")
@@ -72,8 +100,14 @@ class ChecklistItem:
     by: Literal["session", "reviewer", "session and reviewer"] = "session"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "title": self.title, "statement": self.statement,
-                "status": self.status, "evidence": self.evidence, "by": self.by}
+        return {
+            "code": self.code,
+            "title": self.title,
+            "statement": self.statement,
+            "status": self.status,
+            "evidence": self.evidence,
+            "by": self.by,
+        }
 
 
 @dataclass(frozen=True)
@@ -87,15 +121,21 @@ class Checklist:
     @property
     def summary(self) -> str:
         c = self.counts()
-        return (f"{c['met']} met, {c['not met']} not met, {c['needs reviewer']} awaiting the "
-                f"reviewer, {c['not applicable']} not applicable")
+        return (
+            f"{c['met']} met, {c['not met']} not met, {c['needs reviewer']} awaiting the "
+            f"reviewer, {c['not applicable']} not applicable"
+        )
 
     def item(self, code: str) -> ChecklistItem:
         return next(i for i in self.items if i.code == code)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"summary": self.summary, "counts": self.counts(),
-                "answers": dict(self.answers), "items": [i.to_dict() for i in self.items]}
+        return {
+            "summary": self.summary,
+            "counts": self.counts(),
+            "answers": dict(self.answers),
+            "items": [i.to_dict() for i in self.items],
+        }
 
 
 def _item(code: str, status: Status, evidence: str, by: str = "session") -> ChecklistItem:
@@ -128,9 +168,12 @@ def _computed(candidates: Sequence[Mapping[str, Any]]) -> dict[str, list[Mapping
     return out
 
 
-def consensus_checklist(review: Mapping[str, Any], *,
-                        answers: Mapping[str, str] | None = None,
-                        thresholds: Mapping[str, Any] | None = None) -> Checklist:
+def consensus_checklist(
+    review: Mapping[str, Any],
+    *,
+    answers: Mapping[str, str] | None = None,
+    thresholds: Mapping[str, Any] | None = None,
+) -> Checklist:
     """Walk R1–R10 for one review.
 
     Parameters
@@ -153,13 +196,21 @@ def consensus_checklist(review: Mapping[str, Any], *,
     n_real = int(((review.get("provenance") or {}).get("real") or {}).get("rows") or 0)
     candidates = review.get("candidates") or []
     computed = _computed(candidates)
-    disclosure = [m for m in computed if m in MEASURES and MEASURES[m].family == "privacy"
-                  and not MEASURES[m].indicator]
+    disclosure = [
+        m
+        for m in computed
+        if m in MEASURES and MEASURES[m].family == "privacy" and not MEASURES[m].indicator
+    ]
     indicators = [m for m in computed if m in MEASURES and MEASURES[m].indicator]
-    items = [_r1(threat, answers), _r2(computed, disclosure, n_real),
-             _r3(disclosure, indicators), *_r4_r5(computed, answers),
-             *_r6_to_r8(computed, n_real, answers, thresholds),
-             _r9(disclosure, answers), _r10(candidates, answers)]
+    items = [
+        _r1(threat, answers),
+        _r2(computed, disclosure, n_real),
+        _r3(disclosure, indicators),
+        *_r4_r5(computed, answers),
+        *_r6_to_r8(computed, n_real, answers, thresholds),
+        _r9(disclosure, answers),
+        _r10(candidates, answers),
+    ]
     return Checklist(tuple(items), answers)
 
 
@@ -170,26 +221,38 @@ def _r1(threat: Mapping[str, Any], answers: Mapping[str, str]) -> ChecklistItem:
     declared = f"{len(qis)} quasi-identifier(s) declared: {', '.join(map(str, qis))}."
     why = answers.get("qi_justification", "")
     if not why:
-        return _item("R1", "needs reviewer", declared + " Say why these, and who ascertained "
-                     "them.", "session and reviewer")
+        return _item(
+            "R1",
+            "needs reviewer",
+            declared + " Say why these, and who ascertained them.",
+            "session and reviewer",
+        )
     return _item("R1", "met", f"{declared} Justification: {why}", "session and reviewer")
 
 
-def _r2(computed: Mapping[str, list[Mapping[str, Any]]], disclosure: list[str],
-        n_real: int) -> ChecklistItem:
+def _r2(
+    computed: Mapping[str, list[Mapping[str, Any]]], disclosure: list[str], n_real: int
+) -> ChecklistItem:
     if not disclosure:
         return _item("R2", "not met", "No disclosure measure computed yet.")
-    partial, full = [], []
+    partial: list[str] = []
+    full: list[str] = []
     for m in disclosure:
         for metric in computed[m]:
             seen = _evaluated(m, metric.get("params") or {}, n_real)
             if seen is None:
                 continue
             (partial if seen[0] < seen[1] else full).append(
-                f"{_label(m)} {seen[0]:,} of {seen[1]:,}")
+                f"{_label(m)} {seen[0]:,} of {seen[1]:,}"
+            )
     if partial:
-        return _item("R2", "not met", "Evaluated on a subset: " + "; ".join(partial)
-                     + ". Rerun on every record (no subsample) to meet R2.")
+        return _item(
+            "R2",
+            "not met",
+            "Evaluated on a subset: "
+            + "; ".join(partial)
+            + ". Rerun on every record (no subsample) to meet R2.",
+        )
     shown = "; ".join(dict.fromkeys(full)) or ", ".join(_label(m) for m in disclosure)
     return _item("R2", "met", f"Every real record evaluated: {shown}.")
 
@@ -199,15 +262,24 @@ def _r3(disclosure: list[str], indicators: list[str]) -> ChecklistItem:
         return _item("R3", "not applicable", "No similarity measure computed.")
     names = ", ".join(_label(m) for m in indicators)
     if not disclosure:
-        return _item("R3", "not met", f"Only similarity measures computed ({names}): they are "
-                     "indicators, not evidence of disclosure. Compute an attribute, identity "
-                     "or membership measure.")
-    return _item("R3", "met", f"{names} shown as indicators only; the evidence is "
-                 f"{', '.join(_label(m) for m in disclosure)}.")
+        return _item(
+            "R3",
+            "not met",
+            f"Only similarity measures computed ({names}): they are "
+            "indicators, not evidence of disclosure. Compute an attribute, identity "
+            "or membership measure.",
+        )
+    return _item(
+        "R3",
+        "met",
+        f"{names} shown as indicators only; the evidence is "
+        f"{', '.join(_label(m) for m in disclosure)}.",
+    )
 
 
-def _r4_r5(computed: Mapping[str, list[Mapping[str, Any]]],
-           answers: Mapping[str, str]) -> list[ChecklistItem]:
+def _r4_r5(
+    computed: Mapping[str, list[Mapping[str, Any]]], answers: Mapping[str, str]
+) -> list[ChecklistItem]:
     members = [m for m in _MEMBERSHIP if m in computed]
     if not members:
         none = "No membership measure computed."
@@ -215,39 +287,70 @@ def _r4_r5(computed: Mapping[str, list[Mapping[str, Any]]],
     names = ", ".join(_label(m) for m in members)
     same = answers.get("same_population", "").lower()
     if same in ("yes", "y", "true"):
-        r4 = _item("R4", "met", f"{names} computed; the reviewer confirms the targets come "
-                   "from the training data's population.", "session and reviewer")
+        r4 = _item(
+            "R4",
+            "met",
+            f"{names} computed; the reviewer confirms the targets come "
+            "from the training data's population.",
+            "session and reviewer",
+        )
     elif same in ("no", "n", "false"):
-        r4 = _item("R4", "not met", f"{names} computed, but the reviewer says the targets do "
-                   "not come from the training population: do not use these results.",
-                   "session and reviewer")
+        r4 = _item(
+            "R4",
+            "not met",
+            f"{names} computed, but the reviewer says the targets do "
+            "not come from the training population: do not use these results.",
+            "session and reviewer",
+        )
     else:
-        r4 = _item("R4", "needs reviewer", f"{names} computed: confirm that membership "
-                   "targets come from the training data's population.", "session and reviewer")
+        r4 = _item(
+            "R4",
+            "needs reviewer",
+            f"{names} computed: confirm that membership "
+            "targets come from the training data's population.",
+            "session and reviewer",
+        )
     if "membership" in computed:
         p = computed["membership"][0].get("params") or {}
-        r5 = _item("R5", "met", "F1 reported as F_rel, relative to the naive guesser who calls "
-                   f"everyone a member (member prevalence {p.get('member_prevalence', '?')}).")
+        r5 = _item(
+            "R5",
+            "met",
+            "F1 reported as F_rel, relative to the naive guesser who calls "
+            f"everyone a member (member prevalence {p.get('member_prevalence', '?')}).",
+        )
     else:
-        r5 = _item("R5", "not applicable", f"{names} report(s) an AUC-type score, where 0.5 "
-                   "is the naive guess: no F1 to adjust.")
+        r5 = _item(
+            "R5",
+            "not applicable",
+            f"{names} report(s) an AUC-type score, where 0.5 is the naive guess: no F1 to adjust.",
+        )
     return [r4, r5]
 
 
-def _r6_to_r8(computed: Mapping[str, list[Mapping[str, Any]]], n_real: int,
-              answers: Mapping[str, str], thresholds: Mapping[str, Any] | None
-              ) -> list[ChecklistItem]:
+def _r6_to_r8(
+    computed: Mapping[str, list[Mapping[str, Any]]],
+    n_real: int,
+    answers: Mapping[str, str],
+    thresholds: Mapping[str, Any] | None,
+) -> list[ChecklistItem]:
     attribute = [m for m in _ATTRIBUTE if m in computed]
     if not attribute:
         none = "No attribute-inference measure computed."
         return [_item(c, "not applicable", none) for c in ("R6", "R7", "R8")]
     names = ", ".join(_label(m) for m in attribute)
-    r6 = _item("R6", "met", f"{names} scored on the {n_real:,} training records (members); "
-               "non-members only serve as the baseline.")
+    r6 = _item(
+        "R6",
+        "met",
+        f"{names} scored on the {n_real:,} training records (members); "
+        "non-members only serve as the baseline.",
+    )
     rapid = computed.get("rapid", [])
     has_rapid_gap = any(isinstance(r.get("difference"), Mapping) for r in rapid)
-    controlled = [m for m in attribute if m != "rapid"
-                  and any((r.get("params") or {}).get("control") for r in computed[m])]
+    controlled = [
+        m
+        for m in attribute
+        if m != "rapid" and any((r.get("params") or {}).get("control") for r in computed[m])
+    ]
     if has_rapid_gap or controlled:
         parts = []
         if has_rapid_gap:
@@ -255,32 +358,56 @@ def _r6_to_r8(computed: Mapping[str, list[Mapping[str, Any]]], n_real: int,
             parts.append(f"RAPID members minus non-members {float(d['value']):+.3f}")
         if controlled:
             parts.append(", ".join(_label(m) for m in controlled) + " against control records")
-        r7 = _item("R7", "met", "Relative risk with a non-member baseline: "
-                   + "; ".join(parts) + ".")
+        r7 = _item(
+            "R7", "met", "Relative risk with a non-member baseline: " + "; ".join(parts) + "."
+        )
     else:
-        r7 = _item("R7", "not met", f"{names} computed without non-members: load a holdout of "
-                   "real rows the generator never saw to get the relative risk.")
+        r7 = _item(
+            "R7",
+            "not met",
+            f"{names} computed without non-members: load a holdout of "
+            "real rows the generator never saw to get the relative risk.",
+        )
     set_by = answers.get("thresholds_set_by") or str((thresholds or {}).get("set_by") or "")
     if r7.status != "met":
-        r8 = _item("R8", "not met", "Only the absolute risk is reported; R8 needs the relative "
-                   "one as well (see R7).")
+        r8 = _item(
+            "R8",
+            "not met",
+            "Only the absolute risk is reported; R8 needs the relative one as well (see R7).",
+        )
     elif not set_by:
-        r8 = _item("R8", "needs reviewer", "Relative and absolute risk are both reported and "
-                   "read together on the scorecard; say who set the thresholds.",
-                   "session and reviewer")
+        r8 = _item(
+            "R8",
+            "needs reviewer",
+            "Relative and absolute risk are both reported and "
+            "read together on the scorecard; say who set the thresholds.",
+            "session and reviewer",
+        )
     else:
-        r8 = _item("R8", "met", "Relative and absolute risk both reported and read together "
-                   f"against thresholds set by: {set_by}.", "session and reviewer")
+        r8 = _item(
+            "R8",
+            "met",
+            "Relative and absolute risk both reported and read together "
+            f"against thresholds set by: {set_by}.",
+            "session and reviewer",
+        )
     return [r6, r7, r8]
 
 
 def _r9(disclosure: list[str], answers: Mapping[str, str]) -> ChecklistItem:
     if not disclosure:
-        return _item("R9", "not met", "No empirical disclosure measure computed: ε alone is "
-                     "not a disclosure risk.")
-    return _item("R9", "met", f"Disclosure evaluated empirically ({len(disclosure)} "
-                 "measure(s)), the same way for DP and non-DP releases; ε is not reported as "
-                 "the risk.")
+        return _item(
+            "R9",
+            "not met",
+            "No empirical disclosure measure computed: ε alone is not a disclosure risk.",
+        )
+    return _item(
+        "R9",
+        "met",
+        f"Disclosure evaluated empirically ({len(disclosure)} "
+        "measure(s)), the same way for DP and non-DP releases; ε is not reported as "
+        "the risk.",
+    )
 
 
 def _r10(candidates: Sequence[Mapping[str, Any]], answers: Mapping[str, str]) -> ChecklistItem:
@@ -288,22 +415,48 @@ def _r10(candidates: Sequence[Mapping[str, Any]], answers: Mapping[str, str]) ->
         return _item("R10", "not met", "No release evaluated.")
     many = [c for c in candidates if int(c.get("n_releases") or len(c.get("releases") or [])) > 1]
     if many:
-        return _item("R10", "met", "; ".join(
-            f"{c['name']}: {len(c.get('releases') or [])} releases, mean and spread with each "
-            "release's own value" for c in many) + ".")
+        return _item(
+            "R10",
+            "met",
+            "; ".join(
+                f"{c['name']}: {len(c.get('releases') or [])} releases, mean and spread with each "
+                "release's own value"
+                for c in many
+            )
+            + ".",
+        )
     scenario = answers.get("scenario", "").lower()
     if scenario.startswith("release"):
-        return _item("R10", "not applicable", "One dataset per candidate, and the reviewer is "
-                     "deciding on these specific dataset(s), not on a trained generator.",
-                     "session and reviewer")
+        return _item(
+            "R10",
+            "not applicable",
+            "One dataset per candidate, and the reviewer is "
+            "deciding on these specific dataset(s), not on a trained generator.",
+            "session and reviewer",
+        )
     if scenario.startswith("model"):
-        return _item("R10", "not met", "A trained generator is being evaluated from one "
-                     "synthetic dataset: generate replicates (Data & threat model page) and "
-                     "report their mean and spread.", "session and reviewer")
-    return _item("R10", "needs reviewer", "One synthetic dataset per candidate: say whether a "
-                 "trained generator (needs replicates) or these dataset(s) are under review.",
-                 "session and reviewer")
+        return _item(
+            "R10",
+            "not met",
+            "A trained generator is being evaluated from one "
+            "synthetic dataset: generate replicates (Data & threat model page) and "
+            "report their mean and spread.",
+            "session and reviewer",
+        )
+    return _item(
+        "R10",
+        "needs reviewer",
+        "One synthetic dataset per candidate: say whether a "
+        "trained generator (needs replicates) or these dataset(s) are under review.",
+        "session and reviewer",
+    )
 
 
-__all__ = ["Checklist", "ChecklistItem", "RECOMMENDATIONS", "REVIEWER_QUESTIONS",
-           "STATUSES", "consensus_checklist"]
+__all__ = [
+    "Checklist",
+    "ChecklistItem",
+    "RECOMMENDATIONS",
+    "REVIEWER_QUESTIONS",
+    "STATUSES",
+    "consensus_checklist",
+]

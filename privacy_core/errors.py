@@ -87,7 +87,8 @@ class UnseenCategoryWarning(PrivacyCoreWarning):
     ``unseen`` maps each table's label to ``{column: (category, ...)}``.
     """
 
-    def __init__(self, message: str = "", *,
-                 unseen: dict[str, dict[str, tuple[str, ...]]] | None = None):
+    def __init__(
+        self, message: str = "", *, unseen: dict[str, dict[str, tuple[str, ...]]] | None = None
+    ):
         super().__init__(message)
         self.unseen = dict(unseen or {})

@@ -130,9 +130,27 @@ LEAKY_TOLERANCE: dict[str, tuple[float, float, float]] = {
 SPLITS = {"leaky": (1 / 3, 1 / 3, 1 / 3), "overfit": (0.4, 0.4, 0.2), "dp": (0.5, 0.5)}
 
 ROW_COLUMNS = [
-    "risk_model", "level", "replicate", "measure", "value", "ci_low", "ci_high", "baseline",
-    "goal", "generator", "f_l", "f_o", "epsilon", "reached", "achieved_ratio",
-    "outlier_fraction", "n_training", "n_control", "n_release", "seed", "note",
+    "risk_model",
+    "level",
+    "replicate",
+    "measure",
+    "value",
+    "ci_low",
+    "ci_high",
+    "baseline",
+    "goal",
+    "generator",
+    "f_l",
+    "f_o",
+    "epsilon",
+    "reached",
+    "achieved_ratio",
+    "outlier_fraction",
+    "n_training",
+    "n_control",
+    "n_release",
+    "seed",
+    "note",
 ]
 
 
@@ -191,10 +209,22 @@ class SweepResult:
         check_confidence(confidence)
         out = []
         if self.rows.empty:
-            return pd.DataFrame(columns=["outlier_fraction", "level", "measure", "mean", "sd",
-                                         "n", "ci_low", "ci_high", "reached"])
+            return pd.DataFrame(
+                columns=[
+                    "outlier_fraction",
+                    "level",
+                    "measure",
+                    "mean",
+                    "sd",
+                    "n",
+                    "ci_low",
+                    "ci_high",
+                    "reached",
+                ]
+            )
         for (frac, level, measure), g in self.rows.groupby(
-                ["outlier_fraction", "level", "measure"], sort=True):
+            ["outlier_fraction", "level", "measure"], sort=True
+        ):
             v = g["value"].to_numpy(dtype=float)
             finite = np.isfinite(v)
             k = int(finite.sum())
@@ -207,9 +237,19 @@ class SweepResult:
                 lo, hi = float(row["ci_low"]), float(row["ci_high"])
             else:
                 lo = hi = float("nan")
-            out.append({"outlier_fraction": frac, "level": level, "measure": measure,
-                        "mean": mean, "sd": sd, "n": k, "ci_low": lo, "ci_high": hi,
-                        "reached": float(g["reached"].astype(float).mean())})
+            out.append(
+                {
+                    "outlier_fraction": frac,
+                    "level": level,
+                    "measure": measure,
+                    "mean": mean,
+                    "sd": sd,
+                    "n": k,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "reached": float(g["reached"].astype(float).mean()),
+                }
+            )
         return pd.DataFrame(out)
 
     def responses(self) -> pd.DataFrame:
@@ -240,20 +280,40 @@ class SweepResult:
                 slope = float(np.polyfit(xs, y, 1)[0])
                 if np.ptp(y) > 0:
                     rho = float(pd.Series(xs).corr(pd.Series(y), method="spearman"))
-            gap = (float(np.max(np.abs(y - x))) if self.risk_model == "leaky" and len(x)
-                   else float("nan"))
+            gap = (
+                float(np.max(np.abs(y - x)))
+                if self.risk_model == "leaky" and len(x)
+                else float("nan")
+            )
             within: float | bool = float("nan")
             band = LEAKY_TOLERANCE.get(self.tolerance_key(measure))
             if self.risk_model == "leaky" and band is not None and len(x):
                 within = bool(np.all(leaky_within(x, y, band)))
-            out.append({"measure": measure,
-                        "at_lowest": float(y[0]) if len(y) else float("nan"),
-                        "at_highest": float(y[-1]) if len(y) else float("nan"),
-                        "slope": slope, "rank_correlation": rho, "max_gap_to_ideal": gap,
-                        "within_tolerance": within, "levels": len(x)})
-        return pd.DataFrame(out, columns=["measure", "at_lowest", "at_highest", "slope",
-                                          "rank_correlation", "max_gap_to_ideal",
-                                          "within_tolerance", "levels"])
+            out.append(
+                {
+                    "measure": measure,
+                    "at_lowest": float(y[0]) if len(y) else float("nan"),
+                    "at_highest": float(y[-1]) if len(y) else float("nan"),
+                    "slope": slope,
+                    "rank_correlation": rho,
+                    "max_gap_to_ideal": gap,
+                    "within_tolerance": within,
+                    "levels": len(x),
+                }
+            )
+        return pd.DataFrame(
+            out,
+            columns=[
+                "measure",
+                "at_lowest",
+                "at_highest",
+                "slope",
+                "rank_correlation",
+                "max_gap_to_ideal",
+                "within_tolerance",
+                "levels",
+            ],
+        )
 
     def tolerance_key(self, measure: str) -> str:
         """The :data:`LEAKY_TOLERANCE` key of a measure in this sweep (singling out by the
@@ -261,7 +321,8 @@ class SweepResult:
         if measure != "singling_out":
             return measure
         mode = (self.params.get("options", {}).get("singling_out", {}) or {}).get(
-            "mode", "multivariate")
+            "mode", "multivariate"
+        )
         return f"singling_out:{mode}"
 
     def correlations(self, *, method: str = "pearson") -> pd.DataFrame:
@@ -278,8 +339,12 @@ class SweepResult:
         check_choice("method", method, ("pearson", "spearman", "kendall"))
         if self.rows.empty:
             return pd.DataFrame()
-        wide = self.rows.pivot_table(index=["outlier_fraction", "level", "replicate"],
-                                     columns="measure", values="value", aggfunc="mean")
+        wide = self.rows.pivot_table(
+            index=["outlier_fraction", "level", "replicate"],
+            columns="measure",
+            values="value",
+            aggfunc="mean",
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return wide.corr(method=method)
@@ -291,19 +356,28 @@ class SweepResult:
             ci = None
             if np.isfinite(r.ci_low) and np.isfinite(r.ci_high):
                 ci = [float(r.ci_low), float(r.ci_high)]
-            rows.append({"level": float(r.level), "replicate": int(r.replicate),
-                         "metric": str(r.measure), "value": r.value, "ci": ci})
+            rows.append(
+                {
+                    "level": float(r.level),
+                    "replicate": int(r.replicate),
+                    "metric": str(r.measure),
+                    "value": r.value,
+                    "ci": ci,
+                }
+            )
         return jsonable({"rows": rows})
 
 
-def leaky_within(levels: np.ndarray, values: np.ndarray,
-                 band: tuple[float, float, float]) -> np.ndarray:
+def leaky_within(
+    levels: np.ndarray, values: np.ndarray, band: tuple[float, float, float]
+) -> np.ndarray:
     """Per level, whether a value lies in its :data:`LEAKY_TOLERANCE` band around f_l."""
     ends, below, above = band
     x, y = np.asarray(levels, dtype=float), np.asarray(values, dtype=float)
     edge = np.isclose(x, 0.0) | np.isclose(x, 1.0)
-    return np.where(edge, np.abs(y - x) <= ends + 1e-12,
-                    (y >= x - below - 1e-12) & (y <= x + above + 1e-12))
+    return np.where(
+        edge, np.abs(y - x) <= ends + 1e-12, (y >= x - below - 1e-12) & (y <= x + above + 1e-12)
+    )
 
 
 # ============================================================================ tasks
@@ -352,12 +426,14 @@ def _split(ctx: _Context, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.Dat
     if min(len(p) for p in parts) < 2:
         raise InsufficientDataError(
             f"The real table has {len(ctx.real)} rows: too few to split into "
-            f"{len(parts)} parts for the {ctx.risk_model} risk model.")
+            f"{len(parts)} parts for the {ctx.risk_model} risk model."
+        )
     return parts[0], parts[1], parts[2] if len(parts) > 2 else None
 
 
-def remove_outliers(training: pd.DataFrame, *, fraction: float, schema: Schema,
-                    n_neighbors: int = 20) -> tuple[pd.DataFrame, np.ndarray]:
+def remove_outliers(
+    training: pd.DataFrame, *, fraction: float, schema: Schema, n_neighbors: int = 20
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Drop the ``fraction`` most outlying rows by Local Outlier Factor.
 
     LOF runs on the engine's shared encoding (min-max numerics, one-hot categoricals)
@@ -390,8 +466,9 @@ def remove_outliers(training: pd.DataFrame, *, fraction: float, schema: Schema,
     return training.iloc[keep], training.index.to_numpy()[drop]
 
 
-def insert_canaries(training: pd.DataFrame, *, n: int, target: str, schema: Schema,
-                    seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+def insert_canaries(
+    training: pd.DataFrame, *, n: int, target: str, schema: Schema, seed: int
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Randomise the secret of ``n`` training records (the canaries).
 
     The new value is drawn uniformly over the range of the target in ``training``: one of
@@ -409,8 +486,9 @@ def insert_canaries(training: pd.DataFrame, *, n: int, target: str, schema: Sche
     """
     n = check_positive_int("canaries", n)
     if n > len(training):
-        raise ParameterError(f"`canaries` must be at most the {len(training)} training "
-                             f"records; got {n}.")
+        raise ParameterError(
+            f"`canaries` must be at most the {len(training)} training records; got {n}."
+        )
     rng = np.random.default_rng(seed)
     pos = np.sort(rng.choice(len(training), size=n, replace=False))
     out = training.copy()
@@ -428,8 +506,9 @@ def insert_canaries(training: pd.DataFrame, *, n: int, target: str, schema: Sche
     return out, training.index.to_numpy()[pos]
 
 
-def _canary_rows(result: MetricResult, canary_labels: np.ndarray, target_levels: int | None
-                 ) -> list[dict[str, Any]]:
+def _canary_rows(
+    result: MetricResult, canary_labels: np.ndarray, target_levels: int | None
+) -> list[dict[str, Any]]:
     rec = result.records
     if rec is None or not {"role", "success", "record"} <= set(rec.columns):
         return []
@@ -443,14 +522,23 @@ def _canary_rows(result: MetricResult, canary_labels: np.ndarray, target_levels:
             continue
         lo, hi = wilson_interval(k, n)
         chance = (1.0 / target_levels) if (suffix == "canary" and target_levels) else base
-        out.append({"measure": f"{result.name}@{suffix}", "value": k / n, "ci_low": lo,
-                    "ci_high": hi, "baseline": chance, "goal": "lower",
-                    "note": f"{n} {suffix} targets"})
+        out.append(
+            {
+                "measure": f"{result.name}@{suffix}",
+                "value": k / n,
+                "ci_low": lo,
+                "ci_high": hi,
+                "baseline": chance,
+                "goal": "lower",
+                "note": f"{n} {suffix} targets",
+            }
+        )
     return out
 
 
-def _shadow_options(ctx: _Context, level: float, pool: pd.DataFrame | None,
-                    control: pd.DataFrame) -> tuple[dict[str, Any] | None, pd.DataFrame, str]:
+def _shadow_options(
+    ctx: _Context, level: float, pool: pd.DataFrame | None, control: pd.DataFrame
+) -> tuple[dict[str, Any] | None, pd.DataFrame, str]:
     """How a measure of the *generator* (the membership disclosure score) sees this risk
     level: its shadow models are the sweep's own generator at that level. Returns the
     options (None when it cannot run here), the unseen rows it draws its references
@@ -458,16 +546,25 @@ def _shadow_options(ctx: _Context, level: float, pool: pd.DataFrame | None,
     if ctx.risk_model == "leaky":
         return leaky_shadow_options(level, ctx.noise), pool if pool is not None else control, ""
     if ctx.risk_model == "dp" and ctx.generator in GENERATORS:
-        return ({"shadow_method": ctx.generator,
-                 "shadow_params": {**ctx.generator_params, "epsilon": float(level)}},
-                control, "")
+        return (
+            {
+                "shadow_method": ctx.generator,
+                "shadow_params": {**ctx.generator_params, "epsilon": float(level)},
+            },
+            control,
+            "",
+        )
     return None, control, f"not run: {ctx.generator} is not a built-in generator"
 
 
-def _overfit_shadow_results(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
-                            levels: list[float], seed: int,
-                            should_stop: Callable[[], bool] | None = None
-                            ) -> dict[str, dict[float, tuple[MetricResult | None, str]]]:
+def _overfit_shadow_results(
+    ctx: _Context,
+    training: pd.DataFrame,
+    control: pd.DataFrame,
+    levels: list[float],
+    seed: int,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict[str, dict[float, tuple[MetricResult | None, str]]]:
     """The generator measures (MDS) of an overfit task, every level at once: each shadow
     is the sweep's autoregressive generator, trained once past its optimum on its half
     (validation loss on the control rows) and sampled at each level's checkpoint."""
@@ -480,9 +577,18 @@ def _overfit_shadow_results(ctx: _Context, training: pd.DataFrame, control: pd.D
             continue
         options.pop("shadow_method", None)
         options["shadow_params"] = {**ctx.overfit_params, **options.get("shadow_params", {})}
-        by_level, note = run_noted(lambda o=options: mds_overfit_levels(
-            training, levels, holdout=control, schema=ctx.schema, seed=seed,
-            should_stop=should_stop, **o))
+        by_level, note = run_noted(
+            partial(
+                mds_overfit_levels,
+                training,
+                levels,
+                holdout=control,
+                schema=ctx.schema,
+                seed=seed,
+                should_stop=should_stop,
+                **options,
+            )
+        )
         out[key] = {lv: ((by_level or {}).get(lv), note) for lv in levels}
     return out
 
@@ -498,17 +604,22 @@ def _key_options(ctx: _Context, key: str) -> tuple[Any, dict[str, Any]]:
     return spec, options
 
 
-def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
-              release: pd.DataFrame, seed: int, canary_labels: np.ndarray | None,
-              level: float = 0.0, pool: pd.DataFrame | None = None,
-              computed: dict[str, tuple[MetricResult | None, str]] | None = None
-              ) -> list[dict[str, Any]]:
+def _evaluate(
+    ctx: _Context,
+    training: pd.DataFrame,
+    control: pd.DataFrame,
+    release: pd.DataFrame,
+    seed: int,
+    canary_labels: np.ndarray | None,
+    level: float = 0.0,
+    pool: pd.DataFrame | None = None,
+    computed: dict[str, tuple[MetricResult | None, str]] | None = None,
+) -> list[dict[str, Any]]:
     """One row per measure key on one release; ``computed`` holds results made
     elsewhere (the overfit model's shadow measures, all levels at once)."""
     rows = []
     target = ctx.threat.target
-    levels_t = (None if ctx.schema[target].is_numeric
-                else len(pd.unique(training[target])))
+    levels_t = None if ctx.schema[target].is_numeric else len(pd.unique(training[target]))
     for key in ctx.measures:
         spec, options = _key_options(ctx, key)  # a measure in a mode: a row of its own
         holdout = control
@@ -525,10 +636,16 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
         if canary_labels is not None and key in CANARY_MEASURES:
             options.setdefault("n_attacks", None)  # attack every record, canaries included
         # Fidelity measures that take no threat model are called without one.
-        res, note = evaluate_noted(training, release, name=spec.name,
-                                   threat=ctx.threat if spec.needs_threat else None,
-                                   holdout=holdout, schema=ctx.schema, seed=seed,
-                                   options=options)
+        res, note = evaluate_noted(
+            training,
+            release,
+            name=spec.name,
+            threat=ctx.threat if spec.needs_threat else None,
+            holdout=holdout,
+            schema=ctx.schema,
+            seed=seed,
+            options=options,
+        )
         rows.append(_row(key, res, note))
         if res is not None and canary_labels is not None and key in CANARY_MEASURES:
             rows.extend(_canary_rows(res, canary_labels, levels_t))
@@ -537,39 +654,64 @@ def _evaluate(ctx: _Context, training: pd.DataFrame, control: pd.DataFrame,
 
 def _row(key: str, res: MetricResult | None, note: str) -> dict[str, Any]:
     if res is None:
-        return {"measure": key, "value": float("nan"), "ci_low": float("nan"),
-                "ci_high": float("nan"), "baseline": float("nan"), "goal": "", "note": note}
+        return {
+            "measure": key,
+            "value": float("nan"),
+            "ci_low": float("nan"),
+            "ci_high": float("nan"),
+            "baseline": float("nan"),
+            "goal": "",
+            "note": note,
+        }
     lo, hi = res.ci if res.ci is not None else (float("nan"), float("nan"))
-    return {"measure": key, "value": float(res.value), "ci_low": float(lo),
-            "ci_high": float(hi),
-            "baseline": float("nan") if res.baseline is None else float(res.baseline),
-            "goal": res.goal, "note": note}
+    return {
+        "measure": key,
+        "value": float(res.value),
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "baseline": float("nan") if res.baseline is None else float(res.baseline),
+        "goal": res.goal,
+        "note": note,
+    }
 
 
-def _prepare_training(ctx: _Context, training: pd.DataFrame, seeds: tuple[int, ...]
-                      ) -> tuple[pd.DataFrame, np.ndarray | None]:
+def _prepare_training(
+    ctx: _Context, training: pd.DataFrame, seeds: tuple[int, ...]
+) -> tuple[pd.DataFrame, np.ndarray | None]:
     if ctx.outlier_fraction > 0:
-        training, _ = remove_outliers(training, fraction=ctx.outlier_fraction,
-                                      schema=ctx.schema)
+        training, _ = remove_outliers(training, fraction=ctx.outlier_fraction, schema=ctx.schema)
     canary_labels = None
     if ctx.canaries:
-        training, canary_labels = insert_canaries(training, n=ctx.canaries,
-                                                  target=ctx.threat.target, schema=ctx.schema,
-                                                  seed=seeds[3])
+        training, canary_labels = insert_canaries(
+            training, n=ctx.canaries, target=ctx.threat.target, schema=ctx.schema, seed=seeds[3]
+        )
     return training, canary_labels
 
 
-def _base_row(ctx: _Context, replicate: int, level: float, seeds: tuple[int, ...],
-              training: pd.DataFrame, control: pd.DataFrame, n_release: int) -> dict[str, Any]:
+def _base_row(
+    ctx: _Context,
+    replicate: int,
+    level: float,
+    seeds: tuple[int, ...],
+    training: pd.DataFrame,
+    control: pd.DataFrame,
+    n_release: int,
+) -> dict[str, Any]:
     return {
-        "risk_model": ctx.risk_model, "level": float(level), "replicate": replicate,
+        "risk_model": ctx.risk_model,
+        "level": float(level),
+        "replicate": replicate,
         "generator": ctx.generator,
         "f_l": float(level) if ctx.risk_model == "leaky" else float("nan"),
         "f_o": float(level) if ctx.risk_model == "overfit" else float("nan"),
         "epsilon": float(level) if ctx.risk_model == "dp" else float("nan"),
-        "reached": True, "achieved_ratio": float("nan"),
-        "outlier_fraction": ctx.outlier_fraction, "n_training": len(training),
-        "n_control": len(control), "n_release": n_release, "seed": seeds[0],
+        "reached": True,
+        "achieved_ratio": float("nan"),
+        "outlier_fraction": ctx.outlier_fraction,
+        "n_training": len(training),
+        "n_control": len(control),
+        "n_release": n_release,
+        "seed": seeds[0],
     }
 
 
@@ -584,9 +726,12 @@ def _make_dp_generator(ctx: _Context, epsilon: float):
     return SmartNoiseGenerator(epsilon, method=ctx.generator.split("-", 1)[1], **params)
 
 
-def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | None = None,
-              should_stop: Callable[[], bool] | None = None
-              ) -> tuple[_Task, list[dict[str, Any]], Any]:
+def _run_task(
+    task: _Task,
+    ctx: _Context,
+    on_epoch: Callable[[dict], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[_Task, list[dict[str, Any]], Any]:
     """Make and evaluate the releases of one task; returns its rows (and a curve)."""
     from .synth.autoregressive import AutoregressiveGenerator, torch_threads
 
@@ -601,13 +746,20 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
         warnings.simplefilter("ignore")
         if ctx.risk_model == "overfit":
             levels = [ctx.levels[i] for i in task.level_indices]
-            gen = AutoregressiveGenerator(overfit_levels=levels, threads=ctx.threads,
-                                          **ctx.overfit_params)
-            gen.fit(training, seed=train_seed, validation=third, on_epoch=on_epoch,
-                    should_stop=should_stop)
+            gen = AutoregressiveGenerator(
+                overfit_levels=levels, threads=ctx.threads, **ctx.overfit_params
+            )
+            gen.fit(
+                training,
+                seed=train_seed,
+                validation=third,
+                on_epoch=on_epoch,
+                should_stop=should_stop,
+            )
             curve = gen.curve
-            shadow_results = _overfit_shadow_results(ctx, training, control, levels,
-                                                     measure_seed, should_stop)
+            shadow_results = _overfit_shadow_results(
+                ctx, training, control, levels, measure_seed, should_stop
+            )
         with torch_threads(ctx.threads):
             for i in task.level_indices:
                 level = ctx.levels[i]
@@ -615,36 +767,62 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
                 n_release = len(training)
                 note = ""
                 if ctx.risk_model == "leaky":
-                    release = leaky_release(training, third, leak_fraction=level,
-                                            noise=ctx.noise, schema=ctx.schema,
-                                            seed=level_seed).release
+                    release = leaky_release(
+                        training,
+                        third,
+                        leak_fraction=level,
+                        noise=ctx.noise,
+                        schema=ctx.schema,
+                        seed=level_seed,
+                    ).release
                 elif ctx.risk_model == "overfit":
                     ckpt = gen.curve.checkpoint(level)
                     if not ckpt.reached:
-                        base = _base_row(ctx, task.replicate, level, seeds, training, control,
-                                         0)
-                        note = (f"unreached: the validation loss never rose to f_o x L* = "
-                                f"{ckpt.target_loss:.4f} within the epoch budget")
-                        rows.extend({**base, "reached": False, "measure": m,
-                                     "value": float("nan"), "ci_low": float("nan"),
-                                     "ci_high": float("nan"), "baseline": float("nan"),
-                                     "goal": "", "note": note} for m in ctx.measures)
+                        base = _base_row(ctx, task.replicate, level, seeds, training, control, 0)
+                        note = (
+                            f"unreached: the validation loss never rose to f_o x L* = "
+                            f"{ckpt.target_loss:.4f} within the epoch budget"
+                        )
+                        rows.extend(
+                            {
+                                **base,
+                                "reached": False,
+                                "measure": m,
+                                "value": float("nan"),
+                                "ci_low": float("nan"),
+                                "ci_high": float("nan"),
+                                "baseline": float("nan"),
+                                "goal": "",
+                                "note": note,
+                            }
+                            for m in ctx.measures
+                        )
                         continue
                     release = gen.sample(n_release, seed=level_seed, level=level)
                 else:
                     dp_gen = _make_dp_generator(ctx, level).fit(training, seed=level_seed)
                     release = dp_gen.sample(n_release, seed=level_seed)
-                base = _base_row(ctx, task.replicate, level, seeds, training, control,
-                                 len(release))
+                base = _base_row(ctx, task.replicate, level, seeds, training, control, len(release))
                 if ctx.risk_model == "overfit":
                     base["achieved_ratio"] = gen.curve.checkpoint(level).ratio
                 if ctx.risk_model == "dp" and ctx.generator.startswith("smartnoise"):
                     note = "not seed-reproducible (OpenDP noise)"
-                computed = ({k: v[level] for k, v in shadow_results.items()}
-                            if ctx.risk_model == "overfit" else None)
-                for r in _evaluate(ctx, training, control, release, measure_seed,
-                                   canary_labels, level=level, pool=third,
-                                   computed=computed):
+                computed = (
+                    {k: v[level] for k, v in shadow_results.items()}
+                    if ctx.risk_model == "overfit"
+                    else None
+                )
+                for r in _evaluate(
+                    ctx,
+                    training,
+                    control,
+                    release,
+                    measure_seed,
+                    canary_labels,
+                    level=level,
+                    pool=third,
+                    computed=computed,
+                ):
                     if note:
                         r["note"] = "; ".join(x for x in (note, r["note"]) if x)
                     rows.append({**base, **r})
@@ -652,30 +830,38 @@ def _run_task(task: _Task, ctx: _Context, on_epoch: Callable[[dict], None] | Non
 
 
 # ============================================================================ runners
-def _run_local(tasks: list[_Task], ctx: _Context, jobs: int,
-               should_stop: Callable[[], bool] | None,
-               on_epoch: Callable[[_Task, dict], None] | None) -> Iterator[tuple]:
+def _run_local(
+    tasks: list[_Task],
+    ctx: _Context,
+    jobs: int,
+    should_stop: Callable[[], bool] | None,
+    on_epoch: Callable[[_Task, dict], None] | None,
+) -> Iterator[tuple]:
     if jobs == 1:  # in process: the overfit model reports its epochs and can stop mid-fit
         for task in tasks:
             if should_stop is not None and should_stop():
                 return
-            yield _run_task(task, ctx,
-                            on_epoch=None if on_epoch is None else partial(on_epoch, task),
-                            should_stop=should_stop)
+            yield _run_task(
+                task,
+                ctx,
+                on_epoch=None if on_epoch is None else partial(on_epoch, task),
+                should_stop=should_stop,
+            )
         return
-    yield from map_unordered(_run_task, tasks, context=ctx, n_jobs=jobs,
-                             should_stop=should_stop)
+    yield from map_unordered(_run_task, tasks, context=ctx, n_jobs=jobs, should_stop=should_stop)
 
 
-def _run_ray(tasks: list[_Task], ctx: _Context, address: str | None,
-             should_stop: Callable[[], bool] | None) -> Iterator[tuple]:
+def _run_ray(
+    tasks: list[_Task], ctx: _Context, address: str | None, should_stop: Callable[[], bool] | None
+) -> Iterator[tuple]:
     # The context (the real table) goes into the object store; a Ray started here
     # ("local") gets spilling to disk turned off (privacy_core.parallel). A cluster joined by
     # address keeps its own setting: start its head with
     # --system-config='{"automatic_object_spilling_enabled": false}'. The app never takes
     # this path (the lab runs backend="local").
-    yield from map_unordered(_run_task, tasks, context=ctx, backend="ray", address=address,
-                             should_stop=should_stop)
+    yield from map_unordered(
+        _run_task, tasks, context=ctx, backend="ray", address=address, should_stop=should_stop
+    )
 
 
 # ============================================================================ sweep
@@ -774,8 +960,7 @@ def sweep(
     replicates = check_positive_int("replicates", replicates)
     check_choice("backend", backend, BACKENDS)
     levels = _check_levels(risk_model, DEFAULT_LEVELS[risk_model] if levels is None else levels)
-    measures = tuple(measure_names("privacy", fast_only=True) if measures is None
-                     else measures)
+    measures = tuple(measure_names("privacy", fast_only=True) if measures is None else measures)
     if not measures:
         raise ParameterError("Choose at least one measure (see measure_names()).")
     for m in measures:  # a name, or name:mode for one of its registered modes
@@ -786,16 +971,19 @@ def sweep(
             get_measure(name)
     if len(set(measures)) != len(measures):
         raise ParameterError(f"`measures` repeats a name: {list(measures)}.")
-    outlier_fraction = check_in_range("outlier_fraction", outlier_fraction, 0, 0.5,
-                                      high_inclusive=False)
+    outlier_fraction = check_in_range(
+        "outlier_fraction", outlier_fraction, 0, 0.5, high_inclusive=False
+    )
     canaries = check_positive_int("canaries", canaries, minimum=0)
     if risk_model != "leaky" and noise is not None:
         raise ParameterError("`noise` applies to the leaky risk model only.")
     if risk_model == "dp":
         generator = check_choice("generator", generator or "dp-mst", DP_GENERATORS)
     elif generator is not None:
-        raise ParameterError("`generator` applies to the dp risk model only (the leaky and "
-                             "overfit models have their own).")
+        raise ParameterError(
+            "`generator` applies to the dp risk model only (the leaky and "
+            "overfit models have their own)."
+        )
     else:
         generator = "leaky" if risk_model == "leaky" else "autoregressive"
     if not isinstance(threat, ThreatModel):
@@ -811,20 +999,32 @@ def sweep(
         get_measure(k)
         opts[k] = {**opts.get(k, {}), **v}
 
-    tasks = ([_Task(r, tuple(range(len(levels)))) for r in range(replicates)]
-             if risk_model == "overfit"
-             else [_Task(r, (i,)) for i in range(len(levels)) for r in range(replicates)])
+    tasks = (
+        [_Task(r, tuple(range(len(levels)))) for r in range(replicates)]
+        if risk_model == "overfit"
+        else [_Task(r, (i,)) for i in range(len(levels)) for r in range(replicates)]
+    )
     jobs = 1 if backend == "local" and n_jobs == 1 else effective_jobs(n_jobs, len(tasks))
     # One torch thread per task: the generator's matrices are too small to gain from more
     # (see synth.autoregressive.default_threads); parallelism is across tasks.
     threads = 1
     ctx = _Context(
-        real=real_c, schema=schema, threat=threat, risk_model=risk_model, levels=levels,
-        measures=measures, options=opts, noise=LeakNoise.coerce(noise), generator=generator,
+        real=real_c,
+        schema=schema,
+        threat=threat,
+        risk_model=risk_model,
+        levels=levels,
+        measures=measures,
+        options=opts,
+        noise=LeakNoise.coerce(noise),
+        generator=generator,
         generator_params=dict(generator_params or {}),
-        overfit_params=dict(overfit_params or {}), outlier_fraction=outlier_fraction,
-        canaries=canaries, replicate_seeds=_replicate_seeds(seed, replicates, len(levels)),
-        threads=threads)
+        overfit_params=dict(overfit_params or {}),
+        outlier_fraction=outlier_fraction,
+        canaries=canaries,
+        replicate_seeds=_replicate_seeds(seed, replicates, len(levels)),
+        threads=threads,
+    )
     if risk_model == "overfit":
         _check_overfit_params(ctx.overfit_params)
 
@@ -837,16 +1037,24 @@ def sweep(
         if progress is None:
             return
         top = max(levels)
-        sub = 0.0 if row["phase"] == "fit" else min(max((row["ratio"] - 1) / max(top - 1, 1e-9),
-                                                        0.0), 1.0) * 0.9
-        progress((done + sub) / len(tasks),
-                 f"replicate {task.replicate + 1}: {row['phase']} epoch {row['epoch']:.1f}, "
-                 f"validation loss / L* = {row['ratio']:.2f}")
+        sub = (
+            0.0
+            if row["phase"] == "fit"
+            else min(max((row["ratio"] - 1) / max(top - 1, 1e-9), 0.0), 1.0) * 0.9
+        )
+        progress(
+            (done + sub) / len(tasks),
+            f"replicate {task.replicate + 1}: {row['phase']} epoch {row['epoch']:.1f}, "
+            f"validation loss / L* = {row['ratio']:.2f}",
+        )
 
     if progress:
         progress(0.0, f"{len(tasks)} task(s) on {jobs} worker(s)")
-    runner = (_run_ray(tasks, ctx, address, should_stop) if backend == "ray"
-              else _run_local(tasks, ctx, jobs, should_stop, epoch_progress))
+    runner = (
+        _run_ray(tasks, ctx, address, should_stop)
+        if backend == "ray"
+        else _run_local(tasks, ctx, jobs, should_stop, epoch_progress)
+    )
     for task, task_rows, curve in runner:
         done += 1
         rows.extend(task_rows)
@@ -856,26 +1064,52 @@ def sweep(
             on_rows(_frame(task_rows))
         if progress:
             levels_txt = ", ".join(f"{levels[i]:g}" for i in task.level_indices)
-            progress(done / len(tasks), f"{done}/{len(tasks)} done (replicate "
-                                        f"{task.replicate + 1}, {LEVEL_NAMES[risk_model]} = "
-                                        f"{levels_txt})")
+            progress(
+                done / len(tasks),
+                f"{done}/{len(tasks)} done (replicate "
+                f"{task.replicate + 1}, {LEVEL_NAMES[risk_model]} = "
+                f"{levels_txt})",
+            )
     stopped = done < len(tasks)
     frame = _frame(rows)
-    params = {"risk_model": risk_model, "level_name": LEVEL_NAMES[risk_model],
-              "generator": generator, "noise": ctx.noise.to_dict(),
-              "outlier_fraction": outlier_fraction, "canaries": canaries,
-              "options": jsonable(opts), "splits": list(SPLITS[risk_model]),
-              "overfit_params": ctx.overfit_params,
-              "generator_params": jsonable(ctx.generator_params), "n_jobs": jobs,
-              "backend": backend, "seconds": time.perf_counter() - started}
-    return SweepResult(rows=frame, risk_model=risk_model, levels=levels, measures=measures,
-                       replicates=replicates, seed=seed, params=params, curves=curves,
-                       stopped=stopped, n_tasks=len(tasks), n_done=done, n_real=len(real_c))
+    params = {
+        "risk_model": risk_model,
+        "level_name": LEVEL_NAMES[risk_model],
+        "generator": generator,
+        "noise": ctx.noise.to_dict(),
+        "outlier_fraction": outlier_fraction,
+        "canaries": canaries,
+        "options": jsonable(opts),
+        "splits": list(SPLITS[risk_model]),
+        "overfit_params": ctx.overfit_params,
+        "generator_params": jsonable(ctx.generator_params),
+        "n_jobs": jobs,
+        "backend": backend,
+        "seconds": time.perf_counter() - started,
+    }
+    return SweepResult(
+        rows=frame,
+        risk_model=risk_model,
+        levels=levels,
+        measures=measures,
+        replicates=replicates,
+        seed=seed,
+        params=params,
+        curves=curves,
+        stopped=stopped,
+        n_tasks=len(tasks),
+        n_done=done,
+        n_real=len(real_c),
+    )
 
 
-def outlier_sweep(real: pd.DataFrame, *, fractions: Sequence[float] = (0.0, 0.01, 0.02, 0.05,
-                                                                         0.10),
-                  levels: Sequence[float] = (1.0, 1.6), **kwargs: Any) -> SweepResult:
+def outlier_sweep(
+    real: pd.DataFrame,
+    *,
+    fractions: Sequence[float] = (0.0, 0.01, 0.02, 0.05, 0.10),
+    levels: Sequence[float] = (1.0, 1.6),
+    **kwargs: Any,
+) -> SweepResult:
     """The overfit risk model repeated after removing each fraction of LOF outliers.
 
     Rows carry ``outlier_fraction``; :meth:`SweepResult.summary` groups by it. Other
@@ -888,25 +1122,36 @@ def outlier_sweep(real: pd.DataFrame, *, fractions: Sequence[float] = (0.0, 0.01
     """
     if "risk_model" in kwargs or "outlier_fraction" in kwargs:
         raise ParameterError("outlier_sweep sets risk_model and outlier_fraction itself.")
-    parts = [sweep(real, risk_model="overfit", levels=levels, outlier_fraction=f, **kwargs)
-             for f in fractions]
+    parts = [
+        sweep(real, risk_model="overfit", levels=levels, outlier_fraction=f, **kwargs)
+        for f in fractions
+    ]
     first = parts[0]
     rows = pd.concat([p.rows for p in parts], ignore_index=True)
     curves = {(p.params["outlier_fraction"], r): c for p in parts for r, c in p.curves.items()}
-    return SweepResult(rows=rows, risk_model="overfit", levels=first.levels,
-                       measures=first.measures, replicates=first.replicates, seed=first.seed,
-                       params={**first.params, "outlier_fractions": list(fractions)},
-                       curves=curves, stopped=any(p.stopped for p in parts),
-                       n_tasks=sum(p.n_tasks for p in parts),
-                       n_done=sum(p.n_done for p in parts), n_real=first.n_real)
+    return SweepResult(
+        rows=rows,
+        risk_model="overfit",
+        levels=first.levels,
+        measures=first.measures,
+        replicates=first.replicates,
+        seed=first.seed,
+        params={**first.params, "outlier_fractions": list(fractions)},
+        curves=curves,
+        stopped=any(p.stopped for p in parts),
+        n_tasks=sum(p.n_tasks for p in parts),
+        n_done=sum(p.n_done for p in parts),
+        n_real=first.n_real,
+    )
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
     if frame.empty:
         return frame
-    frame = frame.sort_values(["outlier_fraction", "level", "replicate", "measure"],
-                              kind="stable").reset_index(drop=True)
+    frame = frame.sort_values(
+        ["outlier_fraction", "level", "replicate", "measure"], kind="stable"
+    ).reset_index(drop=True)
     frame["reached"] = frame["reached"].astype(bool)
     frame["note"] = frame["note"].fillna("")
     return frame
@@ -937,8 +1182,9 @@ def _check_overfit_params(params: dict[str, Any]) -> None:
 
     forbidden = {"overfit_levels", "threads"} & set(params)
     if forbidden:
-        raise ParameterError(f"`overfit_params` cannot set {sorted(forbidden)}: the sweep "
-                             "sets them.")
+        raise ParameterError(
+            f"`overfit_params` cannot set {sorted(forbidden)}: the sweep sets them."
+        )
     try:
         AutoregressiveGenerator(**params)
     except TypeError as exc:

@@ -37,18 +37,25 @@ def _neutralise_labels(labels: pd.Index) -> pd.Index:
     if isinstance(labels, pd.MultiIndex):
         return pd.MultiIndex.from_tuples(
             [tuple(neutralise_cell(part) for part in key) for key in labels],
-            names=[neutralise_cell(n) for n in labels.names])
-    return pd.Index([neutralise_cell(v) for v in labels], name=neutralise_cell(labels.name),
-                    dtype=object if _is_text(labels) else None)
+            names=[neutralise_cell(n) for n in labels.names],
+        )
+    return pd.Index(
+        [neutralise_cell(v) for v in labels],
+        name=neutralise_cell(labels.name),
+        dtype=object if _is_text(labels) else None,
+    )
 
 
 def _is_text(values: pd.Series | pd.Index) -> bool:
     """Could this column hold text? (object, string and categorical columns can; numeric,
     boolean and datetime ones cannot, so they are never rewritten)."""
     dtype = values.dtype
-    return not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-                or pd.api.types.is_datetime64_any_dtype(dtype)
-                or pd.api.types.is_timedelta64_dtype(dtype))
+    return not (
+        pd.api.types.is_numeric_dtype(dtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or pd.api.types.is_datetime64_any_dtype(dtype)
+        or pd.api.types.is_timedelta64_dtype(dtype)
+    )
 
 
 def neutralise_formulas(frame: pd.DataFrame, *, index: bool = False) -> pd.DataFrame:

@@ -45,10 +45,10 @@ from scipy.stats import wasserstein_distance
 
 from .data import Schema
 from .errors import ParameterError, UntrustworthyResultWarning
+from .inputs import prepare_release_tables
 from .parallel import usable_cores
 from .results import MetricResult
 from .stats import mean_interval
-from .inputs import prepare_release_tables
 from .synth import half_split, synthesize
 from .threat import ThreatModel
 from .utility import discriminator, ml_affinity, query_error
@@ -90,8 +90,7 @@ class WassersteinResult(MetricResult):
         if table is None:
             return mat
         pairs = table[table["ways"] == 2]
-        for a, b, d in zip(pairs["column_a"], pairs["column_b"], pairs["distance"],
-                           strict=True):
+        for a, b, d in zip(pairs["column_a"], pairs["column_b"], pairs["distance"], strict=True):
             mat.loc[a, b] = d
             mat.loc[b, a] = d
         return mat
@@ -146,8 +145,9 @@ def mixed_cost(u: np.ndarray, v: np.ndarray, kinds: Sequence[str]) -> np.ndarray
     return cost
 
 
-def ot_distance(real_points: np.ndarray, synthetic_points: np.ndarray,
-                kinds: Sequence[str]) -> float:
+def ot_distance(
+    real_points: np.ndarray, synthetic_points: np.ndarray, kinds: Sequence[str]
+) -> float:
     """Exact W1 between two empirical distributions under :func:`mixed_cost`.
 
     Equal points are merged into one weighted point first, which leaves the optimal
@@ -160,8 +160,9 @@ def ot_distance(real_points: np.ndarray, synthetic_points: np.ndarray,
     return value
 
 
-def _ot_value(real_points: np.ndarray, synthetic_points: np.ndarray,
-              kinds: Sequence[str]) -> tuple[float, str]:
+def _ot_value(
+    real_points: np.ndarray, synthetic_points: np.ndarray, kinds: Sequence[str]
+) -> tuple[float, str]:
     """:func:`ot_distance`'s value and POT's non-convergence message ('' when solved),
     without touching the warnings machinery (safe to call from worker threads: POT's
     solver releases the GIL, so marginals are solved two at a time on two cores)."""
@@ -178,9 +179,12 @@ def _ot_value(real_points: np.ndarray, synthetic_points: np.ndarray,
 
 def _warn_not_converged(problem: str, stacklevel: int) -> None:
     if problem:
-        warnings.warn(f"The exact transport solver did not converge ({problem}); "
-                      "this marginal's distance is an upper bound.",
-                      UntrustworthyResultWarning, stacklevel=stacklevel + 1)
+        warnings.warn(
+            f"The exact transport solver did not converge ({problem}); "
+            "this marginal's distance is an upper bound.",
+            UntrustworthyResultWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 def _family(kinds: Sequence[str]) -> str:
@@ -206,8 +210,13 @@ def _subsample_index(n: int, max_rows: int | None, seed: int) -> np.ndarray:
 class _Encoded:
     """A table as per-column arrays: category codes, raw numerics."""
 
-    def __init__(self, frame: pd.DataFrame, columns: Sequence[str], kinds: Mapping[str, str],
-                 categories: Mapping[str, list[str]]):
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        columns: Sequence[str],
+        kinds: Mapping[str, str],
+        categories: Mapping[str, list[str]],
+    ):
         self.n = len(frame)
         self.values: dict[str, np.ndarray] = {}
         for c in columns:
@@ -224,10 +233,17 @@ def _scaled(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.where(np.isnan(x), _MISSING, out)
 
 
-def _marginal_distances(real: _Encoded, syn: _Encoded, columns: Sequence[str],
-                        kinds: Mapping[str, str], categories: Mapping[str, list[str]],
-                        marginals: Sequence[tuple[str, ...]], max_rows: int | None, seed: int,
-                        progress: Callable[[int], None] | None) -> tuple[np.ndarray, np.ndarray]:
+def _marginal_distances(
+    real: _Encoded,
+    syn: _Encoded,
+    columns: Sequence[str],
+    kinds: Mapping[str, str],
+    categories: Mapping[str, list[str]],
+    marginals: Sequence[tuple[str, ...]],
+    max_rows: int | None,
+    seed: int,
+    progress: Callable[[int], None] | None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Distance of each marginal for one release, and which ones the network simplex solved
     (on the subsample when a table is longer than ``max_rows``)."""
     ranges = {}
@@ -251,9 +267,10 @@ def _marginal_distances(real: _Encoded, syn: _Encoded, columns: Sequence[str],
     done = 0
     for i, marginal in enumerate(marginals):
         mk = [kinds[c] for c in marginal]
-        has_missing = any(kinds[c] == "num" and (np.isnan(real.values[c]).any()
-                                                 or np.isnan(syn.values[c]).any())
-                          for c in marginal)
+        has_missing = any(
+            kinds[c] == "num" and (np.isnan(real.values[c]).any() or np.isnan(syn.values[c]).any())
+            for c in marginal
+        )
         if all(k == "cat" for k in mk):
             # closed form on all rows: TVD of the (joint) category counts
             size = 1
@@ -264,12 +281,16 @@ def _marginal_distances(real: _Encoded, syn: _Encoded, columns: Sequence[str],
                 code_r = code_r * k + real.values[c]
                 code_s = code_s * k + syn.values[c]
                 size *= k
-            out[i] = total_variation(np.bincount(code_r, minlength=size),
-                                     np.bincount(code_s, minlength=size))
+            out[i] = total_variation(
+                np.bincount(code_r, minlength=size), np.bincount(code_s, minlength=size)
+            )
         elif len(marginal) == 1 and not has_missing:
             c = marginal[0]
-            out[i] = float(wasserstein_distance(_scaled(real.values[c], *ranges[c]),
-                                                _scaled(syn.values[c], *ranges[c])))
+            out[i] = float(
+                wasserstein_distance(
+                    _scaled(real.values[c], *ranges[c]), _scaled(syn.values[c], *ranges[c])
+                )
+            )
         else:
             used_ot[i] = True  # solved below, on the worker threads
             continue
@@ -279,8 +300,7 @@ def _marginal_distances(real: _Encoded, syn: _Encoded, columns: Sequence[str],
 
     def solve(i: int) -> tuple[int, float, str]:
         m = marginals[i]
-        return (i, *_ot_value(points(real, m, idx_r), points(syn, m, idx_s),
-                              [kinds[c] for c in m]))
+        return (i, *_ot_value(points(real, m, idx_r), points(syn, m, idx_s), [kinds[c] for c in m]))
 
     with warnings.catch_warnings(), ThreadPoolExecutor(usable_cores()) as pool:
         warnings.simplefilter("ignore", UserWarning)  # POT's notice; ours follows
@@ -359,11 +379,15 @@ def wasserstein_fidelity(
     data = prepare_release_tables(real, synthetic, schema=schema, min_rows=2)
     cols = _choose_columns(data.schema, columns)
     kinds = {c: "num" if data.schema[c].is_numeric else "cat" for c in cols}
-    categories = {c: sorted(set(map(str, data.schema[c].categories))
-                            | set(data.real[c].astype(str).unique())
-                            | set().union(*(set(s[c].astype(str).unique())
-                                            for s in data.synthetic)))
-                  for c in cols if kinds[c] == "cat"}
+    categories = {
+        c: sorted(
+            set(map(str, data.schema[c].categories))
+            | set(data.real[c].astype(str).unique())
+            | set().union(*(set(s[c].astype(str).unique()) for s in data.synthetic))
+        )
+        for c in cols
+        if kinds[c] == "cat"
+    }
     marginals: list[tuple[str, ...]] = [(c,) for c in cols] + list(combinations(cols, 2))
     keys = ["|".join(m) for m in marginals]
     families = [_family([kinds[c] for c in m]) for m in marginals]
@@ -378,11 +402,14 @@ def wasserstein_fidelity(
 
         def tick(done: int, r: int = r) -> None:
             if progress and (done % 5 == 0 or done == len(marginals)):
-                progress((r * len(marginals) + done) / total,
-                         f"Marginal {done}/{len(marginals)} of release {r + 1}/{n_rep}")
+                progress(
+                    (r * len(marginals) + done) / total,
+                    f"Marginal {done}/{len(marginals)} of release {r + 1}/{n_rep}",
+                )
 
-        per_rep[r], ot_r = _marginal_distances(enc_real, enc_syn, cols, kinds, categories,
-                                               marginals, max_rows, seed, tick)
+        per_rep[r], ot_r = _marginal_distances(
+            enc_real, enc_syn, cols, kinds, categories, marginals, max_rows, seed, tick
+        )
         used_ot |= ot_r
 
     fam_arr = np.asarray(families)
@@ -397,44 +424,60 @@ def wasserstein_fidelity(
     n_sub_real = min(len(data.real), max_rows) if max_rows else len(data.real)
     n_sub_syn = [min(n, max_rows) if max_rows else n for n in n_syn]
     subsampled = used_ot & (n_sub_real < len(data.real) or n_sub_syn != n_syn)
-    table = pd.DataFrame({
-        "marginal": keys,
-        "column_a": [m[0] for m in marginals],
-        "column_b": [m[1] if len(m) == 2 else None for m in marginals],
-        "family": families,
-        "ways": ways,
-        "distance": dist,
-        "sd": per_rep.std(axis=0, ddof=1) if n_rep > 1 else np.full(len(marginals), np.nan),
-        "n_real": np.where(used_ot, n_sub_real, len(data.real)),
-        "n_synthetic": np.where(used_ot, round(float(np.mean(n_sub_syn))),
-                                round(float(np.mean(n_syn)))),
-        "all_rows": ~subsampled,
-    })
-    fam_means = {f: float(dist[fam_arr == f].mean()) for f in FAMILIES if (fam_arr == f).any()}
+    table = pd.DataFrame(
+        {
+            "marginal": keys,
+            "column_a": [m[0] for m in marginals],
+            "column_b": [m[1] if len(m) == 2 else None for m in marginals],
+            "family": families,
+            "ways": ways,
+            "distance": dist,
+            "sd": per_rep.std(axis=0, ddof=1) if n_rep > 1 else np.full(len(marginals), np.nan),
+            "n_real": np.where(used_ot, n_sub_real, len(data.real)),
+            "n_synthetic": np.where(
+                used_ot, round(float(np.mean(n_sub_syn))), round(float(np.mean(n_syn)))
+            ),
+            "all_rows": ~subsampled,
+        }
+    )
+    family_means = {f: float(dist[fam_arr == f].mean()) for f in FAMILIES if (fam_arr == f).any()}
     value = float(np.mean(rep_values))
     ci = mean_interval(np.asarray(rep_values)) if n_rep > 1 else None
     params = {
-        "columns": cols, "max_rows": max_rows, "seed": seed,
+        "columns": cols,
+        "max_rows": max_rows,
+        "seed": seed,
         "subsample_rows": {"real": n_sub_real, "synthetic": n_sub_syn},
-        "n_real": len(data.real), "n_synthetic": n_syn,
-        "n_replicates": n_rep, "n_marginals": len(marginals),
+        "n_real": len(data.real),
+        "n_synthetic": n_syn,
+        "n_replicates": n_rep,
+        "n_marginals": len(marginals),
         "n_subsampled_marginals": int(subsampled.sum()),
-        "aggregate": "mean of family means", "missing_numeric_cost": 1.0,
+        "aggregate": "mean of family means",
+        "missing_numeric_cost": 1.0,
         "scaling": "min-max on real ∪ synthetic, per column and release",
     }
     extra = {
         "one_way": float(dist[ways == 1].mean()),
         "two_way": float(dist[ways == 2].mean()) if (ways == 2).any() else float("nan"),
         "mean_all": float(np.mean(rep_all)),
-        "families": fam_means,
+        "families": family_means,
         "by_marginal": dict(zip(keys, map(float, dist), strict=True)),
         "replicate_values": rep_values,
     }
     if progress:
         progress(1.0, "Wasserstein fidelity done")
-    return WassersteinResult(name="wasserstein", value=value, ci=ci, params=params,
-                             record_table=table, goal="lower", bounds=(0.0, 2.0),
-                             extra=extra, columns=tuple(cols))
+    return WassersteinResult(
+        name="wasserstein",
+        value=value,
+        ci=ci,
+        params=params,
+        record_table=table,
+        goal="lower",
+        bounds=(0.0, 2.0),
+        extra=extra,
+        columns=tuple(cols),
+    )
 
 
 def _choose_columns(schema: Schema, columns: Sequence[str] | None) -> list[str]:
@@ -445,8 +488,8 @@ def _choose_columns(schema: Schema, columns: Sequence[str] | None) -> list[str]:
     bad = [c for c in cols if c not in included]
     if bad or not cols:
         raise ParameterError(
-            f"`columns` must name included columns ({', '.join(included)}); "
-            f"got {bad or cols!r}.")
+            f"`columns` must name included columns ({', '.join(included)}); got {bad or cols!r}."
+        )
     return [c for c in included if c in cols]
 
 
@@ -503,8 +546,8 @@ def evaluate_fidelity(
     unknown = [k for k in options if k not in FIDELITY_METRICS]
     if unknown:
         raise ParameterError(
-            f"`options` keys must be metric names ({', '.join(FIDELITY_METRICS)}); "
-            f"got {unknown!r}.")
+            f"`options` keys must be metric names ({', '.join(FIDELITY_METRICS)}); got {unknown!r}."
+        )
     # Canonicalise once; each measure then finds the tables already canonical.
     data = prepare_release_tables(real, synthetic, holdout=holdout, schema=schema)
     real_c, releases, hold, schema = data.real, list(data.synthetic), data.holdout, data.schema
@@ -513,19 +556,28 @@ def evaluate_fidelity(
         sub = _sub_progress(progress, i, len(chosen), name)
         opts = dict(options.get(name, {}))
         if name == "wasserstein":
-            results[name] = wasserstein_fidelity(real_c, releases, schema=schema, seed=seed,
-                                                 progress=sub, **opts)
+            results[name] = wasserstein_fidelity(
+                real_c, releases, schema=schema, seed=seed, progress=sub, **opts
+            )
         elif name == "mla":
-            results[name] = ml_affinity(real_c, releases, holdout=hold,  # type: ignore[arg-type]
-                                        target=target, schema=schema, seed=seed,
-                                        progress=sub, **opts)
+            results[name] = ml_affinity(
+                real_c,
+                releases,
+                holdout=hold,
+                target=target,
+                schema=schema,
+                seed=seed,
+                progress=sub,
+                **opts,
+            )
         elif name == "query_error":
             if sub:
                 sub(0.0, "Query error")
             results[name] = query_error(real_c, releases, schema=schema, seed=seed, **opts)
         else:
-            results[name] = discriminator(real_c, releases, schema=schema, seed=seed,
-                                          progress=sub, **opts)
+            results[name] = discriminator(
+                real_c, releases, schema=schema, seed=seed, progress=sub, **opts
+            )
     if progress:
         progress(1.0, "Fidelity and utility done")
     return results
@@ -534,22 +586,26 @@ def evaluate_fidelity(
 def _choose_metrics(metrics: Sequence[str] | str | None, *, can_mla: bool) -> list[str]:
     if metrics is None:
         return [m for m in FIDELITY_METRICS if m != "mla" or can_mla]
-    names = [m.strip() for m in metrics.split(",")] if isinstance(metrics, str) \
+    names = (
+        [m.strip() for m in metrics.split(",")]
+        if isinstance(metrics, str)
         else [str(m) for m in metrics]
+    )
     bad = [m for m in names if m not in FIDELITY_METRICS]
     if bad or not names:
         raise ParameterError(
             f"Unknown fidelity metric(s) {bad or names!r}; choose from "
-            f"{', '.join(FIDELITY_METRICS)}.")
+            f"{', '.join(FIDELITY_METRICS)}."
+        )
     if "mla" in names and not can_mla:
         raise ParameterError(
             "`mla` (machine-learning affinity) needs a holdout of real rows and a target "
-            "column; give `holdout` and `target` (or a threat model), or leave `mla` out.")
+            "column; give `holdout` and `target` (or a threat model), or leave `mla` out."
+        )
     return list(dict.fromkeys(names))
 
 
-def _sub_progress(progress: ProgressFn | None, i: int, k: int, name: str
-                  ) -> ProgressFn | None:
+def _sub_progress(progress: ProgressFn | None, i: int, k: int, name: str) -> ProgressFn | None:
     if progress is None:
         return None
 
@@ -612,12 +668,30 @@ def fidelity_baselines(
     out = {}
     for i, (name, (r, s)) in enumerate(pairs.items()):
         out[name] = evaluate_fidelity(
-            r, s, holdout=data.holdout, target=target, threat=threat, schema=data.schema,
-            metrics=metrics, options=options, seed=seed,
-            progress=_sub_progress(progress, i, len(pairs), name.upper()))
+            r,
+            s,
+            holdout=data.holdout,
+            target=target,
+            threat=threat,
+            schema=data.schema,
+            metrics=metrics,
+            options=options,
+            seed=seed,
+            progress=_sub_progress(progress, i, len(pairs), name.upper()),
+        )
     return out
 
 
-__all__ = ["FAMILIES", "FIDELITY_METRICS", "DEFAULT_MAX_ROWS", "BASELINES",
-           "WassersteinResult", "wasserstein_fidelity", "evaluate_fidelity",
-           "fidelity_baselines", "total_variation", "mixed_cost", "ot_distance"]
+__all__ = [
+    "FAMILIES",
+    "FIDELITY_METRICS",
+    "DEFAULT_MAX_ROWS",
+    "BASELINES",
+    "WassersteinResult",
+    "wasserstein_fidelity",
+    "evaluate_fidelity",
+    "fidelity_baselines",
+    "total_variation",
+    "mixed_cost",
+    "ot_distance",
+]

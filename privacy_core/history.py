@@ -61,23 +61,34 @@ SCHEMA_VERSION = 2
 # considered alternatives.
 SCHEMA_V1_DDL: tuple[str, ...] = (
     "CREATE TABLE schema_version (version INTEGER NOT NULL)",
-    ("CREATE TABLE reviews ("
-     " id INTEGER PRIMARY KEY,"
-     " created VARCHAR(40) NOT NULL,"
-     " decision VARCHAR(40) NOT NULL,"
-     " reviewer VARCHAR(200) NOT NULL,"
-     " real_fingerprint VARCHAR(64) NOT NULL,"
-     " synthetic_fingerprints TEXT NOT NULL,"
-     " version VARCHAR(80) NOT NULL,"
-     " inputs_key VARCHAR(64) NOT NULL,"
-     " document TEXT NOT NULL)"),
+    (
+        "CREATE TABLE reviews ("
+        " id INTEGER PRIMARY KEY,"
+        " created VARCHAR(40) NOT NULL,"
+        " decision VARCHAR(40) NOT NULL,"
+        " reviewer VARCHAR(200) NOT NULL,"
+        " real_fingerprint VARCHAR(64) NOT NULL,"
+        " synthetic_fingerprints TEXT NOT NULL,"
+        " version VARCHAR(80) NOT NULL,"
+        " inputs_key VARCHAR(64) NOT NULL,"
+        " document TEXT NOT NULL)"
+    ),
     "CREATE INDEX ix_reviews_inputs_key ON reviews (inputs_key)",
     "INSERT INTO schema_version (version) VALUES (1)",
 )
 
 # Measures shown in a review's one-line summary, when the review has them.
-HEADLINE_METRICS = ("rapid", "singling_out", "linkability", "inference", "membership",
-                    "dcr", "ims", "wasserstein", "discriminator")
+HEADLINE_METRICS = (
+    "rapid",
+    "singling_out",
+    "linkability",
+    "inference",
+    "membership",
+    "dcr",
+    "ims",
+    "wasserstein",
+    "discriminator",
+)
 
 # Parameters that record how long or where a run went, not what it computed: a re-run on
 # another machine has the same inputs.
@@ -85,11 +96,13 @@ _VOLATILE_PARAMS = frozenset({"seconds", "backend", "n_jobs"})
 
 _metadata = sa.MetaData()
 _version_table = sa.Table(
-    "schema_version", _metadata,
+    "schema_version",
+    _metadata,
     sa.Column("version", sa.Integer, nullable=False),
 )
 _reviews = sa.Table(
-    "reviews", _metadata,
+    "reviews",
+    _metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("created", sa.String(40), nullable=False, index=True),
     sa.Column("decision", sa.String(40), nullable=False),
@@ -112,12 +125,16 @@ def _document(report: Any) -> dict[str, Any]:
     """A deep, JSON-ready copy of a report (a ReviewReport or its to_dict())."""
     if hasattr(report, "to_dict") and not isinstance(report, Mapping):
         report = report.to_dict()
-    if not isinstance(report, Mapping) or not isinstance(report.get("candidates"), list) \
-            or not isinstance(report.get("provenance"), Mapping):
+    if (
+        not isinstance(report, Mapping)
+        or not isinstance(report.get("candidates"), list)
+        or not isinstance(report.get("provenance"), Mapping)
+    ):
         raise ParameterError(
             "the review must be a privacy_core.report.ReviewReport or its to_dict() (a "
             "mapping with 'provenance' and 'candidates'); received "
-            f"{type(report).__name__}.")
+            f"{type(report).__name__}."
+        )
     return jsonable(copy.deepcopy(dict(report)))
 
 
@@ -140,7 +157,8 @@ def _refuse_tables(value: Any, where: str) -> None:
     if isinstance(value, (pd.DataFrame, pd.Series)):
         raise ParameterError(
             f"{where} holds a {type(value).__name__}; a considered alternative stores "
-            "aggregates only (values, intervals, parameters), never a table of rows.")
+            "aggregates only (values, intervals, parameters), never a table of rows."
+        )
     if isinstance(value, Mapping):
         for k, v in value.items():
             _refuse_tables(v, f"{where}[{k!r}]")
@@ -155,7 +173,8 @@ def _alternatives(items: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if not isinstance(item, Mapping):
             raise ParameterError(
                 f"alternatives[{i}] must be a mapping of aggregates (e.g. {{'mitigation': "
-                f"..., 'metrics': {{...}}}}); received {type(item).__name__}.")
+                f"..., 'metrics': {{...}}}}); received {type(item).__name__}."
+            )
         _refuse_tables(item, f"alternatives[{i}]")
         alt = jsonable(copy.deepcopy(dict(item)))
         alt.pop("records", None)
@@ -180,8 +199,10 @@ def _fingerprints(doc: Mapping[str, Any]) -> tuple[str, list[str], str | None]:
 
 
 def _release_fingerprints(doc: Mapping[str, Any]) -> dict[str, str]:
-    return {str(s.get("name")): str(s.get("fingerprint") or "")
-            for s in (doc.get("provenance") or {}).get("synthetic") or []}
+    return {
+        str(s.get("name")): str(s.get("fingerprint") or "")
+        for s in (doc.get("provenance") or {}).get("synthetic") or []
+    }
 
 
 def _stable_params(params: Any) -> Any:
@@ -208,19 +229,33 @@ def inputs_key(report: Any) -> str:
     doc = _document(report)
     real, synthetic, holdout = _fingerprints(doc)
     by_name = _release_fingerprints(doc)
-    candidates = [{
-        "releases": [by_name.get(str(r), str(r)) for r in c.get("releases") or []],
-        "metrics": {m: _stable_params((v or {}).get("params"))
-                    for m, v in sorted((c.get("metrics") or {}).items())},
-    } for c in doc["candidates"]]
-    return _sha256({"real": real, "synthetic": synthetic, "holdout": holdout,
-                    "threat": doc.get("threat"), "candidates": candidates})
+    candidates = [
+        {
+            "releases": [by_name.get(str(r), str(r)) for r in c.get("releases") or []],
+            "metrics": {
+                m: _stable_params((v or {}).get("params"))
+                for m, v in sorted((c.get("metrics") or {}).items())
+            },
+        }
+        for c in doc["candidates"]
+    ]
+    return _sha256(
+        {
+            "real": real,
+            "synthetic": synthetic,
+            "holdout": holdout,
+            "threat": doc.get("threat"),
+            "candidates": candidates,
+        }
+    )
 
 
 def _numbers(doc: Mapping[str, Any]) -> list[list[Any]]:
-    return [[i, m, (v or {}).get("value"), (v or {}).get("ci")]
-            for i, c in enumerate(doc.get("candidates") or [])
-            for m, v in sorted((c.get("metrics") or {}).items())]
+    return [
+        [i, m, (v or {}).get("value"), (v or {}).get("ci")]
+        for i, c in enumerate(doc.get("candidates") or [])
+        for m, v in sorted((c.get("metrics") or {}).items())
+    ]
 
 
 def numbers_key(report: Any) -> str:
@@ -276,9 +311,14 @@ class ReviewSummary:
 
 
 def _headline(doc: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
-    return {str(c.get("name")): {m: (c.get("metrics") or {})[m].get("value")
-                                 for m in HEADLINE_METRICS if m in (c.get("metrics") or {})}
-            for c in doc.get("candidates") or []}
+    return {
+        str(c.get("name")): {
+            m: (c.get("metrics") or {})[m].get("value")
+            for m in HEADLINE_METRICS
+            if m in (c.get("metrics") or {})
+        }
+        for c in doc.get("candidates") or []
+    }
 
 
 # ----------------------------------------------------------------------------- the store
@@ -313,8 +353,9 @@ class ReviewStore:
 
     reproduces = staticmethod(reproduces)
 
-    def __init__(self, url: str = DEFAULT_URL, *, create: bool = True,
-                 busy_timeout: float = 2.0) -> None:
+    def __init__(
+        self, url: str = DEFAULT_URL, *, create: bool = True, busy_timeout: float = 2.0
+    ) -> None:
         self.url = str(url)
         self._engine = self._make_engine(self.url, busy_timeout)
         self.location = self._location()
@@ -336,21 +377,25 @@ class ReviewStore:
         except sa_exc.ArgumentError:
             raise HistoryError(
                 f"{shown!r} is not a database URL; write one such as sqlite:///reviews.db "
-                "(a file) or postgresql+psycopg://user@host/reviews.") from None
+                "(a file) or postgresql+psycopg://user@host/reviews."
+            ) from None
         is_sqlite = parsed.get_backend_name() == "sqlite"
         try:
             engine = sa.create_engine(
-                parsed, connect_args={"timeout": busy_timeout} if is_sqlite else {})
+                parsed, connect_args={"timeout": busy_timeout} if is_sqlite else {}
+            )
         except sa_exc.NoSuchModuleError:
             raise HistoryError(
                 f"unknown database kind {parsed.drivername!r} in the review database URL; "
                 "use sqlite:///reviews.db or a SQLAlchemy URL such as "
-                "postgresql+psycopg://user@host/reviews.") from None
+                "postgresql+psycopg://user@host/reviews."
+            ) from None
         except ImportError as exc:
             raise HistoryError(
                 f"the review database URL needs the Python driver {exc.name or 'module'!r}, "
                 f"which is not installed; install it (pip install {exc.name or '...'}) or use "
-                "sqlite:///reviews.db.") from None
+                "sqlite:///reviews.db."
+            ) from None
         if is_sqlite:
             _transactional_sqlite(engine)
         return engine
@@ -372,15 +417,21 @@ class ReviewStore:
         if path is None:
             return
         if path.is_dir():
-            raise HistoryError(f"{path} is a folder, not a review database; give a file "
-                               "path such as sqlite:///reviews.db.")
+            raise HistoryError(
+                f"{path} is a folder, not a review database; give a file "
+                "path such as sqlite:///reviews.db."
+            )
         if not path.exists() and not create:
-            raise HistoryError(f"no review database at {path}; store a review first "
-                               "(`report ... --db URL`) or check the path.")
+            raise HistoryError(
+                f"no review database at {path}; store a review first "
+                "(`report ... --db URL`) or check the path."
+            )
         if not path.parent.exists():
-            raise HistoryError(f"cannot create the review database {path}: the folder "
-                               f"{path.parent} does not exist; create it or choose another "
-                               "path.")
+            raise HistoryError(
+                f"cannot create the review database {path}: the folder "
+                f"{path.parent} does not exist; create it or choose another "
+                "path."
+            )
 
     def _open_schema(self) -> None:
         # read first (a deferred transaction), write only when there is something to do:
@@ -407,22 +458,25 @@ class ReviewStore:
         tables = set(sa.inspect(conn).get_table_names())
         if not tables:
             return None
-        if not _OUR_TABLES <= tables:
+        if not tables >= _OUR_TABLES:
             raise HistoryError(
                 f"the database {self.location} holds other tables "
                 f"({', '.join(sorted(tables)[:8])}) and is not a review history; nothing "
-                "was written to it. Choose a new file or an empty database.")
+                "was written to it. Choose a new file or an empty database."
+            )
         version = conn.execute(sa.select(sa.func.max(_version_table.c.version))).scalar()
         if version is None:
             raise HistoryError(
                 f"the review database {self.location} has no schema version (its "
                 "schema_version table is empty), so it cannot be read safely; restore it "
-                "from a backup or choose another file.")
+                "from a backup or choose another file."
+            )
         if version > SCHEMA_VERSION:
             raise HistoryError(
                 f"the review database {self.location} was written by a newer version of "
                 f"the product (schema {version}; this one reads up to {SCHEMA_VERSION}); "
-                "upgrade the product to open it.")
+                "upgrade the product to open it."
+            )
         return int(version)
 
     @contextmanager
@@ -432,27 +486,38 @@ class ReviewStore:
         except sa_exc.DBAPIError as exc:
             raise self._error(exc) from None
         except sa_exc.SQLAlchemyError as exc:
-            raise HistoryError(f"the review database {self.location} failed: "
-                               f"{_first_line(exc)}") from None
+            raise HistoryError(
+                f"the review database {self.location} failed: {_first_line(exc)}"
+            ) from None
 
     def _error(self, exc: sa_exc.DBAPIError) -> HistoryError:
         text = _first_line(exc.orig if exc.orig is not None else exc)
         low = text.lower()
         if "not a database" in low:
-            return HistoryError(f"{self.location} is not a review database (file is not a "
-                                "SQLite database); choose another file.")
+            return HistoryError(
+                f"{self.location} is not a review database (file is not a "
+                "SQLite database); choose another file."
+            )
         if "malformed" in low:
-            return HistoryError(f"the review database {self.location} is damaged ({text}); "
-                                "restore it from a backup or choose another file.")
+            return HistoryError(
+                f"the review database {self.location} is damaged ({text}); "
+                "restore it from a backup or choose another file."
+            )
         if "locked" in low or "busy" in low:
-            return HistoryError(f"the review database {self.location} is locked by another "
-                                "program; close it and try again.")
+            return HistoryError(
+                f"the review database {self.location} is locked by another "
+                "program; close it and try again."
+            )
         if "unable to open database file" in low or "readonly" in low:
-            return HistoryError(f"cannot open the review database {self.location} ({text}); "
-                                "check that the file and its folder can be written.")
+            return HistoryError(
+                f"cannot open the review database {self.location} ({text}); "
+                "check that the file and its folder can be written."
+            )
         if isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError)):
-            return HistoryError(f"cannot reach the review database {self.location} ({text}); "
-                                "check the URL and that the database server is running.")
+            return HistoryError(
+                f"cannot reach the review database {self.location} ({text}); "
+                "check the URL and that the database server is running."
+            )
         return HistoryError(f"the review database {self.location} failed: {text}")
 
     def _connect(self, *, write: bool = False) -> Any:
@@ -490,8 +555,9 @@ class ReviewStore:
         """
         doc = _strip_records(_document(report))
         doc.pop("id", None)  # a document read back from get() carries its old id
-        doc["alternatives"] = _alternatives(list(doc.get("alternatives") or [])) \
-            + _alternatives(alternatives)
+        doc["alternatives"] = _alternatives(list(doc.get("alternatives") or [])) + _alternatives(
+            alternatives
+        )
         real, synthetic, _ = _fingerprints(doc)
         sign_off = doc.get("sign_off") or {}
         row = {
@@ -518,22 +584,33 @@ class ReviewStore:
         out = []
         for r in rows:
             doc = self._parse(r["id"], r["document"])
-            out.append(ReviewSummary(
-                id=int(r["id"]), created=r["created"], decision=r["decision"],
-                reviewer=r["reviewer"], real_fingerprint=r["real_fingerprint"],
-                synthetic_fingerprints=tuple(f for f in r["synthetic_fingerprints"]
-                                             .split(",") if f),
-                candidates=tuple(str(c.get("name")) for c in doc.get("candidates") or []),
-                headline=_headline(doc), version=r["version"],
-                n_alternatives=int(r["n_alternatives"] or 0), inputs_key=r["inputs_key"],
-                numbers_key=r["numbers_key"] or ""))
+            out.append(
+                ReviewSummary(
+                    id=int(r["id"]),
+                    created=r["created"],
+                    decision=r["decision"],
+                    reviewer=r["reviewer"],
+                    real_fingerprint=r["real_fingerprint"],
+                    synthetic_fingerprints=tuple(
+                        f for f in r["synthetic_fingerprints"].split(",") if f
+                    ),
+                    candidates=tuple(str(c.get("name")) for c in doc.get("candidates") or []),
+                    headline=_headline(doc),
+                    version=r["version"],
+                    n_alternatives=int(r["n_alternatives"] or 0),
+                    inputs_key=r["inputs_key"],
+                    numbers_key=r["numbers_key"] or "",
+                )
+            )
         return out
 
     def ids(self) -> builtins.list[int]:  # `list` is a method here
         """The ids of the stored reviews, in order."""
         with self._translated(), self._connect() as conn, conn.begin():
-            return [int(i) for i in conn.execute(
-                sa.select(_reviews.c.id).order_by(_reviews.c.id)).scalars()]
+            return [
+                int(i)
+                for i in conn.execute(sa.select(_reviews.c.id).order_by(_reviews.c.id)).scalars()
+            ]
 
     def get(self, review_id: int) -> dict[str, Any]:
         """The stored document of one review, with its ``id`` added.
@@ -546,12 +623,16 @@ class ReviewStore:
             No review has this id (the message lists the ids that exist).
         """
         with self._translated(), self._connect() as conn, conn.begin():
-            text = conn.execute(sa.select(_reviews.c.document)
-                                .where(_reviews.c.id == int(review_id))).scalar()
+            text = conn.execute(
+                sa.select(_reviews.c.document).where(_reviews.c.id == int(review_id))
+            ).scalar()
         if text is None:
             ids = self.ids()
-            have = (f"stored reviews: {', '.join(map(str, ids))}" if ids
-                    else "the database holds no reviews yet")
+            have = (
+                f"stored reviews: {', '.join(map(str, ids))}"
+                if ids
+                else "the database holds no reviews yet"
+            )
             raise HistoryError(f"no review {review_id} in {self.location}; {have}.")
         return {"id": int(review_id), **self._parse(review_id, text)}
 
@@ -559,9 +640,14 @@ class ReviewStore:
         """Ids of the stored reviews computed from the same inputs (:func:`inputs_key`)."""
         key = inputs_key(report)
         with self._translated(), self._connect() as conn, conn.begin():
-            return [int(i) for i in conn.execute(
-                sa.select(_reviews.c.id).where(_reviews.c.inputs_key == key)
-                .order_by(_reviews.c.id)).scalars()]
+            return [
+                int(i)
+                for i in conn.execute(
+                    sa.select(_reviews.c.id)
+                    .where(_reviews.c.inputs_key == key)
+                    .order_by(_reviews.c.id)
+                ).scalars()
+            ]
 
     def compare(self, a: int, b: int) -> ReviewComparison:
         """:func:`compare_reviews` of two stored reviews, by id."""
@@ -571,9 +657,11 @@ class ReviewStore:
         try:
             doc = json.loads(text)
         except ValueError:
-            raise HistoryError(f"review {review_id} in {self.location} is damaged (its "
-                               "document is not JSON); restore the database from a "
-                               "backup.") from None
+            raise HistoryError(
+                f"review {review_id} in {self.location} is damaged (its "
+                "document is not JSON); restore the database from a "
+                "backup."
+            ) from None
         return doc
 
     # -- closing
@@ -622,26 +710,34 @@ def _migrate_1_to_2(conn: Any) -> None:
     """Version 2: ``numbers_key`` (re-runs checked by one lookup) and ``n_alternatives``;
     every document gains an ``alternatives`` list (empty for the reviews of version 1)."""
     conn.exec_driver_sql("ALTER TABLE reviews ADD COLUMN numbers_key VARCHAR(64)")
-    conn.exec_driver_sql(
-        "ALTER TABLE reviews ADD COLUMN n_alternatives INTEGER NOT NULL DEFAULT 0")
+    conn.exec_driver_sql("ALTER TABLE reviews ADD COLUMN n_alternatives INTEGER NOT NULL DEFAULT 0")
     # the indexes a version-2 database is created with, so a migrated file is the same
     conn.exec_driver_sql("CREATE INDEX ix_reviews_created ON reviews (created)")
-    conn.exec_driver_sql(
-        "CREATE INDEX ix_reviews_real_fingerprint ON reviews (real_fingerprint)")
+    conn.exec_driver_sql("CREATE INDEX ix_reviews_real_fingerprint ON reviews (real_fingerprint)")
     rows = conn.execute(sa.text("SELECT id, document FROM reviews")).all()
     for review_id, text in rows:
         try:
             doc = json.loads(text)
         except ValueError:
             # raising rolls the whole migration back: the file stays at version 1, intact
-            raise HistoryError(f"review {review_id} is damaged (its document is not JSON), "
-                               "so the database cannot be upgraded; nothing was changed. "
-                               "Restore it from a backup.") from None
+            raise HistoryError(
+                f"review {review_id} is damaged (its document is not JSON), "
+                "so the database cannot be upgraded; nothing was changed. "
+                "Restore it from a backup."
+            ) from None
         doc.setdefault("alternatives", [])
-        conn.execute(sa.text("UPDATE reviews SET numbers_key = :k, n_alternatives = :n, "
-                             "document = :d WHERE id = :i"),
-                     {"k": numbers_key(doc), "n": len(doc["alternatives"]),
-                      "d": json.dumps(doc, allow_nan=False), "i": review_id})
+        conn.execute(
+            sa.text(
+                "UPDATE reviews SET numbers_key = :k, n_alternatives = :n, "
+                "document = :d WHERE id = :i"
+            ),
+            {
+                "k": numbers_key(doc),
+                "n": len(doc["alternatives"]),
+                "d": json.dumps(doc, allow_nan=False),
+                "i": review_id,
+            },
+        )
 
 
 _MIGRATIONS = {1: _migrate_1_to_2}
@@ -685,9 +781,16 @@ class ReviewComparison:
         computed in one review only is listed in ``inputs``, not counted here)."""
         m = self.metrics
         both = m["value_a"].notna() & m["value_b"].notna()
-        changed = [not (_same(va, vb) and ca == cb)
-                   for va, vb, ca, cb in zip(m["value_a"][both], m["value_b"][both],
-                                             m["ci_a"][both], m["ci_b"][both], strict=True)]
+        changed = [
+            not (_same(va, vb) and ca == cb)
+            for va, vb, ca, cb in zip(
+                m["value_a"][both],
+                m["value_b"][both],
+                m["ci_a"][both],
+                m["ci_b"][both],
+                strict=True,
+            )
+        ]
         return int(sum(changed))
 
     def summary(self) -> str:
@@ -695,28 +798,39 @@ class ReviewComparison:
         if self.identical_numbers:
             if self.same_inputs:
                 return "Same inputs and seed; every number identical: the review reproduces."
-            return ("Every number identical although the inputs differ ("
-                    + _and(self.causes) + ").")
+            return "Every number identical although the inputs differ (" + _and(self.causes) + ")."
         if self.n_moved:
             moved = f"{self.n_moved} of {self.n_numbers} numbers moved beyond their intervals"
         elif self.n_changed:
-            moved = (f"{self.n_changed} of {self.n_numbers} numbers changed, none beyond its "
-                     "interval")
+            moved = (
+                f"{self.n_changed} of {self.n_numbers} numbers changed, none beyond its interval"
+            )
         else:
-            moved = (f"the {self.n_numbers} numbers both reviews hold are identical, but "
-                     "the reviews hold different measures")
+            moved = (
+                f"the {self.n_numbers} numbers both reviews hold are identical, but "
+                "the reviews hold different measures"
+            )
         if self.same_inputs:
-            return (f"Same inputs and seed, yet {moved}: the review does not reproduce"
-                    + (" (the product version changed)." if "the product version changed"
-                       in self.causes else "."))
+            return f"Same inputs and seed, yet {moved}: the review does not reproduce" + (
+                " (the product version changed)."
+                if "the product version changed" in self.causes
+                else "."
+            )
         return f"{moved[0].upper()}{moved[1:]}; {_and(self.causes)}."
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the rows of ``metrics``, the input differences and the sentence."""
-        return jsonable({"a": self.a_id, "b": self.b_id, "summary": self.summary(),
-                         "identical_numbers": self.identical_numbers,
-                         "same_inputs": self.same_inputs, "inputs": list(self.inputs),
-                         "metrics": self.metrics.to_dict(orient="records")})
+        return jsonable(
+            {
+                "a": self.a_id,
+                "b": self.b_id,
+                "summary": self.summary(),
+                "identical_numbers": self.identical_numbers,
+                "same_inputs": self.same_inputs,
+                "inputs": list(self.inputs),
+                "metrics": self.metrics.to_dict(orient="records"),
+            }
+        )
 
 
 def _and(items: Sequence[str]) -> str:
@@ -763,12 +877,23 @@ def _metric_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> pd.DataFrame:
         for metric in list(ma) + [m for m in mb if m not in ma]:
             va, vb = (ma.get(metric) or {}).get("value"), (mb.get(metric) or {}).get("value")
             cia, cib = (ma.get(metric) or {}).get("ci"), (mb.get(metric) or {}).get("ci")
-            delta = (None if va is None or vb is None or _missing(va) or _missing(vb)
-                     else float(vb) - float(va))
-            rows.append({"candidate": label, "metric": metric,
-                         "value_a": va, "ci_a": tuple(cia) if cia else None,
-                         "value_b": vb, "ci_b": tuple(cib) if cib else None,
-                         "delta": delta, "moved": _moved(va, cia, vb, cib)})
+            delta = (
+                None
+                if va is None or vb is None or _missing(va) or _missing(vb)
+                else float(vb) - float(va)
+            )
+            rows.append(
+                {
+                    "candidate": label,
+                    "metric": metric,
+                    "value_a": va,
+                    "ci_a": tuple(cia) if cia else None,
+                    "value_b": vb,
+                    "ci_b": tuple(cib) if cib else None,
+                    "delta": delta,
+                    "moved": _moved(va, cia, vb, cib),
+                }
+            )
     columns = ["candidate", "metric", "value_a", "ci_a", "value_b", "ci_b", "delta", "moved"]
     frame = pd.DataFrame(rows, columns=columns)
     frame["moved"] = frame["moved"].astype(bool)
@@ -779,7 +904,7 @@ def _metric_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> pd.DataFrame:
 
 def _show(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _data_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[str], set[str]]:
@@ -790,8 +915,10 @@ def _data_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[
     def table(label: str, ta: Any, tb: Any, cause: str) -> None:
         ta, tb = ta or {}, tb or {}
         if ta.get("fingerprint") != tb.get("fingerprint"):
-            lines.append(f"{label} fingerprint: {ta.get('fingerprint') or 'none'} → "
-                         f"{tb.get('fingerprint') or 'none'}")
+            lines.append(
+                f"{label} fingerprint: {ta.get('fingerprint') or 'none'} → "
+                f"{tb.get('fingerprint') or 'none'}"
+            )
             causes.add(cause)
         if ta.get("rows") != tb.get("rows"):
             lines.append(f"{label} rows: {ta.get('rows')} → {tb.get('rows')}")
@@ -804,22 +931,20 @@ def _data_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[
         lines.append(f"synthetic releases: {len(sa_)} → {len(sb_)}")
         causes.add("the synthetic data changed")
     for i, (ra, rb) in enumerate(zip(sa_, sb_, strict=False)):
-        table(f"synthetic release {i + 1} ({rb.get('name')})", ra, rb,
-              "the synthetic data changed")
+        table(f"synthetic release {i + 1} ({rb.get('name')})", ra, rb, "the synthetic data changed")
     if pa.get("software") != pb.get("software"):
         lines.append(f"product version: {pa.get('software')} → {pb.get('software')}")
         causes.add("the product version changed")
     return lines, causes
 
 
-def _param_differences(a: Mapping[str, Any], b: Mapping[str, Any]
-                       ) -> tuple[list[str], set[str]]:
+def _param_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[str], set[str]]:
     lines: list[str] = []
     causes: set[str] = set()
     seeds: list[tuple[Any, Any]] = []
     cands_a, cands_b = a.get("candidates") or [], b.get("candidates") or []
     several = max(len(cands_a), len(cands_b)) > 1
-    for i, (ca, cb) in enumerate(zip(cands_a, cands_b, strict=False)):
+    for ca, cb in zip(cands_a, cands_b, strict=False):
         prefix = f"{cb.get('name')}: " if several else ""
         ma, mb = ca.get("metrics") or {}, cb.get("metrics") or {}
         only_a = [m for m in ma if m not in mb]
@@ -839,8 +964,9 @@ def _param_differences(a: Mapping[str, Any], b: Mapping[str, Any]
                 skip = {k for k in set(pa) | set(pb) if k.endswith("seed")}
             else:
                 skip = set()
-            keys = [k for k in sorted(set(pa) | set(pb))
-                    if k not in skip and pa.get(k) != pb.get(k)]
+            keys = [
+                k for k in sorted(set(pa) | set(pb)) if k not in skip and pa.get(k) != pb.get(k)
+            ]
             for k in keys:
                 lines.append(f"{prefix}{metric} {k}: {_show(pa.get(k))} → {_show(pb.get(k))}")
             if keys:
@@ -885,13 +1011,22 @@ def compare_reviews(a: Mapping[str, Any], b: Mapping[str, Any]) -> ReviewCompari
         causes.add("the threat model changed")
     if da.get("decision") != db.get("decision"):
         lines.append(f"decision: {da.get('decision')} → {db.get('decision')}")
-    order = ["the real data changed", "the holdout changed", "the synthetic data changed",
-             "the threat model changed", "the measures changed", "the parameters changed",
-             "the seed changed", "the product version changed"]
+    order = [
+        "the real data changed",
+        "the holdout changed",
+        "the synthetic data changed",
+        "the threat model changed",
+        "the measures changed",
+        "the parameters changed",
+        "the seed changed",
+        "the product version changed",
+    ]
     return ReviewComparison(
-        metrics=_metric_rows(da, db), inputs=lines,
+        metrics=_metric_rows(da, db),
+        inputs=lines,
         identical_numbers=_numbers(da) == _numbers(db),
         same_inputs=inputs_key(da) == inputs_key(db),
         a_id=a.get("id") if isinstance(a, Mapping) else None,
         b_id=b.get("id") if isinstance(b, Mapping) else None,
-        causes=tuple(c for c in order if c in causes))
+        causes=tuple(c for c in order if c in causes),
+    )

@@ -65,8 +65,7 @@ class ReviewData(_CodedTables):
     real: pd.DataFrame
     synthetic: tuple[pd.DataFrame, ...]
     holdout: pd.DataFrame | None = None
-    level_codes: tuple[tuple[pd.DataFrame, LevelCodes], ...] = field(
-        default=(), repr=False)
+    level_codes: tuple[tuple[pd.DataFrame, LevelCodes], ...] = field(default=(), repr=False)
 
 
 def as_release_list(synthetic: pd.DataFrame | Sequence[pd.DataFrame]) -> list[pd.DataFrame]:
@@ -86,8 +85,7 @@ class ReleaseTables(_CodedTables):
     real: pd.DataFrame
     synthetic: tuple[pd.DataFrame, ...]
     holdout: pd.DataFrame | None = None
-    level_codes: tuple[tuple[pd.DataFrame, LevelCodes], ...] = field(
-        default=(), repr=False)
+    level_codes: tuple[tuple[pd.DataFrame, LevelCodes], ...] = field(default=(), repr=False)
 
 
 def prepare_release_tables(
@@ -133,10 +131,10 @@ def prepare_release_tables(
     else:
         real_c, real_codes = prepare_table_coded(real, schema)
     releases = as_release_list(synthetic)
-    labels = ["synthetic" if len(releases) == 1 else f"synthetic #{i + 1}"
-              for i in range(len(releases))]
-    parts = [_conform(frame, schema, label)
-             for frame, label in zip(releases, labels, strict=True)]
+    labels = [
+        "synthetic" if len(releases) == 1 else f"synthetic #{i + 1}" for i in range(len(releases))
+    ]
+    parts = [_conform(frame, schema, label) for frame, label in zip(releases, labels, strict=True)]
     if holdout is not None:
         parts.append(_conform(holdout, schema, "holdout"))
         labels.append("holdout")
@@ -152,7 +150,7 @@ def prepare_release_tables(
         # shared list (the real prefix is the same in both, so only the tail moves)
         codes = [real_codes, *(_recoded(p, schema, extended) for p in parts)]
         schema = extended
-    conformed = [p.frame for p in parts[:len(releases)]]
+    conformed = [p.frame for p in parts[: len(releases)]]
     hold = parts[-1].frame if holdout is not None else None
     tables = [("real", real_c), *[(f"synthetic #{i + 1}", f) for i, f in enumerate(conformed)]]
     if hold is not None:
@@ -161,15 +159,21 @@ def prepare_release_tables(
         if len(frame) < min_rows:
             raise InsufficientDataError(
                 f"The {label} table has {len(frame)} row(s); this measure needs at least "
-                f"{min_rows}.")
+                f"{min_rows}."
+            )
     if not schema.included:
         raise InsufficientDataError("The real table has no usable column (all are excluded).")
     note = _not_in_real(unseen, real_c, real_codes)
     if note:
         warn_unseen(note, stacklevel=2)
     frames = [real_c, *conformed] + ([hold] if hold is not None else [])
-    return ReleaseTables(schema=schema, real=real_c, synthetic=tuple(conformed), holdout=hold,
-                         level_codes=tuple(zip(frames, codes, strict=True)))
+    return ReleaseTables(
+        schema=schema,
+        real=real_c,
+        synthetic=tuple(conformed),
+        holdout=hold,
+        level_codes=tuple(zip(frames, codes, strict=True)),
+    )
 
 
 def is_canonical(frame: pd.DataFrame, schema: Schema) -> bool:
@@ -204,8 +208,7 @@ def canonical_codes(frame: pd.DataFrame, schema: Schema) -> dict[str, np.ndarray
             # missing values (code -1) are not canonical: they become the MISSING level
             if (codes < 0).any() or not all(type(v) is str for v in levels):
                 return None
-            positions = level_positions(np.asarray(levels, dtype=object), codes,
-                                        spec.categories)
+            positions = level_positions(np.asarray(levels, dtype=object), codes, spec.categories)
             if positions is None:
                 return None
             coded[spec.name] = positions
@@ -219,8 +222,9 @@ def _conform(frame: pd.DataFrame, schema: Schema, label: str) -> ConformedTable:
     return conform_table_levels(frame, schema, table=label)
 
 
-def _not_in_real(unseen: dict[str, dict[str, tuple[str, ...]]], real: pd.DataFrame,
-                 real_codes: LevelCodes) -> dict[str, dict[str, tuple[str, ...]]]:
+def _not_in_real(
+    unseen: dict[str, dict[str, tuple[str, ...]]], real: pd.DataFrame, real_codes: LevelCodes
+) -> dict[str, dict[str, tuple[str, ...]]]:
     """``unseen`` without the levels the real table holds after all.
 
     A schema given by the caller may lack levels of the real table (e.g. one inferred on
@@ -247,8 +251,7 @@ def _recoded(part: ConformedTable, schema: Schema, extended: Schema) -> dict[str
     for c, levels in part.unseen.items():
         own = schema[c].categories + levels
         if own != extended[c].categories:
-            moved = level_positions(np.asarray(own, dtype=object), codes[c],
-                                    extended[c].categories)
+            moved = level_positions(np.asarray(own, dtype=object), codes[c], extended[c].categories)
             if moved is not None:  # always: the extended list holds every level of own
                 codes[c] = moved
     return codes
@@ -285,9 +288,15 @@ def prepare_review(
             f"`threat` must be a ThreatModel; got {type(threat).__name__}. Build one with "
             "ThreatModel(quasi_identifiers=[...], sensitive=[...])."
         )
-    tables = prepare_release_tables(real, synthetic, holdout=holdout, schema=schema,
-                                    min_rows=min_rows)
+    tables = prepare_release_tables(
+        real, synthetic, holdout=holdout, schema=schema, min_rows=min_rows
+    )
     threat.validate(tables.schema, tables.real)
-    return ReviewData(schema=tables.schema, threat=threat, real=tables.real,
-                      synthetic=tables.synthetic, holdout=tables.holdout,
-                      level_codes=tables.level_codes)
+    return ReviewData(
+        schema=tables.schema,
+        threat=threat,
+        real=tables.real,
+        synthetic=tables.synthetic,
+        holdout=tables.holdout,
+        level_codes=tables.level_codes,
+    )

@@ -63,8 +63,8 @@ class MeasureSpec:
             if name == mode:
                 return dict(opts)
         raise ParameterError(
-            f"{self.label} has no mode {mode!r}; choose from "
-            f"{', '.join(m for m, _ in self.modes)}.")
+            f"{self.label} has no mode {mode!r}; choose from {', '.join(m for m, _ in self.modes)}."
+        )
 
     def calibration_mode(self, params: dict[str, Any]) -> str:
         """The mode a result was computed in, read from its ``params`` (``default`` when
@@ -84,109 +84,272 @@ class MeasureSpec:
         return getattr(importlib.import_module(f"privacy_core.{module}"), func)
 
 
-def _m(name: str, label: str, family: str, target: str, *, holdout: bool, fast: bool,
-       threat: bool = True, description: str = "", uses_holdout: bool = True,
-       native: bool = False, indicator: bool = False,
-       modes: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (("default", ()),),
-       documented_ceiling: float | None = None, calibration_note: str = "",
-       absolute: bool = False, calibrated: bool = True,
-       evaluates: str = "release", before: tuple[str, ...] = ()) -> MeasureSpec:
-    return MeasureSpec(name, label, family, target, holdout, fast, threat,  # type: ignore[arg-type]
-                       description, uses_holdout, native, indicator, modes,
-                       documented_ceiling, calibration_note, absolute, calibrated,
-                       evaluates, before)  # type: ignore[arg-type]
+def _m(
+    name: str,
+    label: str,
+    family: Literal["privacy", "fidelity"],
+    target: str,
+    *,
+    holdout: bool,
+    fast: bool,
+    threat: bool = True,
+    description: str = "",
+    uses_holdout: bool = True,
+    native: bool = False,
+    indicator: bool = False,
+    modes: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (("default", ()),),
+    documented_ceiling: float | None = None,
+    calibration_note: str = "",
+    absolute: bool = False,
+    calibrated: bool = True,
+    evaluates: Literal["release", "generator"] = "release",
+    before: tuple[str, ...] = (),
+) -> MeasureSpec:
+    return MeasureSpec(
+        name,
+        label,
+        family,
+        target,
+        holdout,
+        fast,
+        threat,
+        description,
+        uses_holdout,
+        native,
+        indicator,
+        modes,
+        documented_ceiling,
+        calibration_note,
+        absolute,
+        calibrated,
+        evaluates,
+        before,
+    )
 
 
 # the distance measures run in the shared encoding (default) or the contrastive embedding
 # (privacy_core.embedding), and are calibrated in both
 _SPACES: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
-    ("default", ()), ("contrastive", (("space", "contrastive"),)))
+    ("default", ()),
+    ("contrastive", (("space", "contrastive"),)),
+)
 
-MEASURES: dict[str, MeasureSpec] = {m.name: m for m in [
-    _m("rapid", "RAPID attribute inference", "privacy", "risk.rapid:rapid", holdout=False,
-       uses_holdout=False, native=True, absolute=True, calibrated=False,
-       calibration_note="RAPID is an absolute risk (consensus R8): on unseen real rows it "
-                        "reads how well the population's own patterns reveal the secret, "
-                        "not 0. Read it against the HALF reference (a fresh real sample); "
-                        "the relative reading is the members-minus-non-members difference.",
-       fast=False, description="Share of real records whose secret an attacker trained on the "
-                               "release predicts confidently beyond the base rate."),
-    _m("ims", "Identical match share", "privacy", "risk.distance:identical_match_share",
-       holdout=False, fast=True, indicator=True,
-       description="Share of synthetic rows that copy a real row."),
-    _m("dcr", "DCR (SRD vs RRD)", "privacy", "risk.distance:dcr", holdout=False, fast=True,
-       indicator=True, modes=_SPACES,
-       description="Are synthetic rows closer to training rows than real rows are to each other?"),
-    _m("knn", "DCR k-NN variants", "privacy", "risk.distance:dcr_knn", holdout=False, fast=False,
-       indicator=True, modes=_SPACES, before=("dcr",),
-       description="DCR with the distance to the k nearest training rows, k = 1..K."),
-    _m("singling_out", "Singling out", "privacy", "risk.attacks:singling_out", holdout=False,
-       fast=True, modes=(("univariate", (("mode", "univariate"), ("space", "shared"))),
-                         ("multivariate", (("mode", "multivariate"), ("space", "shared"))),
-                         # the papers' protocol: max over univariate and 3-12 columns
-                         ("paper", (("mode", "paper"), ("n_attacks", 2000),
-                                    ("space", "shared"))),
-                         # "SO + CL": targets found in the contrastive embedding
-                         ("contrastive", (("mode", "multivariate"),
-                                          ("space", "contrastive")))),
-       description="Predicates from the release that isolate exactly one real person."),
-    _m("singling_out_outliers", "Singling out (outlier targets)", "privacy",
-       "risk.attacks:singling_out_outliers", holdout=False, fast=False,
-       # calibrated as the paper defines it, targets found in the contrastive embedding;
-       # space="shared" is an option (unseen rows read 0.00-0.09 over four seeds, 7 of 8
-       # intervals reaching 0), not a calibrated mode
-       description="Predicates around the release's most isolated records (found in the "
-                   "contrastive embedding: categories and value bins) that single out one "
-                   "real person."),
-    _m("linkability", "Linkability", "privacy", "risk.attacks:linkability", holdout=False,
-       fast=True, modes=_SPACES, description="Can two halves of a person's record be linked through the release?"),
-    _m("inference", "Distance-based inference", "privacy", "risk.attacks:distance_inference",
-       holdout=False, fast=True, modes=_SPACES, description="The closest synthetic row's secret as a guess."),
-    _m("ml_inference", "ML inference", "privacy", "risk.attacks:ml_inference", holdout=True,
-       fast=True, description="xgboost trained on the release: members vs non-members."),
-    _m("gtcap", "GTCAP", "privacy", "risk.cap:gtcap", holdout=True, fast=False,
-       # box matching, attributions pooled over records (default) or the per-record TCAP
-       # mean of eq. 7: both read 1 on a full copy and about 0 on unseen rows
-       modes=(("default", (("weighting", "box_pooled"),)),
-              ("per_record", (("weighting", "box_per_record"),))),
-       description="Correct attribution from target-homogeneous synthetic key groups."),
-    _m("domias", "DOMIAS", "privacy", "risk.membership:domias", holdout=True, fast=False,
-       calibrated=False,
-       calibration_note="DOMIAS is capped by its density estimator: a Gaussian KDE with "
-                        "Scott's bandwidth averages each density over a wide neighbourhood, "
-                        "so a copied record raises the release's density at itself by a "
-                        "bounded factor and even a full copy reads far below 1, less the "
-                        "larger the table and the smaller the holdout (0.24 on a copy of "
-                        "2,000 health records, 0.07-0.17 on 6,666; the risk-insertion paper "
-                        "reports 0.03-0.54, Table 2). A smaller `bandwidth` raises the "
-                        "ceiling (0.45 at 0.25) without raising the floor. Read it against "
-                        "the calibration curve of your data, not against 0 and 1.",
-       description="Density-ratio membership inference (AUC, normalised)."),
-    _m("membership", "Membership disclosure (F_rel)", "privacy",
-       "risk.membership:membership_disclosure", holdout=True, fast=True, calibrated=False,
-       calibration_note="F_rel is relative to the naive attacker who calls everyone a "
-                        "member (consensus R5), not to an uninformative release: when the "
-                        "release tells nothing, matching finds fewer members than the naive "
-                        "guess and F_rel reads below 0, further below as the member "
-                        "prevalence t grows (it moves with the training:holdout ratio when "
-                        "t is not given). A full copy is capped by how many non-members "
-                        "share a member's binned quasi-identifiers. Read it against the "
-                        "calibration curve of your data, not against 0 and 1.",
-       description="Partition attack by matching, F1 relative to a naive guesser."),
-    _m("mds", "Membership disclosure score (MDS)", "privacy",
-       "risk.mds:membership_disclosure_score", holdout=True, fast=False, threat=False,
-       native=True, evaluates="generator",
-       description="Shadow generators trained with and without each record: how far its "
-                   "presence moves what the method emits near it, from HALF (emits unseen "
-                   "records, 0) to SELF (copies its training data, 1)."),
-    _m("wasserstein", "Wasserstein fidelity", "fidelity", "fidelity:wasserstein_fidelity",
-       holdout=False, fast=False, threat=False, uses_holdout=False, native=True),
-    _m("mla", "ML affinity", "fidelity", "utility:ml_affinity", holdout=True, fast=False),
-    _m("query_error", "Query error", "fidelity", "utility:query_error", holdout=False,
-       fast=True, threat=False, uses_holdout=False),
-    _m("discriminator", "Real-vs-synthetic discriminator", "fidelity", "utility:discriminator",
-       holdout=False, fast=True, threat=False, uses_holdout=False),
-]}
+MEASURES: dict[str, MeasureSpec] = {
+    m.name: m
+    for m in [
+        _m(
+            "rapid",
+            "RAPID attribute inference",
+            "privacy",
+            "risk.rapid:rapid",
+            holdout=False,
+            uses_holdout=False,
+            native=True,
+            absolute=True,
+            calibrated=False,
+            calibration_note="RAPID is an absolute risk (consensus R8): on unseen real rows it "
+            "reads how well the population's own patterns reveal the secret, "
+            "not 0. Read it against the HALF reference (a fresh real sample); "
+            "the relative reading is the members-minus-non-members difference.",
+            fast=False,
+            description="Share of real records whose secret an attacker trained on the "
+            "release predicts confidently beyond the base rate.",
+        ),
+        _m(
+            "ims",
+            "Identical match share",
+            "privacy",
+            "risk.distance:identical_match_share",
+            holdout=False,
+            fast=True,
+            indicator=True,
+            description="Share of synthetic rows that copy a real row.",
+        ),
+        _m(
+            "dcr",
+            "DCR (SRD vs RRD)",
+            "privacy",
+            "risk.distance:dcr",
+            holdout=False,
+            fast=True,
+            indicator=True,
+            modes=_SPACES,
+            description=(
+                "Are synthetic rows closer to training rows than real rows are to each other?"
+            ),
+        ),
+        _m(
+            "knn",
+            "DCR k-NN variants",
+            "privacy",
+            "risk.distance:dcr_knn",
+            holdout=False,
+            fast=False,
+            indicator=True,
+            modes=_SPACES,
+            before=("dcr",),
+            description="DCR with the distance to the k nearest training rows, k = 1..K.",
+        ),
+        _m(
+            "singling_out",
+            "Singling out",
+            "privacy",
+            "risk.attacks:singling_out",
+            holdout=False,
+            fast=True,
+            modes=(
+                ("univariate", (("mode", "univariate"), ("space", "shared"))),
+                ("multivariate", (("mode", "multivariate"), ("space", "shared"))),
+                # the papers' protocol: max over univariate and 3-12 columns
+                ("paper", (("mode", "paper"), ("n_attacks", 2000), ("space", "shared"))),
+                # "SO + CL": targets found in the contrastive embedding
+                ("contrastive", (("mode", "multivariate"), ("space", "contrastive"))),
+            ),
+            description="Predicates from the release that isolate exactly one real person.",
+        ),
+        _m(
+            "singling_out_outliers",
+            "Singling out (outlier targets)",
+            "privacy",
+            "risk.attacks:singling_out_outliers",
+            holdout=False,
+            fast=False,
+            # calibrated as the paper defines it, targets found in the contrastive embedding;
+            # space="shared" is an option (unseen rows read 0.00-0.09 over four seeds, 7 of 8
+            # intervals reaching 0), not a calibrated mode
+            description="Predicates around the release's most isolated records (found in the "
+            "contrastive embedding: categories and value bins) that single out one "
+            "real person.",
+        ),
+        _m(
+            "linkability",
+            "Linkability",
+            "privacy",
+            "risk.attacks:linkability",
+            holdout=False,
+            fast=True,
+            modes=_SPACES,
+            description="Can two halves of a person's record be linked through the release?",
+        ),
+        _m(
+            "inference",
+            "Distance-based inference",
+            "privacy",
+            "risk.attacks:distance_inference",
+            holdout=False,
+            fast=True,
+            modes=_SPACES,
+            description="The closest synthetic row's secret as a guess.",
+        ),
+        _m(
+            "ml_inference",
+            "ML inference",
+            "privacy",
+            "risk.attacks:ml_inference",
+            holdout=True,
+            fast=True,
+            description="xgboost trained on the release: members vs non-members.",
+        ),
+        _m(
+            "gtcap",
+            "GTCAP",
+            "privacy",
+            "risk.cap:gtcap",
+            holdout=True,
+            fast=False,
+            # box matching, attributions pooled over records (default) or the per-record TCAP
+            # mean of eq. 7: both read 1 on a full copy and about 0 on unseen rows
+            modes=(
+                ("default", (("weighting", "box_pooled"),)),
+                ("per_record", (("weighting", "box_per_record"),)),
+            ),
+            description="Correct attribution from target-homogeneous synthetic key groups.",
+        ),
+        _m(
+            "domias",
+            "DOMIAS",
+            "privacy",
+            "risk.membership:domias",
+            holdout=True,
+            fast=False,
+            calibrated=False,
+            calibration_note="DOMIAS is capped by its density estimator: a Gaussian KDE with "
+            "Scott's bandwidth averages each density over a wide neighbourhood, "
+            "so a copied record raises the release's density at itself by a "
+            "bounded factor and even a full copy reads far below 1, less the "
+            "larger the table and the smaller the holdout (0.24 on a copy of "
+            "2,000 health records, 0.07-0.17 on 6,666; the risk-insertion paper "
+            "reports 0.03-0.54, Table 2). A smaller `bandwidth` raises the "
+            "ceiling (0.45 at 0.25) without raising the floor. Read it against "
+            "the calibration curve of your data, not against 0 and 1.",
+            description="Density-ratio membership inference (AUC, normalised).",
+        ),
+        _m(
+            "membership",
+            "Membership disclosure (F_rel)",
+            "privacy",
+            "risk.membership:membership_disclosure",
+            holdout=True,
+            fast=True,
+            calibrated=False,
+            calibration_note="F_rel is relative to the naive attacker who calls everyone a "
+            "member (consensus R5), not to an uninformative release: when the "
+            "release tells nothing, matching finds fewer members than the naive "
+            "guess and F_rel reads below 0, further below as the member "
+            "prevalence t grows (it moves with the training:holdout ratio when "
+            "t is not given). A full copy is capped by how many non-members "
+            "share a member's binned quasi-identifiers. Read it against the "
+            "calibration curve of your data, not against 0 and 1.",
+            description="Partition attack by matching, F1 relative to a naive guesser.",
+        ),
+        _m(
+            "mds",
+            "Membership disclosure score (MDS)",
+            "privacy",
+            "risk.mds:membership_disclosure_score",
+            holdout=True,
+            fast=False,
+            threat=False,
+            native=True,
+            evaluates="generator",
+            description="Shadow generators trained with and without each record: how far its "
+            "presence moves what the method emits near it, from HALF (emits unseen "
+            "records, 0) to SELF (copies its training data, 1).",
+        ),
+        _m(
+            "wasserstein",
+            "Wasserstein fidelity",
+            "fidelity",
+            "fidelity:wasserstein_fidelity",
+            holdout=False,
+            fast=False,
+            threat=False,
+            uses_holdout=False,
+            native=True,
+        ),
+        _m("mla", "ML affinity", "fidelity", "utility:ml_affinity", holdout=True, fast=False),
+        _m(
+            "query_error",
+            "Query error",
+            "fidelity",
+            "utility:query_error",
+            holdout=False,
+            fast=True,
+            threat=False,
+            uses_holdout=False,
+        ),
+        _m(
+            "discriminator",
+            "Real-vs-synthetic discriminator",
+            "fidelity",
+            "utility:discriminator",
+            holdout=False,
+            fast=True,
+            threat=False,
+            uses_holdout=False,
+        ),
+    ]
+}
 
 
 def get_measure(name: str) -> MeasureSpec:
@@ -228,8 +391,11 @@ def goal_phrase(name: str) -> str:
 
 
 def measure_names(family: str | None = None, *, fast_only: bool = False) -> list[str]:
-    return [m.name for m in MEASURES.values()
-            if (family is None or m.family == family) and (m.fast or not fast_only)]
+    return [
+        m.name
+        for m in MEASURES.values()
+        if (family is None or m.family == family) and (m.fast or not fast_only)
+    ]
 
 
 # ----------------------------------------------------------------- display vocabulary
@@ -306,8 +472,13 @@ def evaluate_measures(
     specs = [get_measure(n) for n in names]
     # a measure whose neighbour search serves another's runs first; results keep the
     # order asked for
-    order = sorted(range(len(specs)), key=lambda j: (
-        min((names.index(b) - 0.5 for b in specs[j].before if b in names), default=j), j))
+    order = sorted(
+        range(len(specs)),
+        key=lambda j: (
+            min((names.index(b) - 0.5 for b in specs[j].before if b in names), default=j),
+            j,
+        ),
+    )
     out: dict[str, MetricResult] = {}
     for i, spec in enumerate(specs[j] for j in order):
         if progress:
@@ -327,11 +498,13 @@ def evaluate_measures(
         kwargs.update((options or {}).get(spec.name, {}))
         releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
         if spec.replicates_native or len(releases) == 1:
-            out[spec.name] = spec.function(real, releases if len(releases) > 1 else releases[0],
-                                           **kwargs)
+            out[spec.name] = spec.function(
+                real, releases if len(releases) > 1 else releases[0], **kwargs
+            )
         else:  # one call per release, then mean and spread across releases (R10)
             out[spec.name] = combine_replicates(
-                [spec.function(real, rel, **kwargs) for rel in releases])
+                [spec.function(real, rel, **kwargs) for rel in releases]
+            )
     if progress:
         progress(1.0, "done")
     return {n: out[n] for n in dict.fromkeys(s.name for s in specs)}
@@ -352,9 +525,18 @@ def evaluate_noted(
     :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
     distinct user warnings it raised, so a row of a sweep or a calibration says why its
     value is missing or doubtful."""
-    return run_noted(lambda: evaluate_measures(
-        real, synthetic, names=[name], threat=threat, holdout=holdout, schema=schema,
-        seed=seed, options={name: dict(options or {})})[name])
+    return run_noted(
+        lambda: evaluate_measures(
+            real,
+            synthetic,
+            names=[name],
+            threat=threat,
+            holdout=holdout,
+            schema=schema,
+            seed=seed,
+            options={name: dict(options or {})},
+        )[name]
+    )
 
 
 def run_noted(call: Callable[[], Any]) -> tuple[Any, str]:
@@ -373,4 +555,3 @@ def run_noted(call: Callable[[], Any]) -> tuple[Any, str]:
     if warned:
         note = "; ".join([note, *warned]) if note else "; ".join(warned)
     return res, note
-

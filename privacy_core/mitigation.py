@@ -54,8 +54,9 @@ class Mitigation:
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
-            raise ParameterError(f"Unknown mitigation {self.kind!r}; choose from "
-                                 f"{', '.join(KINDS)}.")
+            raise ParameterError(
+                f"Unknown mitigation {self.kind!r}; choose from {', '.join(KINDS)}."
+            )
         if self.kind in ("bin_numeric", "merge_rare", "suppress_column") and not self.column:
             raise ParameterError(f"{KINDS[self.kind]}: name the column.")
         if self.kind == "bin_numeric" and not 2 <= int(self.bins) <= 100:
@@ -78,10 +79,17 @@ class Mitigation:
         return f"release regenerated with {self.method} ({knobs})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "label": KINDS[self.kind], "description": self.describe(),
-                "column": self.column, "bins": self.bins, "min_count": self.min_count,
-                "k": self.k, "method": self.method,
-                "generator_params": dict(self.generator_params)}
+        return {
+            "kind": self.kind,
+            "label": KINDS[self.kind],
+            "description": self.describe(),
+            "column": self.column,
+            "bins": self.bins,
+            "min_count": self.min_count,
+            "k": self.k,
+            "method": self.method,
+            "generator_params": dict(self.generator_params),
+        }
 
 
 @dataclass(frozen=True)
@@ -111,9 +119,13 @@ def _binned(values: pd.Series, edges: np.ndarray) -> pd.Series:
     x = pd.to_numeric(values, errors="coerce").to_numpy(float)
     # outer bins open-ended so that release values outside the real range still land in one
     idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
-    labels = np.array([f"[{_num(edges[i])}, {_num(edges[i + 1])}"
-                       + ("]" if i == len(edges) - 2 else ")") for i in range(len(edges) - 1)],
-                      dtype=object)
+    labels = np.array(
+        [
+            f"[{_num(edges[i])}, {_num(edges[i + 1])}" + ("]" if i == len(edges) - 2 else ")")
+            for i in range(len(edges) - 1)
+        ],
+        dtype=object,
+    )
     out = pd.Series(labels[idx], index=values.index, dtype=object)
     out[np.isnan(x)] = np.nan
     return out
@@ -123,15 +135,25 @@ def _num(v: float) -> str:
     return f"{v:.4g}"
 
 
-def _check_column(column: str, real: pd.DataFrame) -> None:
-    if column not in real.columns:
-        raise ColumnNotFoundError(f"Column {column!r} is not in the real table; its columns "
-                                  f"are {', '.join(map(str, real.columns))}.")
+def _check_column(column: str | None, real: pd.DataFrame) -> str:
+    """The column's name, once it is known to be one of the real table's."""
+    if column is None or column not in real.columns:
+        raise ColumnNotFoundError(
+            f"Column {column!r} is not in the real table; its columns "
+            f"are {', '.join(map(str, real.columns))}."
+        )
+    return column
 
 
-def apply_mitigation(real: pd.DataFrame, synthetic: Sequence[pd.DataFrame], *,
-                     threat: ThreatModel, mitigation: Mitigation,
-                     holdout: pd.DataFrame | None = None, seed: int = 0) -> MitigatedInputs:
+def apply_mitigation(
+    real: pd.DataFrame,
+    synthetic: Sequence[pd.DataFrame],
+    *,
+    threat: ThreatModel,
+    mitigation: Mitigation,
+    holdout: pd.DataFrame | None = None,
+    seed: int = 0,
+) -> MitigatedInputs:
     """The inputs after ``mitigation``; the originals are not changed.
 
     Parameters
@@ -160,35 +182,43 @@ def apply_mitigation(real: pd.DataFrame, synthetic: Sequence[pd.DataFrame], *,
     params: dict[str, Any] = {"mitigation": m.to_dict(), "seed": int(seed)}
     new_threat = threat
     if m.kind == "bin_numeric":
-        _check_column(m.column, real)  # type: ignore[arg-type]
+        column = _check_column(m.column, real)
         edges = _bin_edges(real[m.column], int(m.bins))
-        tables = [t.assign(**{m.column: _binned(t[m.column], edges)}) for t in tables]
+        tables = [t.assign(**{column: _binned(t[column], edges)}) for t in tables]
         params["edges"] = [float(e) for e in edges]
-        notes.append(f"{m.column}: {len(edges) - 1} bins at the real table's quantiles "
-                     "(the same bins for every table).")
+        notes.append(
+            f"{m.column}: {len(edges) - 1} bins at the real table's quantiles "
+            "(the same bins for every table)."
+        )
     elif m.kind == "merge_rare":
-        _check_column(m.column, real)  # type: ignore[arg-type]
+        column = _check_column(m.column, real)
         counts = real[m.column].astype(str).value_counts()
         rare = set(counts[counts < int(m.min_count)].index)
         if not rare:
-            notes.append(f"{m.column}: no category has fewer than {m.min_count} records; "
-                         "nothing merged.")
+            notes.append(
+                f"{m.column}: no category has fewer than {m.min_count} records; nothing merged."
+            )
         else:
+
             def merge(s: pd.Series) -> pd.Series:
                 text = s.astype(object).where(s.isna(), s.astype(str))
                 return text.where(~text.isin(rare), OTHER)
-            tables = [t.assign(**{m.column: merge(t[m.column])}) for t in tables]
+
+            tables = [t.assign(**{column: merge(t[column])}) for t in tables]
             notes.append(f"{m.column}: {len(rare)} categories merged into {OTHER!r}.")
         params["merged"] = sorted(map(str, rare))
     elif m.kind == "suppress_column":
-        _check_column(m.column, real)  # type: ignore[arg-type]
+        column = _check_column(m.column, real)
         if m.column in threat.sensitive:
-            raise ThreatModelError(f"{m.column!r} is the sensitive column; suppress a "
-                                   "quasi-identifier instead.")
+            raise ThreatModelError(
+                f"{m.column!r} is the sensitive column; suppress a quasi-identifier instead."
+            )
         qis = [q for q in threat.quasi_identifiers if q != m.column]
         if not qis:
-            raise ThreatModelError(f"{m.column!r} is the only quasi-identifier: suppressing it "
-                                   "leaves the attacker nothing to know.")
+            raise ThreatModelError(
+                f"{m.column!r} is the only quasi-identifier: suppressing it "
+                "leaves the attacker nothing to know."
+            )
         tables = [t.drop(columns=[m.column]) for t in tables]
         new_threat = ThreatModel(qis, list(threat.sensitive))
         notes.append(f"{m.column} removed from every table and from the quasi-identifiers.")
@@ -201,27 +231,40 @@ def apply_mitigation(real: pd.DataFrame, synthetic: Sequence[pd.DataFrame], *,
             kept.append(t[size >= int(m.k)].reset_index(drop=True))
             removed.append(int((size < int(m.k)).sum()))
         if any(len(t) < 2 for t in kept):
-            raise ParameterError(f"k = {m.k} suppresses (nearly) every release row; choose a "
-                                 "smaller k.")
+            raise ParameterError(
+                f"k = {m.k} suppresses (nearly) every release row; choose a smaller k."
+            )
         tables = [real, *kept] + ([holdout] if holdout is not None else [])
         share = sum(removed) / max(sum(len(t) for t in synthetic), 1)
-        notes.append(f"{sum(removed):,} release rows removed ({share:.1%}): their "
-                     f"quasi-identifier combination appears fewer than {m.k} times.")
+        notes.append(
+            f"{sum(removed):,} release rows removed ({share:.1%}): their "
+            f"quasi-identifier combination appears fewer than {m.k} times."
+        )
         params["rows_removed"] = removed
     else:  # regenerate
         from .synth import synthesize
 
         gen = dict(m.generator_params)
-        regenerated = [synthesize(real, method=m.method, n=len(t), seed=int(seed) + i, **gen)
-                       for i, t in enumerate(synthetic)]
+        regenerated = [
+            synthesize(real, method=m.method, n=len(t), seed=int(seed) + i, **gen)
+            for i, t in enumerate(synthetic)
+        ]
         tables = [real, *regenerated] + ([holdout] if holdout is not None else [])
-        notes.append(f"{len(regenerated)} release(s) regenerated from the real table with "
-                     f"{m.method} ({', '.join(f'{k}={v}' for k, v in gen.items()) or 'defaults'}"
-                     f"), seed {seed}.")
+        notes.append(
+            f"{len(regenerated)} release(s) regenerated from the real table with "
+            f"{m.method} ({', '.join(f'{k}={v}' for k, v in gen.items()) or 'defaults'}"
+            f"), seed {seed}."
+        )
     n_syn = len(synthetic)
-    return MitigatedInputs(real=tables[0], synthetic=tuple(tables[1:1 + n_syn]),
-                           holdout=tables[1 + n_syn] if holdout is not None else None,
-                           threat=new_threat, mitigation=m, notes=tuple(notes), params=params)
+    return MitigatedInputs(
+        real=tables[0],
+        synthetic=tuple(tables[1 : 1 + n_syn]),
+        holdout=tables[1 + n_syn] if holdout is not None else None,
+        threat=new_threat,
+        mitigation=m,
+        notes=tuple(notes),
+        params=params,
+    )
 
 
 def _vc(res: MetricResult | Mapping[str, Any]) -> tuple[float | None, list[float] | None]:
@@ -231,8 +274,10 @@ def _vc(res: MetricResult | Mapping[str, Any]) -> tuple[float | None, list[float
     return res.get("value"), (list(ci) if ci else None)
 
 
-def compare_measures(before: Mapping[str, MetricResult | Mapping[str, Any]],
-                     after: Mapping[str, MetricResult | Mapping[str, Any]]) -> pd.DataFrame:
+def compare_measures(
+    before: Mapping[str, MetricResult | Mapping[str, Any]],
+    after: Mapping[str, MetricResult | Mapping[str, Any]],
+) -> pd.DataFrame:
     """One row per measure in both: values, intervals, the change and whether it is an
     improvement (by the measure's goal), and whether it moved beyond the intervals."""
     rows = []
@@ -247,27 +292,70 @@ def compare_measures(before: Mapping[str, MetricResult | Mapping[str, Any]],
         else:
             gain = vb - va  # every other registered measure: lower is better
         moved = bool(cb and ca and (ca[0] > cb[1] or ca[1] < cb[0]))
-        rows.append({"measure": name, "label": spec.label if spec else name,
-                     "family": ("utility" if spec and spec.family == "fidelity" else "risk"),
-                     "indicator": bool(spec and spec.indicator), "before": vb,
-                     "before_ci": cb, "after": va, "after_ci": ca, "change": va - vb,
-                     "better": "better" if gain > 1e-12 else "worse" if gain < -1e-12
-                     else "same", "beyond_intervals": moved})
-    return pd.DataFrame(rows, columns=["measure", "label", "family", "indicator", "before",
-                                       "before_ci", "after", "after_ci", "change", "better",
-                                       "beyond_intervals"])
+        rows.append(
+            {
+                "measure": name,
+                "label": spec.label if spec else name,
+                "family": ("utility" if spec and spec.family == "fidelity" else "risk"),
+                "indicator": bool(spec and spec.indicator),
+                "before": vb,
+                "before_ci": cb,
+                "after": va,
+                "after_ci": ca,
+                "change": va - vb,
+                "better": "better" if gain > 1e-12 else "worse" if gain < -1e-12 else "same",
+                "beyond_intervals": moved,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "measure",
+            "label",
+            "family",
+            "indicator",
+            "before",
+            "before_ci",
+            "after",
+            "after_ci",
+            "change",
+            "better",
+            "beyond_intervals",
+        ],
+    )
 
 
-def alternative_record(mitigation: Mitigation, comparison: pd.DataFrame, *,
-                       candidate: str = "", notes: Sequence[str] = ()) -> dict[str, Any]:
+def alternative_record(
+    mitigation: Mitigation,
+    comparison: pd.DataFrame,
+    *,
+    candidate: str = "",
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
     """A considered alternative for the review record: the mitigation and the before/after
     aggregates (no record of any table)."""
-    return {"candidate": candidate, **mitigation.to_dict(), "notes": list(notes),
-            "measures": {r["measure"]: {"before": r["before"], "before_ci": r["before_ci"],
-                                        "after": r["after"], "after_ci": r["after_ci"],
-                                        "better": r["better"]}
-                         for r in comparison.to_dict("records")}}
+    return {
+        "candidate": candidate,
+        **mitigation.to_dict(),
+        "notes": list(notes),
+        "measures": {
+            r["measure"]: {
+                "before": r["before"],
+                "before_ci": r["before_ci"],
+                "after": r["after"],
+                "after_ci": r["after_ci"],
+                "better": r["better"],
+            }
+            for r in comparison.to_dict("records")
+        },
+    }
 
 
-__all__ = ["KINDS", "MitigatedInputs", "Mitigation", "alternative_record", "apply_mitigation",
-           "compare_measures"]
+__all__ = [
+    "KINDS",
+    "MitigatedInputs",
+    "Mitigation",
+    "alternative_record",
+    "apply_mitigation",
+    "compare_measures",
+]

@@ -30,15 +30,23 @@ def effective_jobs(n_jobs: int, n_tasks: int) -> int:
     """Workers to start: ``n_jobs`` (negative counts back from all cores, -1 = all),
     never more than there are tasks."""
     if n_jobs == 0:
-        raise ParameterError("`n_jobs` must be a positive number of workers or negative "
-                             "(-1 = all cores); got 0.")
+        raise ParameterError(
+            "`n_jobs` must be a positive number of workers or negative (-1 = all cores); got 0."
+        )
     jobs = usable_cores() + 1 + n_jobs if n_jobs < 0 else n_jobs
     return max(1, min(jobs, n_tasks))
 
 
-def map_unordered(fn: Callable[..., T], items: Iterable[Any], *, context: Any,
-                  n_jobs: int = 1, backend: str = "local", address: str | None = None,
-                  should_stop: Callable[[], bool] | None = None) -> Iterator[T]:
+def map_unordered(
+    fn: Callable[..., T],
+    items: Iterable[Any],
+    *,
+    context: Any,
+    n_jobs: int = 1,
+    backend: str = "local",
+    address: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Iterator[T]:
     """``fn(item, context)`` for every item, yielded as each finishes.
 
     ``backend="local"`` runs in this process (``n_jobs=1``) or in joblib's loky worker
@@ -65,8 +73,9 @@ def map_unordered(fn: Callable[..., T], items: Iterable[Any], *, context: Any,
     # max_nbytes=None: joblib would otherwise memory-map every array over 1 MB (the user's
     # real table) to a file in /dev/shm or the temporary directory, and a killed server
     # leaves it there; the workers get a pickled copy through the pipe instead.
-    results = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                       max_nbytes=None)(delayed(fn)(item, context) for item in items)
+    results = Parallel(
+        n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None
+    )(delayed(fn)(item, context) for item in items)
     try:
         for out in results:
             yield out
@@ -78,18 +87,30 @@ def map_unordered(fn: Callable[..., T], items: Iterable[Any], *, context: Any,
             results.close()
 
 
-def _ray(fn: Callable[..., T], items: list[Any], context: Any, address: str | None,
-         should_stop: Callable[[], bool] | None) -> Iterator[T]:
+def _ray(
+    fn: Callable[..., T],
+    items: list[Any],
+    context: Any,
+    address: str | None,
+    should_stop: Callable[[], bool] | None,
+) -> Iterator[T]:
     try:
         import ray
     except ImportError:
-        raise ParameterError("backend='ray' needs the ray package, which is not installed: "
-                             "`pip install ray`, or use backend='local'.") from None
+        raise ParameterError(
+            "backend='ray' needs the ray package, which is not installed: "
+            "`pip install ray`, or use backend='local'."
+        ) from None
     if not address:
-        raise ParameterError("backend='ray' needs the cluster's `address` (e.g. "
-                             "'ray://head:10001', 'auto' or 'local').")
-    no_spill = ({"_system_config": {"automatic_object_spilling_enabled": False}}
-                if address == "local" else {})
+        raise ParameterError(
+            "backend='ray' needs the cluster's `address` (e.g. "
+            "'ray://head:10001', 'auto' or 'local')."
+        )
+    no_spill: dict[str, Any] = (
+        {"_system_config": {"automatic_object_spilling_enabled": False}}
+        if address == "local"
+        else {}
+    )
     ray.init(address=address, ignore_reinit_error=True, **no_spill)
     remote = ray.remote(fn)
     ctx_ref = ray.put(context)

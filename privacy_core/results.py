@@ -19,6 +19,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from .errors import ParameterError
+
 
 def jsonable(value: Any) -> Any:
     """Convert numpy / pandas scalars and containers to plain JSON types.
@@ -81,6 +83,12 @@ class MetricResult:
         """One row per evaluated record (with its index in the input), or None."""
         return self.record_table
 
+    def require_records(self) -> pd.DataFrame:
+        """:attr:`records`, for callers that cannot do without them (figures, tables)."""
+        if self.record_table is None:
+            raise ParameterError(f"{self.name} has no per-record values to show.")
+        return self.record_table
+
     def to_dict(self, *, include_records: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
             "value": self.value,
@@ -111,22 +119,29 @@ def combine_replicates(results: list[MetricResult]) -> MetricResult:
     if len(results) == 1:
         return results[0]
     values = np.array([r.value for r in results], dtype=float)
-    tables = [r.records.assign(release=i) for i, r in enumerate(results)
-              if r.records is not None]
+    tables = [r.records.assign(release=i) for i, r in enumerate(results) if r.records is not None]
     first = results[0]
     baselines = [r.baseline for r in results if r.baseline is not None]
     # attacks' raw success rates, averaged like the value, so that a combined result can
     # still be read on one scale (attack vs control vs random guess)
-    rates = {key: float(np.mean([r.extra[key] for r in results]))
-             for key in ("attack_rate", "control_rate", "baseline_rate")
-             if all(r.extra.get(key) is not None for r in results)}
+    rates = {
+        key: float(np.mean([r.extra[key] for r in results]))
+        for key in ("attack_rate", "control_rate", "baseline_rate")
+        if all(r.extra.get(key) is not None for r in results)
+    }
     return MetricResult(
-        name=first.name, value=float(np.nanmean(values)), ci=mean_interval(values),
+        name=first.name,
+        value=float(np.nanmean(values)),
+        ci=mean_interval(values),
         params={**first.params, "n_releases": len(results)},
         record_table=pd.concat(tables, ignore_index=True) if tables else None,
-        baseline=float(np.mean(baselines)) if baselines else None, goal=first.goal,
+        baseline=float(np.mean(baselines)) if baselines else None,
+        goal=first.goal,
         bounds=first.bounds,
-        extra={**rates, "replicates": values.tolist(),
-               "sd": float(np.nanstd(values, ddof=1)), "per_release_ci": [
-                   list(r.ci) if r.ci else None for r in results]},
+        extra={
+            **rates,
+            "replicates": values.tolist(),
+            "sd": float(np.nanstd(values, ddof=1)),
+            "per_release_ci": [list(r.ci) if r.ci else None for r in results],
+        },
     )

@@ -59,25 +59,50 @@ TAU_GRID = tuple(round(t, 2) for t in np.arange(0.05, 0.951, 0.05))
 AGE_BANDS = ((18, 34), (35, 49), (50, 64), (65, 85))
 
 DEPENDENCY_DEFAULTS: dict[str, Any] = {
-    "kappas": (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 7.5, 10.0), "n": 1000, "releases": 2,
-    "min_leaf": 5, "tau": 0.3, "seed": 0}
+    "kappas": (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 7.5, 10.0),
+    "n": 1000,
+    "releases": 2,
+    "min_leaf": 5,
+    "tau": 0.3,
+    "seed": 0,
+}
 LEAKY_DEFAULTS: dict[str, Any] = {
-    "levels": (0.0, 0.25, 0.5, 0.75, 1.0), "n": 1500, "kappa": 1.0,
-    "measures": ("ims", "dcr", "singling_out", "inference", "rapid", "query_error",
-                 "discriminator"),
-    "seed": 0}
+    "levels": (0.0, 0.25, 0.5, 0.75, 1.0),
+    "n": 1500,
+    "kappa": 1.0,
+    "measures": (
+        "ims",
+        "dcr",
+        "singling_out",
+        "inference",
+        "rapid",
+        "query_error",
+        "discriminator",
+    ),
+    "seed": 0,
+}
 SIMILARITY_DEFAULTS: dict[str, Any] = {
-    "n": 1000, "patterns_kappa": 10.0, "min_leaf": 50, "copies_kappa": 0.0, "copies": 50,
-    "seed": 0}
+    "n": 1000,
+    "patterns_kappa": 10.0,
+    "min_leaf": 50,
+    "copies_kappa": 0.0,
+    "copies": 50,
+    "seed": 0,
+}
 # 4,000 records (2,000 in training): the DP noise is small next to the counts at large
 # budgets, so one release per epsilon already gives a readable curve, in a few seconds.
 PRIVACY_PRICE_DEFAULTS: dict[str, Any] = {
-    "levels": (0.1, 0.5, 1.0, 5.0, 20.0, 100.0), "n": 4000, "kappa": 5.0,
+    "levels": (0.1, 0.5, 1.0, 5.0, 20.0, 100.0),
+    "n": 4000,
+    "kappa": 5.0,
     "measures": ("rapid", "inference", "dcr", "query_error", "discriminator"),
-    "seed": 0}
+    "seed": 0,
+}
 SIMILARITY_MEASURES = ("ims", "dcr", "rapid")
-RELEASE_LABELS = {"patterns": "A: no copies, strong patterns",
-                  "copies": "B: copies of rare records, weak patterns"}
+RELEASE_LABELS = {
+    "patterns": "A: no copies, strong patterns",
+    "copies": "B: copies of rare records, weak patterns",
+}
 
 
 def teaching_threat() -> ThreatModel:
@@ -89,8 +114,9 @@ def teaching_threat() -> ThreatModel:
 
 def _child_seeds(seed: int, k: int) -> list[int]:
     """``k`` independent integer seeds derived from ``seed`` (numpy SeedSequence)."""
-    return [int(s.generate_state(1)[0] % (2**31 - 1))
-            for s in np.random.SeedSequence(seed).spawn(k)]
+    return [
+        int(s.generate_state(1)[0] % (2**31 - 1)) for s in np.random.SeedSequence(seed).spawn(k)
+    ]
 
 
 def _report(progress: ProgressFn | None, fraction: float, message: str) -> None:
@@ -123,8 +149,9 @@ class DependencyPopulation:
     seed: int
 
 
-def dependency_population(*, kappa: float, n: int = DEPENDENCY_DEFAULTS["n"],
-                          seed: int = 0) -> DependencyPopulation:
+def dependency_population(
+    *, kappa: float, n: int = DEPENDENCY_DEFAULTS["n"], seed: int = 0
+) -> DependencyPopulation:
     """The disease shares by age band of the population :func:`dependency_scenario`
     simulates at ``kappa`` (same n and seed: the same records).
 
@@ -140,12 +167,18 @@ def dependency_population(*, kappa: float, n: int = DEPENDENCY_DEFAULTS["n"],
     labels = [f"{lo}–{hi}" for lo, hi in AGE_BANDS]
     edges = [AGE_BANDS[0][0] - 1] + [hi for _, hi in AGE_BANDS]
     band = pd.cut(real["age"], bins=edges, labels=labels)
-    shares = (pd.crosstab(band, real["disease"], normalize="index")
-              .reindex(index=labels).fillna(0.0)
-              .rename_axis(index="age_band", columns="disease")
-              .stack().rename("share").reset_index())
-    return DependencyPopulation(kappa=kappa, shares=shares,
-                                params={"n": n, "kappa": kappa}, seed=seed)
+    shares = (
+        pd.crosstab(band, real["disease"], normalize="index")
+        .reindex(index=labels)
+        .fillna(0.0)
+        .rename_axis(index="age_band", columns="disease")
+        .stack()
+        .rename("share")
+        .reset_index()
+    )
+    return DependencyPopulation(
+        kappa=kappa, shares=shares, params={"n": n, "kappa": kappa}, seed=seed
+    )
 
 
 @dataclass(frozen=True)
@@ -173,17 +206,25 @@ class DependencyScenario:
     def at(self, kappa: float, tau: float | None = None) -> dict[str, float]:
         """RAPID (and interval) at one computed kappa and a tau of :data:`TAU_GRID`."""
         tau = self.tau if tau is None else float(tau)
-        part = self.curves[np.isclose(self.curves["kappa"], float(kappa))
-                           & np.isclose(self.curves["threshold"], tau)]
+        part = self.curves[
+            np.isclose(self.curves["kappa"], float(kappa))
+            & np.isclose(self.curves["threshold"], tau)
+        ]
         if part.empty:
             raise ParameterError(
                 f"No RAPID at kappa={kappa:g}, tau={tau:g}: computed kappas are "
-                f"{sorted(self.points['kappa'].tolist())}, thresholds {list(TAU_GRID)}.")
+                f"{sorted(self.points['kappa'].tolist())}, thresholds {list(TAU_GRID)}."
+            )
         row = part.iloc[0]
         acc = self.points.loc[np.isclose(self.points["kappa"], float(kappa)), "accuracy"]
-        return {"kappa": float(kappa), "tau": tau, "rapid": float(row["rate"]),
-                "ci_low": float(row["lower"]), "ci_high": float(row["upper"]),
-                "accuracy": float(acc.iloc[0])}
+        return {
+            "kappa": float(kappa),
+            "tau": tau,
+            "rapid": float(row["rate"]),
+            "ci_low": float(row["lower"]),
+            "ci_high": float(row["upper"]),
+            "accuracy": float(acc.iloc[0]),
+        }
 
 
 def dependency_scenario(
@@ -232,29 +273,58 @@ def dependency_scenario(
         real = simulate_health(n, kappa=kappa, seed=population_seed)
         schema = _schema(real)
         canonical = prepare_table(real, schema)
-        synthetic = [synthesize(canonical, method="cart", n=n, seed=s, min_leaf=min_leaf)
-                     for s in release_seeds]
-        res = rapid(real, synthetic if releases > 1 else synthetic[0], threat=threat,
-                    schema=schema, attackers=TEACHING_RAPID["attackers"], tau=tau,
-                    n_trees=n_trees, bootstrap=bootstrap, seed=attack_seed)
+        synthetic = [
+            synthesize(canonical, method="cart", n=n, seed=s, min_leaf=min_leaf)
+            for s in release_seeds
+        ]
+        res = rapid(
+            real,
+            synthetic if releases > 1 else synthetic[0],
+            threat=threat,
+            schema=schema,
+            attackers=TEACHING_RAPID["attackers"],
+            tau=tau,
+            n_trees=n_trees,
+            bootstrap=bootstrap,
+            seed=attack_seed,
+        )
         lo, hi = res.ci if res.ci is not None else (np.nan, np.nan)
-        points.append({"kappa": kappa, "rapid": float(res.value), "ci_low": float(lo),
-                       "ci_high": float(hi),
-                       "accuracy": float(np.mean(list(res.accuracy().values())))})
+        points.append(
+            {
+                "kappa": kappa,
+                "rapid": float(res.value),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "accuracy": float(np.mean(list(res.accuracy().values()))),
+            }
+        )
         curve = res.curve(list(TAU_GRID))
         curve = curve[curve["series"] == "mean"][["threshold", "rate", "lower", "upper"]]
         curves.append(curve.assign(kappa=kappa))
     _report(progress, 1.0, "done")
-    params = {"kappas": levels, "n": n, "releases": releases, "generator": "cart",
-              "min_leaf": min_leaf, "tau": tau, "n_trees": n_trees, "bootstrap": bootstrap,
-              "attackers": list(TEACHING_RAPID["attackers"]),
-              "quasi_identifiers": list(threat.quasi_identifiers),
-              "sensitive": list(threat.sensitive)}
+    params = {
+        "kappas": levels,
+        "n": n,
+        "releases": releases,
+        "generator": "cart",
+        "min_leaf": min_leaf,
+        "tau": tau,
+        "n_trees": n_trees,
+        "bootstrap": bootstrap,
+        "attackers": list(TEACHING_RAPID["attackers"]),
+        "quasi_identifiers": list(threat.quasi_identifiers),
+        "sensitive": list(threat.sensitive),
+    }
     return DependencyScenario(
         points=pd.DataFrame(points),
-        curves=pd.concat(curves, ignore_index=True)[["kappa", "threshold", "rate", "lower",
-                                                     "upper"]],
-        tau=tau, params=params, seed=seed, seconds=time.perf_counter() - started)
+        curves=pd.concat(curves, ignore_index=True)[
+            ["kappa", "threshold", "rate", "lower", "upper"]
+        ],
+        tau=tau,
+        params=params,
+        seed=seed,
+        seconds=time.perf_counter() - started,
+    )
 
 
 # ======================================================================== (b) leaky
@@ -305,12 +375,14 @@ def _level_rows(result: SweepResult, level: float) -> pd.DataFrame:
     summary = result.summary()
     part = summary[np.isclose(summary["level"], float(level))]
     if part.empty:
-        raise ParameterError(f"No release at {result.level_name} = {level:g}; the levels "
-                             f"are {list(result.levels)}.")
+        raise ParameterError(
+            f"No release at {result.level_name} = {level:g}; the levels are {list(result.levels)}."
+        )
     order = {m: i for i, m in enumerate(result.measures)}
     part = part.sort_values("measure", key=lambda s: s.map(order))
-    return (part.rename(columns={"mean": "value"})[["measure", "value", "ci_low", "ci_high"]]
-            .reset_index(drop=True))
+    return part.rename(columns={"mean": "value"})[
+        ["measure", "value", "ci_low", "ci_high"]
+    ].reset_index(drop=True)
 
 
 def leaky_scenario(
@@ -340,13 +412,24 @@ def leaky_scenario(
     seed = check_seed(seed)
     population_seed, sweep_seed = _child_seeds(seed, 2)
     real = simulate_health(n, kappa=kappa, seed=population_seed)
-    result = sweep(real, risk_model="leaky", levels=levels, measures=measures, replicates=1,
-                   threat=teaching_threat(), schema=_schema(real), seed=sweep_seed,
-                   options={"rapid": dict(TEACHING_RAPID)}, n_jobs=1, progress=progress)
-    return LeakyScenario(sweep=result,
-                         params={"levels": list(result.levels), "n": n, "kappa": kappa,
-                                 "measures": list(measures)},
-                         seed=seed)
+    result = sweep(
+        real,
+        risk_model="leaky",
+        levels=levels,
+        measures=measures,
+        replicates=1,
+        threat=teaching_threat(),
+        schema=_schema(real),
+        seed=sweep_seed,
+        options={"rapid": dict(TEACHING_RAPID)},
+        n_jobs=1,
+        progress=progress,
+    )
+    return LeakyScenario(
+        sweep=result,
+        params={"levels": list(result.levels), "n": n, "kappa": kappa, "measures": list(measures)},
+        seed=seed,
+    )
 
 
 # =================================================================== (c) similarity
@@ -375,44 +458,77 @@ class SimilarityScenario:
     seconds: float = 0.0
 
     def value(self, release: str, measure: str) -> float:
-        row = self.table[(self.table["release"] == release)
-                         & (self.table["measure"] == measure)]
+        row = self.table[(self.table["release"] == release) & (self.table["measure"] == measure)]
         if row.empty:
-            raise ParameterError(f"No {measure!r} for release {release!r}; releases are "
-                                 f"{list(RELEASE_LABELS)}, measures {list(SIMILARITY_MEASURES)}.")
+            raise ParameterError(
+                f"No {measure!r} for release {release!r}; releases are "
+                f"{list(RELEASE_LABELS)}, measures {list(SIMILARITY_MEASURES)}."
+            )
         return float(row["value"].iloc[0])
 
 
 def _ci(result: MetricResult) -> tuple[float, float]:
-    return (float(result.ci[0]), float(result.ci[1])) if result.ci is not None else (
-        np.nan, np.nan)
+    return (float(result.ci[0]), float(result.ci[1])) if result.ci is not None else (np.nan, np.nan)
 
 
-def _evaluate_release(name: str, real: pd.DataFrame, release: pd.DataFrame,
-                      holdout: pd.DataFrame, *, schema: Schema, threat: ThreatModel,
-                      seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _evaluate_release(
+    name: str,
+    real: pd.DataFrame,
+    release: pd.DataFrame,
+    holdout: pd.DataFrame,
+    *,
+    schema: Schema,
+    threat: ThreatModel,
+    seed: int,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     rows = []
     # the holdout gives DCR its real-to-real reference distances at full size
-    similar = evaluate_measures(real, release, names=["ims", "dcr"], threat=threat,
-                                holdout=holdout, schema=schema, seed=seed)
+    similar = evaluate_measures(
+        real,
+        release,
+        names=["ims", "dcr"],
+        threat=threat,
+        holdout=holdout,
+        schema=schema,
+        seed=seed,
+    )
     for m, res in similar.items():
         lo, hi = _ci(res)
-        rows.append({"release": name, "measure": m, "value": float(res.value),
-                     "ci_low": lo, "ci_high": hi})
-    res = rapid(real, release, threat=threat, schema=schema, control=holdout,
-                attackers=TEACHING_RAPID["attackers"], n_trees=TEACHING_RAPID["n_trees"],
-                bootstrap=TEACHING_RAPID["bootstrap"], seed=seed)
+        rows.append(
+            {"release": name, "measure": m, "value": float(res.value), "ci_low": lo, "ci_high": hi}
+        )
+    res = rapid(
+        real,
+        release,
+        threat=threat,
+        schema=schema,
+        control=holdout,
+        attackers=TEACHING_RAPID["attackers"],
+        n_trees=TEACHING_RAPID["n_trees"],
+        bootstrap=TEACHING_RAPID["bootstrap"],
+        seed=seed,
+    )
     lo, hi = _ci(res)
-    rows.append({"release": name, "measure": "rapid", "value": float(res.value),
-                 "ci_low": lo, "ci_high": hi})
+    rows.append(
+        {
+            "release": name,
+            "measure": "rapid",
+            "value": float(res.value),
+            "ci_low": lo,
+            "ci_high": hi,
+        }
+    )
     diff = res.members_vs_non_members()
     if diff is None:  # rapid() was given a control: this cannot happen
         raise ParameterError("RAPID returned no members-versus-non-members comparison.")
-    members = {"release": name, "members": diff["members"]["value"],
-               "non_members": diff["non_members"]["value"],
-               "difference": diff["difference"]["value"],
-               "ci_low": float(diff["difference"]["ci"][0]),
-               "ci_high": float(diff["difference"]["ci"][1])}
+    members = {
+        "release": name,
+        "members": diff["members"]["value"],
+        "non_members": diff["non_members"]["value"],
+        "difference": diff["difference"]["value"],
+        "ci_low": float(diff["difference"]["ci"][0]),
+        "ci_high": float(diff["difference"]["ci"][1]),
+    }
     return rows, members
 
 
@@ -451,8 +567,10 @@ def similarity_scenario(
     min_leaf = check_positive_int("min_leaf", min_leaf)
     copies = check_positive_int("copies", copies)
     if copies >= n // 2:
-        raise ParameterError(f"`copies` must be below half of n ({n // 2}) so that the rest "
-                             f"of release B is unseen records; got {copies}.")
+        raise ParameterError(
+            f"`copies` must be below half of n ({n // 2}) so that the rest "
+            f"of release B is unseen records; got {copies}."
+        )
     seed = check_seed(seed)
     real_seed, holdout_seed, pool_seed, release_seed, attack_seed = _child_seeds(seed, 5)
     threat = teaching_threat()
@@ -463,35 +581,47 @@ def similarity_scenario(
     _report(progress, 0.0, "Release A: a CART release of a strongly dependent population")
     real_a = simulate_health(n, kappa=patterns_kappa, seed=real_seed)
     schema_a = _schema(real_a)
-    release_a = synthesize(prepare_table(real_a, schema_a), method="cart", n=n,
-                           seed=release_seed, min_leaf=min_leaf)
+    release_a = synthesize(
+        prepare_table(real_a, schema_a), method="cart", n=n, seed=release_seed, min_leaf=min_leaf
+    )
     holdout_a = simulate_health(n, kappa=patterns_kappa, seed=holdout_seed)
-    r, m = _evaluate_release("patterns", real_a, release_a, holdout_a, schema=schema_a,
-                             threat=threat, seed=attack_seed)
+    r, m = _evaluate_release(
+        "patterns", real_a, release_a, holdout_a, schema=schema_a, threat=threat, seed=attack_seed
+    )
     rows += r
     members.append(m)
 
     _report(progress, 0.5, "Release B: unseen records and copies of rare ones")
     real_b = simulate_health(n, kappa=copies_kappa, seed=real_seed)
     schema_b = _schema(real_b)
-    _, rare = remove_outliers(prepare_table(real_b, schema_b), fraction=copies / n,
-                              schema=schema_b)
+    _, rare = remove_outliers(prepare_table(real_b, schema_b), fraction=copies / n, schema=schema_b)
     pool = simulate_health(n - copies, kappa=copies_kappa, seed=pool_seed)
     release_b = pd.concat([pool, real_b.loc[rare]], ignore_index=True)
     holdout_b = simulate_health(n, kappa=copies_kappa, seed=holdout_seed)
-    r, m = _evaluate_release("copies", real_b, release_b, holdout_b, schema=schema_b,
-                             threat=threat, seed=attack_seed)
+    r, m = _evaluate_release(
+        "copies", real_b, release_b, holdout_b, schema=schema_b, threat=threat, seed=attack_seed
+    )
     rows += r
     members.append(m)
     _report(progress, 1.0, "done")
-    params = {"n": n, "patterns_kappa": patterns_kappa, "min_leaf": min_leaf,
-              "copies_kappa": copies_kappa, "copies": copies,
-              "attackers": list(TEACHING_RAPID["attackers"]),
-              "quasi_identifiers": list(threat.quasi_identifiers),
-              "sensitive": list(threat.sensitive)}
-    return SimilarityScenario(table=pd.DataFrame(rows), members=pd.DataFrame(members),
-                              copied=real_b.loc[rare].reset_index(drop=True), params=params,
-                              seed=seed, seconds=time.perf_counter() - started)
+    params = {
+        "n": n,
+        "patterns_kappa": patterns_kappa,
+        "min_leaf": min_leaf,
+        "copies_kappa": copies_kappa,
+        "copies": copies,
+        "attackers": list(TEACHING_RAPID["attackers"]),
+        "quasi_identifiers": list(threat.quasi_identifiers),
+        "sensitive": list(threat.sensitive),
+    }
+    return SimilarityScenario(
+        table=pd.DataFrame(rows),
+        members=pd.DataFrame(members),
+        copied=real_b.loc[rare].reset_index(drop=True),
+        params=params,
+        seed=seed,
+        seconds=time.perf_counter() - started,
+    )
 
 
 # ================================================================= (d) privacy price
@@ -500,14 +630,16 @@ class PrivacyPriceScenario(_SweepScenario):
     """The DP risk model's sweep: risk and fidelity at each privacy budget epsilon (the
     levels)."""
 
-    def map_results(self, *, risk: str, utility: str
-                    ) -> tuple[dict[str, MetricResult], dict[str, MetricResult]]:
+    def map_results(
+        self, *, risk: str, utility: str
+    ) -> tuple[dict[str, MetricResult], dict[str, MetricResult]]:
         """``({id: risk result}, {id: utility result})``, one id per epsilon
         (``"ε = 1"``), for :func:`privacy_core.plots.map.risk_utility_map`."""
         for name in (risk, utility):
             if name not in self.sweep.measures:
-                raise ParameterError(f"{name!r} was not evaluated; the measures are "
-                                     f"{list(self.sweep.measures)}.")
+                raise ParameterError(
+                    f"{name!r} was not evaluated; the measures are {list(self.sweep.measures)}."
+                )
         risk_out: dict[str, MetricResult] = {}
         utility_out: dict[str, MetricResult] = {}
         for eps in self.levels:
@@ -515,10 +647,17 @@ class PrivacyPriceScenario(_SweepScenario):
             key = epsilon_label(eps)
             for name, out in ((risk, risk_out), (utility, utility_out)):
                 r = rows.loc[name]
-                ci = ((float(r["ci_low"]), float(r["ci_high"]))
-                      if np.isfinite([r["ci_low"], r["ci_high"]]).all() else None)
-                out[key] = MetricResult(name=name, value=float(r["value"]), ci=ci,
-                                        params={"epsilon": float(eps), **self.params})
+                ci = (
+                    (float(r["ci_low"]), float(r["ci_high"]))
+                    if np.isfinite([r["ci_low"], r["ci_high"]]).all()
+                    else None
+                )
+                out[key] = MetricResult(
+                    name=name,
+                    value=float(r["value"]),
+                    ci=ci,
+                    params={"epsilon": float(eps), **self.params},
+                )
         return risk_out, utility_out
 
 
@@ -553,14 +692,31 @@ def privacy_price_scenario(
     seed = check_seed(seed)
     population_seed, sweep_seed = _child_seeds(seed, 2)
     real = simulate_health(n, kappa=kappa, seed=population_seed)
-    result = sweep(real, risk_model="dp", levels=levels, measures=measures, replicates=1,
-                   threat=teaching_threat(), schema=_schema(real), seed=sweep_seed,
-                   generator="dp-mst", options={"rapid": dict(TEACHING_RAPID)}, n_jobs=1,
-                   progress=progress)
+    result = sweep(
+        real,
+        risk_model="dp",
+        levels=levels,
+        measures=measures,
+        replicates=1,
+        threat=teaching_threat(),
+        schema=_schema(real),
+        seed=sweep_seed,
+        generator="dp-mst",
+        options={"rapid": dict(TEACHING_RAPID)},
+        n_jobs=1,
+        progress=progress,
+    )
     return PrivacyPriceScenario(
-        sweep=result, seed=seed,
-        params={"levels": list(result.levels), "n": n, "kappa": kappa,
-                "measures": list(measures), "generator": "dp-mst"})
+        sweep=result,
+        seed=seed,
+        params={
+            "levels": list(result.levels),
+            "n": n,
+            "kappa": kappa,
+            "measures": list(measures),
+            "generator": "dp-mst",
+        },
+    )
 
 
 __all__ = [

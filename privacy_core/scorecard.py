@@ -27,8 +27,12 @@ from .measures import MEASURES, measure_goal
 
 Level = Literal["green", "amber", "red", "none"]
 _ORDER = {"none": 0, "green": 1, "amber": 2, "red": 3}
-LEVEL_WORDS = {"green": "within threshold", "amber": "review", "red": "above threshold",
-               "none": "not computed"}
+LEVEL_WORDS = {
+    "green": "within threshold",
+    "amber": "review",
+    "red": "above threshold",
+    "none": "not computed",
+}
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,10 @@ class Threshold:
 
     def __post_init__(self) -> None:
         if not (0 <= self.amber <= self.red):
-            raise ParameterError(f"Threshold: need 0 <= amber <= red; received amber "
-                                 f"{self.amber!r}, red {self.red!r}.")
+            raise ParameterError(
+                f"Threshold: need 0 <= amber <= red; received amber "
+                f"{self.amber!r}, red {self.red!r}."
+            )
 
 
 # Anonymeter-style risks (attack success beyond the control baseline) and F_rel share one
@@ -81,21 +87,57 @@ class Family:
 
 
 FAMILIES: tuple[Family, ...] = (
-    Family("attribute", "Attribute inference", ("rapid", "inference", "ml_inference", "gtcap"),
-           "rapid", question="Can an attacker learn a person's secret from the release?"),
-    Family("identity", "Identity (singling out)", ("singling_out",), "privacy",
-           question="Does the release isolate single real people?"),
-    Family("linkability", "Linkability", ("linkability",), "privacy",
-           question="Does the release link two halves of a person's record?"),
-    Family("membership", "Membership", ("membership", "mds", "domias"), "privacy",
-           question="Does the release tell who was in the training data?"),
-    Family("similarity", "Similarity indicators", ("dcr", "ims", "knn"), "privacy",
-           indicator=True, question="Does the release copy or hug real records? "
-                                    "(An indicator, not disclosure evidence: R3.)"),
-    Family("fidelity", "Fidelity", ("wasserstein", "query_error", "discriminator"),
-           "fidelity", question="Does the release look like the real data?"),
-    Family("utility", "Utility", ("mla",), "fidelity",
-           question="Do models trained on the release work on real data?"),
+    Family(
+        "attribute",
+        "Attribute inference",
+        ("rapid", "inference", "ml_inference", "gtcap"),
+        "rapid",
+        question="Can an attacker learn a person's secret from the release?",
+    ),
+    Family(
+        "identity",
+        "Identity (singling out)",
+        ("singling_out",),
+        "privacy",
+        question="Does the release isolate single real people?",
+    ),
+    Family(
+        "linkability",
+        "Linkability",
+        ("linkability",),
+        "privacy",
+        question="Does the release link two halves of a person's record?",
+    ),
+    Family(
+        "membership",
+        "Membership",
+        ("membership", "mds", "domias"),
+        "privacy",
+        question="Does the release tell who was in the training data?",
+    ),
+    Family(
+        "similarity",
+        "Similarity indicators",
+        ("dcr", "ims", "knn"),
+        "privacy",
+        indicator=True,
+        question="Does the release copy or hug real records? "
+        "(An indicator, not disclosure evidence: R3.)",
+    ),
+    Family(
+        "fidelity",
+        "Fidelity",
+        ("wasserstein", "query_error", "discriminator"),
+        "fidelity",
+        question="Does the release look like the real data?",
+    ),
+    Family(
+        "utility",
+        "Utility",
+        ("mla",),
+        "fidelity",
+        question="Do models trained on the release work on real data?",
+    ),
 )
 
 
@@ -135,13 +177,28 @@ class Card:
         return f"{LEVEL_WORDS[self.level].capitalize()}: {head.label} — {head.words}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"family": self.family.key, "title": self.family.title, "level": self.level,
-                "indicator": self.family.indicator, "note": self.note, "words": self.words,
-                "readings": [{"measure": r.measure, "label": r.label, "value": r.value,
-                              "ci": list(r.ci) if r.ci else None, "level": r.level,
-                              "amber": r.threshold.amber, "red": r.threshold.red,
-                              "basis": r.threshold.basis, "words": r.words}
-                             for r in self.readings]}
+        return {
+            "family": self.family.key,
+            "title": self.family.title,
+            "level": self.level,
+            "indicator": self.family.indicator,
+            "note": self.note,
+            "words": self.words,
+            "readings": [
+                {
+                    "measure": r.measure,
+                    "label": r.label,
+                    "value": r.value,
+                    "ci": list(r.ci) if r.ci else None,
+                    "level": r.level,
+                    "amber": r.threshold.amber,
+                    "red": r.threshold.red,
+                    "basis": r.threshold.basis,
+                    "words": r.words,
+                }
+                for r in self.readings
+            ],
+        }
 
 
 def _value_ci(metric: Mapping[str, Any]) -> tuple[float | None, tuple[float, float] | None]:
@@ -153,23 +210,32 @@ def _value_ci(metric: Mapping[str, Any]) -> tuple[float | None, tuple[float, flo
     return float(value), ci_t
 
 
-def read_value(measure: str, value: float, ci: tuple[float, float] | None,
-               threshold: Threshold, *, label: str | None = None) -> Reading:
+def read_value(
+    measure: str,
+    value: float,
+    ci: tuple[float, float] | None,
+    threshold: Threshold,
+    *,
+    label: str | None = None,
+) -> Reading:
     """One value against its threshold, in words that say the line it crossed."""
     goal = measure_goal(measure) if measure in MEASURES else None
     if goal is not None and goal.direction == "target":
         badness, scale = abs(value - goal.ideal), f"distance from {goal.ideal:g}"
     else:
         badness, scale = value, ""
-    level: Level = ("red" if badness >= threshold.red else
-                    "amber" if badness >= threshold.amber else "green")
+    level: Level = (
+        "red" if badness >= threshold.red else "amber" if badness >= threshold.amber else "green"
+    )
     shown = f"{value:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
     subject = f"its {scale} {badness:.3f}" if scale else shown
     if level == "red":
         words = f"{subject} is at or above the red line {threshold.red:g}"
     elif level == "amber":
-        words = (f"{subject} is between the amber line {threshold.amber:g} and the red "
-                 f"line {threshold.red:g}")
+        words = (
+            f"{subject} is between the amber line {threshold.amber:g} and the red "
+            f"line {threshold.red:g}"
+        )
     else:
         words = f"{subject} is below the amber line {threshold.amber:g}"
     if scale:
@@ -178,42 +244,60 @@ def read_value(measure: str, value: float, ci: tuple[float, float] | None,
     return Reading(measure, name, value, ci, level, threshold, words)
 
 
-def _attribute_card(family: Family, readings: list[Reading], rapid: Mapping[str, Any] | None,
-                    thresholds: Mapping[str, Threshold]) -> Card:
+def _attribute_card(
+    family: Family,
+    readings: list[Reading],
+    rapid: Mapping[str, Any] | None,
+    thresholds: Mapping[str, Threshold],
+) -> Card:
     """Consensus R8: the relative risk (members minus non-members) above its threshold is
     only unacceptable when the absolute risk is above its threshold as well."""
     if rapid is None or not isinstance(rapid.get("difference"), Mapping):
-        note = ("Absolute risk only: RAPID's relative reading (members against non-members, "
-                "R7) needs a holdout of real rows the generator never saw."
-                if rapid is not None else "")
-        level = max((r.level for r in readings), key=_ORDER.__getitem__, default="none")
+        note = (
+            "Absolute risk only: RAPID's relative reading (members against non-members, "
+            "R7) needs a holdout of real rows the generator never saw."
+            if rapid is not None
+            else ""
+        )
+        level: Level = max((r.level for r in readings), key=_ORDER.__getitem__, default="none")
         return Card(family, level, tuple(readings), note)
     diff = rapid["difference"]
-    rel = read_value("rapid", float(diff["value"]),
-                     tuple(diff["ci"]) if diff.get("ci") else None,  # type: ignore[arg-type]
-                     thresholds["rapid_relative"],
-                     label="RAPID members minus non-members")
+    rel = read_value(
+        "rapid",
+        float(diff["value"]),
+        tuple(diff["ci"]) if diff.get("ci") else None,
+        thresholds["rapid_relative"],
+        label="RAPID members minus non-members",
+    )
     absolute = next(r for r in readings if r.measure == "rapid")
     others = [r for r in readings if r.measure != "rapid"]
     if rel.level == "red" and absolute.level != "red":
         combined: Level = "amber"
-        note = ("R8: the relative risk is above its red line, but the absolute risk is not, "
-                "so it is not unacceptably high on its own; review it.")
+        note = (
+            "R8: the relative risk is above its red line, but the absolute risk is not, "
+            "so it is not unacceptably high on its own; review it."
+        )
     elif absolute.level == "red" and rel.level != "red":
         combined = "amber"
-        note = ("R8: the absolute risk is above its red line, but the release adds little "
-                "beyond what non-members reveal (relative risk below its red line): the "
-                "population's patterns, not the release, drive most of it.")
+        note = (
+            "R8: the absolute risk is above its red line, but the release adds little "
+            "beyond what non-members reveal (relative risk below its red line): the "
+            "population's patterns, not the release, drive most of it."
+        )
     else:
         combined = max(absolute.level, rel.level, key=_ORDER.__getitem__)
-        note = ("R8: relative and absolute risk both above their red lines."
-                if combined == "red" else "R8: relative and absolute risk read together.")
+        note = (
+            "R8: relative and absolute risk both above their red lines."
+            if combined == "red"
+            else "R8: relative and absolute risk read together."
+        )
     level = max([combined, *(r.level for r in others)], key=_ORDER.__getitem__)
     return Card(family, level, (absolute, rel, *others), note)
 
 
-def scorecard(metrics: Mapping[str, Mapping[str, Any]], *,
-              thresholds: Mapping[str, Threshold] | None = None) -> tuple[Card, ...]:
+def scorecard(
+    metrics: Mapping[str, Mapping[str, Any]], *, thresholds: Mapping[str, Threshold] | None = None
+) -> tuple[Card, ...]:
     """The cards of one candidate.
 
     Parameters
@@ -245,9 +329,12 @@ def scorecard(metrics: Mapping[str, Mapping[str, Any]], *,
         if family.key == "attribute" and any(r.measure == "rapid" for r in readings):
             cards.append(_attribute_card(family, readings, metrics.get("rapid"), th))
             continue
-        level = max((r.level for r in readings), key=_ORDER.__getitem__, default="none")
-        note = ("" if readings else
-                f"Not computed yet: {', '.join(_label(m) for m in family.measures)}.")
+        level: Level = max((r.level for r in readings), key=_ORDER.__getitem__, default="none")
+        note = (
+            ""
+            if readings
+            else f"Not computed yet: {', '.join(_label(m) for m in family.measures)}."
+        )
         cards.append(Card(family, level, tuple(readings), note))
     return tuple(cards)
 
@@ -256,14 +343,16 @@ def _label(measure: str) -> str:
     return MEASURES[measure].label if measure in MEASURES else measure
 
 
-def thresholds_record(thresholds: Mapping[str, Threshold] | None = None, *,
-                      set_by: str = "") -> dict[str, Any]:
+def thresholds_record(
+    thresholds: Mapping[str, Threshold] | None = None, *, set_by: str = ""
+) -> dict[str, Any]:
     """The thresholds in force, for a review's record: every line and its basis."""
     th = {**DEFAULT_THRESHOLDS, **(thresholds or {})}
-    return {"set_by": set_by.strip(),
-            "lines": {m: {"amber": t.amber, "red": t.red, "basis": t.basis}
-                      for m, t in th.items()},
-            "changed": sorted(m for m, t in th.items() if DEFAULT_THRESHOLDS.get(m) != t)}
+    return {
+        "set_by": set_by.strip(),
+        "lines": {m: {"amber": t.amber, "red": t.red, "basis": t.basis} for m, t in th.items()},
+        "changed": sorted(m for m, t in th.items() if DEFAULT_THRESHOLDS.get(m) != t),
+    }
 
 
 def user_threshold(measure: str, amber: float, red: float) -> Threshold:
@@ -274,6 +363,16 @@ def user_threshold(measure: str, amber: float, red: float) -> Threshold:
     return replace(Threshold(amber, red), basis="set by the reviewer")
 
 
-__all__ = ["Card", "DEFAULT_THRESHOLDS", "FAMILIES", "Family", "LEVEL_WORDS", "Reading",
-           "Threshold", "read_value", "scorecard", "thresholds_record", "user_threshold"]
-
+__all__ = [
+    "Card",
+    "DEFAULT_THRESHOLDS",
+    "FAMILIES",
+    "Family",
+    "LEVEL_WORDS",
+    "Reading",
+    "Threshold",
+    "read_value",
+    "scorecard",
+    "thresholds_record",
+    "user_threshold",
+]

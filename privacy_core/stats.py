@@ -49,8 +49,9 @@ def wilson_centre(k: float, n: float, *, confidence: float = 0.95) -> tuple[floa
     return rate, err
 
 
-def newcombe_difference_interval(k1: float, n1: float, k2: float, n2: float, *,
-                                 confidence: float = 0.95) -> tuple[float, float]:
+def newcombe_difference_interval(
+    k1: float, n1: float, k2: float, n2: float, *, confidence: float = 0.95
+) -> tuple[float, float]:
     """Interval for p1 - p2 of two independent proportions: Newcombe's hybrid score
     method (1998, method 10), built from the two Wilson intervals; unlike the Wald
     interval it stays inside [-1, 1] and keeps its coverage near 0 and 1."""
@@ -58,8 +59,10 @@ def newcombe_difference_interval(k1: float, n1: float, k2: float, n2: float, *,
     l1, u1 = wilson_interval(k1, n1, confidence=confidence)
     l2, u2 = wilson_interval(k2, n2, confidence=confidence)
     d = p1 - p2
-    return (float(d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)),
-            float(d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)))
+    return (
+        float(d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)),
+        float(d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)),
+    )
 
 
 def clopper_pearson_interval(
@@ -111,8 +114,9 @@ def poisson_bootstrap_weights(n: int, n_boot: int, *, seed: int) -> np.ndarray:
     return out
 
 
-def percentile_interval(samples: np.ndarray, *, confidence: float = 0.95, axis: int = 0
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def percentile_interval(
+    samples: np.ndarray, *, confidence: float = 0.95, axis: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap interval (2.5 and 97.5 percent for 95%; not 0.025 percent)."""
     a = (1 - confidence) / 2 * 100
     lo = np.nanpercentile(samples, a, axis=axis)
@@ -169,8 +173,9 @@ def mean_interval(values: np.ndarray, *, confidence: float = 0.95) -> tuple[floa
     return (float(v.mean() - half), float(v.mean() + half))
 
 
-def bootstrap_percentile(values: np.ndarray, q: float, *, n_boot: int, seed: int,
-                         assume_sorted: bool = False) -> np.ndarray:
+def bootstrap_percentile(
+    values: np.ndarray, q: float, *, n_boot: int, seed: int, assume_sorted: bool = False
+) -> np.ndarray:
     """Bootstrap distribution of ``np.percentile(resample, q)``, drawn in O(n_boot).
 
     The q-th percentile (linear interpolation) of a resample of n values is fixed by two
@@ -225,8 +230,9 @@ def bootstrap_percentile(values: np.ndarray, q: float, *, n_boot: int, seed: int
     return x[pos_lo] + frac * (x[pos_hi] - x[pos_lo])
 
 
-def bootstrap_share_below(values: np.ndarray, thresholds: np.ndarray, *, seed: int,
-                          assume_sorted: bool = False) -> np.ndarray:
+def bootstrap_share_below(
+    values: np.ndarray, thresholds: np.ndarray, *, seed: int, assume_sorted: bool = False
+) -> np.ndarray:
     """Bootstrap shares of a sample strictly below given thresholds, one per replicate.
 
     For replicate b with threshold ``thresholds[b]``, the count of a resample (of size n)
@@ -249,8 +255,7 @@ def bootstrap_share_below(values: np.ndarray, thresholds: np.ndarray, *, seed: i
     return rng.binomial(n, share) / n
 
 
-def bootstrap_auc(scores: np.ndarray, labels: np.ndarray, *, n_boot: int, seed: int
-                  ) -> np.ndarray:
+def bootstrap_auc(scores: np.ndarray, labels: np.ndarray, *, n_boot: int, seed: int) -> np.ndarray:
     """Stratified bootstrap of the ROC AUC (positives and negatives resampled apart).
 
     The AUC of a resample is the Mann-Whitney statistic with resampling counts as
@@ -289,11 +294,13 @@ def bootstrap_auc(scores: np.ndarray, labels: np.ndarray, *, n_boot: int, seed: 
         size = min(chunk, n_boot - start)
         rep1 = np.repeat(np.arange(size), n1)
         rep0 = np.repeat(np.arange(size), n0)
-        pos = np.bincount(rep1 * n_groups + g_pos[rng.integers(0, n1, size=size * n1)],
-                          minlength=size * n_groups).reshape(size, n_groups)
-        neg = np.bincount(rep0 * n_groups + g_neg[rng.integers(0, n0, size=size * n0)],
-                          minlength=size * n_groups).reshape(size, n_groups)
-        out[start:start + size] = weighted_auc(pos, neg)
+        pos = np.bincount(
+            rep1 * n_groups + g_pos[rng.integers(0, n1, size=size * n1)], minlength=size * n_groups
+        ).reshape(size, n_groups)
+        neg = np.bincount(
+            rep0 * n_groups + g_neg[rng.integers(0, n0, size=size * n0)], minlength=size * n_groups
+        ).reshape(size, n_groups)
+        out[start : start + size] = weighted_auc(pos, neg)
     return out
 
 
@@ -309,8 +316,9 @@ def weighted_auc(pos_counts: np.ndarray, neg_counts: np.ndarray) -> np.ndarray:
     return num / (p.sum(axis=-1) * m.sum(axis=-1))
 
 
-def control_baseline_error(attack_rate: float, attack_error: float, control_rate: float,
-                           control_error: float) -> float:
+def control_baseline_error(
+    attack_rate: float, attack_error: float, control_rate: float, control_error: float
+) -> float:
     """Propagated half-width of R = (r_a - r_c) / (1 - r_c).
 
     e_R = sqrt((e_a / |1 - r_c|)^2 + (e_c (r_a - 1) / (1 - r_c)^2)^2), first-order error
@@ -328,24 +336,28 @@ def control_baseline_error(attack_rate: float, attack_error: float, control_rate
     return math.sqrt((attack_error * d_attack) ** 2 + (control_error * d_control) ** 2)
 
 
-def bounded_estimate(value: float, error: float, *, low: float = 0.0, high: float = 1.0
-                     ) -> tuple[float, tuple[float, float]]:
+def bounded_estimate(
+    value: float, error: float, *, low: float = 0.0, high: float = 1.0
+) -> tuple[float, tuple[float, float]]:
     """Point estimate and interval value ± error, each clipped to [low, high].
 
     Clipping happens after the interval is formed, so a negative residual risk reads as
     0 with an interval that may still reach above 0 (Anonymeter's ``bind_value``).
     """
+
     def clip(x: float) -> float:
         return float(min(max(x, low), high))
 
     return clip(value), (clip(value - error), clip(value + error))
 
 
-def bounded_interval(value: float, lo: float, hi: float, *, low: float = 0.0,
-                     high: float = 1.0) -> tuple[float, tuple[float, float] | None]:
+def bounded_interval(
+    value: float, lo: float, hi: float, *, low: float = 0.0, high: float = 1.0
+) -> tuple[float, tuple[float, float] | None]:
     """:func:`bounded_estimate` for an interval that is not symmetric (a percentile
     bootstrap, or one mapped through a monotone function): value and ends clipped to
     [low, high]; NaN value and None interval where they are not finite."""
+
     def clip(x: float) -> float:
         return float(min(max(x, low), high))
 
@@ -353,8 +365,9 @@ def bounded_interval(value: float, lo: float, hi: float, *, low: float = 0.0,
     return out, ((clip(lo), clip(hi)) if math.isfinite(lo) and math.isfinite(hi) else None)
 
 
-def kde_logpdf(kde: _st.gaussian_kde, points: np.ndarray, *,
-               max_cells: int = 4_000_000) -> np.ndarray:
+def kde_logpdf(
+    kde: _st.gaussian_kde, points: np.ndarray, *, max_cells: int = 4_000_000
+) -> np.ndarray:
     """``kde.logpdf(points)`` of a fitted ``scipy.stats.gaussian_kde``, exactly, in tiles of
     BLAS matrix products: both sets are whitened by the kernel covariance's Cholesky factor
     (so the kernel exponent is a squared Euclidean distance), the distances of a tile of
@@ -379,7 +392,7 @@ def kde_logpdf(kde: _st.gaussian_kde, points: np.ndarray, *,
     out = np.empty(len(zs))
     step = max(1, max_cells // max(1, len(xs)))
     for start in range(0, len(zs), step):
-        z = zs[start:start + step]
+        z = zs[start : start + step]
         arg = z @ xs.T  # in place from here: one (tile, n) buffer
         arg += x_term[None, :]
         arg -= 0.5 * np.einsum("ij,ij->i", z, z)[:, None]
@@ -387,7 +400,7 @@ def kde_logpdf(kde: _st.gaussian_kde, points: np.ndarray, *,
         top = arg.max(axis=1, keepdims=True)
         arg -= top
         np.exp(arg, out=arg)
-        out[start:start + step] = np.log(arg.sum(axis=1)) + top[:, 0]
+        out[start : start + step] = np.log(arg.sum(axis=1)) + top[:, 0]
     if uniform:
         out += math.log(w[0])
     return out - log_norm

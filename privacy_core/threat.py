@@ -80,13 +80,18 @@ class ThreatModel:
                 f"{', '.join(map(repr, both))} cannot be both a quasi-identifier and "
                 "sensitive; remove it from one of the two lists."
             )
-        for group, cols in (("quasi-identifier", self.quasi_identifiers),
-                            ("sensitive attribute", self.sensitive)):
+        for group, cols in (
+            ("quasi-identifier", self.quasi_identifiers),
+            ("sensitive attribute", self.sensitive),
+        ):
             dup = sorted({c for c in cols if cols.count(c) > 1})
             if dup:
                 raise ThreatModelError(f"{group} list repeats {', '.join(map(repr, dup))}.")
-        object.__setattr__(self, "membership_scenario", check_membership_prevalence(
-            sampling_fraction, membership_scenario, population_share))
+        object.__setattr__(
+            self,
+            "membership_scenario",
+            check_membership_prevalence(sampling_fraction, membership_scenario, population_share),
+        )
         object.__setattr__(self, "population_share", population_share)
 
     @property
@@ -148,19 +153,20 @@ class ThreatModel:
 MEMBERSHIP_SCENARIOS = ("A", "B")
 
 
-def membership_scenario_name(value: object, *, error: type[Exception] = ParameterError
-                             ) -> str:
+def membership_scenario_name(value: object, *, error: type[Exception] = ParameterError) -> str:
     """``"A"`` or ``"B"`` (case-insensitive), else ``error`` naming both."""
     name = value.strip().upper() if isinstance(value, str) else value
     if name not in MEMBERSHIP_SCENARIOS:
         raise error(
             f"The membership scenario must be 'A' (targets from the training data's own "
-            f"population) or 'B' (targets from a wider superpopulation); got {value!r}.")
-    return name  # type: ignore[return-value]
+            f"population) or 'B' (targets from a wider superpopulation); got {value!r}."
+        )
+    return name
 
 
-def check_membership_prevalence(sampling_fraction: float | None, scenario: object,
-                                population_share: float | None) -> str:
+def check_membership_prevalence(
+    sampling_fraction: float | None, scenario: object, population_share: float | None
+) -> str:
     """Check the membership part of a threat model; return the scenario's name.
 
     Raises
@@ -171,17 +177,19 @@ def check_membership_prevalence(sampling_fraction: float | None, scenario: objec
     """
     if sampling_fraction is not None and not (0 < _as_fraction(sampling_fraction) <= 1):
         raise ThreatModelError(
-            f"The sampling fraction must be in (0, 1]; got {sampling_fraction!r}.")
+            f"The sampling fraction must be in (0, 1]; got {sampling_fraction!r}."
+        )
     name = membership_scenario_name(scenario, error=ThreatModelError)
     if population_share is not None and not (
-            0 < _as_fraction(population_share, "population share") <= 1):
-        raise ThreatModelError(
-            f"The population share must be in (0, 1]; got {population_share!r}.")
+        0 < _as_fraction(population_share, "population share") <= 1
+    ):
+        raise ThreatModelError(f"The population share must be in (0, 1]; got {population_share!r}.")
     if name == "B" and population_share is None:
         raise ThreatModelError(
             "Membership scenario B (targets from a wider superpopulation) needs the "
             "population share: the share of that superpopulation that belongs to the "
-            "population the training data were drawn from.")
+            "population the training data were drawn from."
+        )
     return name
 
 
@@ -189,9 +197,7 @@ def _as_fraction(value: object, what: str = "sampling fraction") -> float:
     try:
         return float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ThreatModelError(
-            f"The {what} must be a number in (0, 1]; got {value!r}."
-        ) from None
+        raise ThreatModelError(f"The {what} must be a number in (0, 1]; got {value!r}.") from None
 
 
 # ---------------------------------------------------------------- suggested quasi-identifiers
@@ -200,12 +206,30 @@ def _as_fraction(value: object, what: str = "sampling fraction") -> float:
 # matches too much by accident ("page" is not "age", which word boundaries already handle,
 # but "status" or "type" would be). Matched as whole words of the normalised name.
 DEMOGRAPHIC_TERMS: tuple[str, ...] = (
-    "age", "sex", "gender", "race", "ethnicity", "ethnic", "marital", "education",
-    "occupation", "region", "postcode", "post code", "postal code", "zip", "zipcode",
-    "country", "nationality", "birth", "birthyear", "yob",
+    "age",
+    "sex",
+    "gender",
+    "race",
+    "ethnicity",
+    "ethnic",
+    "marital",
+    "education",
+    "occupation",
+    "region",
+    "postcode",
+    "post code",
+    "postal code",
+    "zip",
+    "zipcode",
+    "country",
+    "nationality",
+    "birth",
+    "birthyear",
+    "yob",
 )
 _DEMOGRAPHIC_RE = re.compile(
-    r"\b(" + "|".join(re.escape(t) for t in sorted(DEMOGRAPHIC_TERMS, key=len, reverse=True))
+    r"\b("
+    + "|".join(re.escape(t) for t in sorted(DEMOGRAPHIC_TERMS, key=len, reverse=True))
     + r")\b"
 )
 
@@ -298,21 +322,25 @@ class QISuggestion:
         if self.fallback:
             head = f"Suggested quasi-identifiers: {cols} — {self.note}"
         else:
-            head = (f"Suggested quasi-identifiers: {cols} — demographic, low-cardinality "
-                    "columns an attacker could know from outside.")
+            head = (
+                f"Suggested quasi-identifiers: {cols} — demographic, low-cardinality "
+                "columns an attacker could know from outside."
+            )
         # (singular, plural) wording of why each kind of column was left out
         groups = {
-            "continuous": ("it is a continuous measurement",
-                           "they are continuous measurements"),
+            "continuous": ("it is a continuous measurement", "they are continuous measurements"),
             "id-like": ("nearly every value is unique", "nearly every value is unique"),
-            "high-cardinality": ("it has too many levels to be known from outside",
-                                 "they have too many levels to be known from outside"),
-            "not-demographic": ("its name does not mark it as demographic or externally "
-                                "knowable (add it if an attacker could know it)",
-                                "their names do not mark them as demographic or externally "
-                                "knowable (add them if an attacker could know them)"),
-            "excluded": ("it is excluded from the analysis",
-                         "they are excluded from the analysis"),
+            "high-cardinality": (
+                "it has too many levels to be known from outside",
+                "they have too many levels to be known from outside",
+            ),
+            "not-demographic": (
+                "its name does not mark it as demographic or externally "
+                "knowable (add it if an attacker could know it)",
+                "their names do not mark them as demographic or externally "
+                "knowable (add them if an attacker could know them)",
+            ),
+            "excluded": ("it is excluded from the analysis", "they are excluded from the analysis"),
         }
         parts = []
         for category, (one, several) in groups.items():
@@ -415,7 +443,8 @@ def suggest_quasi_identifiers(
         raise ParameterError(f"max_levels must be a positive integer; got {max_levels!r}.")
     if not (isinstance(max_integer_levels, int) and max_integer_levels >= 1):
         raise ParameterError(
-            f"max_integer_levels must be a positive integer; got {max_integer_levels!r}.")
+            f"max_integer_levels must be a positive integer; got {max_integer_levels!r}."
+        )
     if not (0 < id_fraction <= 1):
         raise ParameterError(f"id_fraction must be in (0, 1]; got {id_fraction!r}.")
     if not (isinstance(n_fallback, int) and n_fallback >= 1):
@@ -425,11 +454,13 @@ def suggest_quasi_identifiers(
         raise ColumnNotFoundError(
             f"Column(s) {', '.join(map(repr, dict.fromkeys(missing)))} are not in the real "
             f"table; its columns are: {', '.join(map(str, real.columns))}. Pass the table the "
-            "schema was inferred from.")
+            "schema was inferred from."
+        )
     unknown = [c for c in sensitive if c not in schema]
     if unknown:
         raise ColumnNotFoundError(
-            f"Sensitive column(s) {', '.join(map(repr, unknown))} are not in the schema.")
+            f"Sensitive column(s) {', '.join(map(repr, unknown))} are not in the schema."
+        )
 
     n_rows = max(len(real), 1)
     details: list[QIColumn] = []
@@ -438,15 +469,30 @@ def suggest_quasi_identifiers(
         n_unique = int(real[name].nunique(dropna=True))
         fraction = n_unique / n_rows
         term = _demographic_term(name)
-        category, reason = _judge(spec.kind, spec.integer, n_unique, fraction, term,
-                                  is_sensitive=name in sensitive, note=spec.note,
-                                  max_levels=max_levels,
-                                  max_integer_levels=max_integer_levels,
-                                  id_fraction=id_fraction)
-        details.append(QIColumn(name=name, kind=spec.kind, n_unique=n_unique,
-                                unique_fraction=fraction, demographic_term=term,
-                                category=category,
-                                suggested=category.startswith("demographic"), reason=reason))
+        category, reason = _judge(
+            spec.kind,
+            spec.integer,
+            n_unique,
+            fraction,
+            term,
+            is_sensitive=name in sensitive,
+            note=spec.note,
+            max_levels=max_levels,
+            max_integer_levels=max_integer_levels,
+            id_fraction=id_fraction,
+        )
+        details.append(
+            QIColumn(
+                name=name,
+                kind=spec.kind,
+                n_unique=n_unique,
+                unique_fraction=fraction,
+                demographic_term=term,
+                category=category,
+                suggested=category.startswith("demographic"),
+                reason=reason,
+            )
+        )
 
     fallback = not any(d.suggested for d in details)
     note = ""
@@ -454,21 +500,34 @@ def suggest_quasi_identifiers(
         pool = [d for d in details if d.category not in ("sensitive", "excluded")]
         # stable sort: ties keep table order, so the result is deterministic
         chosen = {d.name for d in sorted(pool, key=lambda d: d.n_unique)[:n_fallback]}
-        note = (f"no column is named like a demographic attribute (age, sex, education, "
-                f"region...), so the {len(chosen)} columns with the fewest distinct values "
-                "were taken; check that an attacker could know them.")
+        note = (
+            f"no column is named like a demographic attribute (age, sex, education, "
+            f"region...), so the {len(chosen)} columns with the fewest distinct values "
+            "were taken; check that an attacker could know them."
+        )
         details = [
-            replace(d, suggested=True, category="fallback",
-                    reason=f"Fallback: one of the {len(chosen)} columns with the fewest "
-                           f"distinct values ({d.n_unique}), since no column has a "
-                           "demographic name.")
-            if d.name in chosen else d
+            replace(
+                d,
+                suggested=True,
+                category="fallback",
+                reason=f"Fallback: one of the {len(chosen)} columns with the fewest "
+                f"distinct values ({d.n_unique}), since no column has a "
+                "demographic name.",
+            )
+            if d.name in chosen
+            else d
             for d in details
         ]
     return QISuggestion(
-        columns=tuple(d.name for d in details if d.suggested), sensitive=sensitive,
-        details=tuple(details), fallback=fallback, note=note, max_levels=max_levels,
-        max_integer_levels=max_integer_levels, id_fraction=id_fraction, n_fallback=n_fallback,
+        columns=tuple(d.name for d in details if d.suggested),
+        sensitive=sensitive,
+        details=tuple(details),
+        fallback=fallback,
+        note=note,
+        max_levels=max_levels,
+        max_integer_levels=max_integer_levels,
+        id_fraction=id_fraction,
+        n_fallback=n_fallback,
     )
 
 
@@ -480,13 +539,24 @@ def _demographic_term(name: str) -> str:
     return match.group(1) if match else ""
 
 
-def _judge(kind: str, integer: bool, n_unique: int, fraction: float, term: str, *,
-           is_sensitive: bool, note: str, max_levels: int, max_integer_levels: int,
-           id_fraction: float) -> tuple[str, str]:
+def _judge(
+    kind: str,
+    integer: bool,
+    n_unique: int,
+    fraction: float,
+    term: str,
+    *,
+    is_sensitive: bool,
+    note: str,
+    max_levels: int,
+    max_integer_levels: int,
+    id_fraction: float,
+) -> tuple[str, str]:
     """The category and reason of one column (rules 1-3 of suggest_quasi_identifiers)."""
     if is_sensitive:
-        return "sensitive", ("Sensitive: what the attacker wants to learn, so not part of "
-                             "what they know.")
+        return "sensitive", (
+            "Sensitive: what the attacker wants to learn, so not part of what they know."
+        )
     if kind not in ("numeric", "categorical", "boolean"):
         return "excluded", f"Excluded from the analysis ({note or kind})."
     numeric = kind == "numeric"
@@ -497,25 +567,38 @@ def _judge(kind: str, integer: bool, n_unique: int, fraction: float, term: str, 
         if many or fraction >= id_fraction:
             return "demographic-high-cardinality", (
                 f"Demographic ('{term}') and so knowable from outside, but its {values} make "
-                "many records unique; consider coarsening it.")
-        return "demographic", (f"Demographic ('{term}'), {values}: an attacker can know it "
-                               "from registers, census tables or social media.")
+                "many records unique; consider coarsening it."
+            )
+        return "demographic", (
+            f"Demographic ('{term}'), {values}: an attacker can know it "
+            "from registers, census tables or social media."
+        )
     if numeric and (many or not integer):
         # a measurement, however unique its values: income is not an identifier
-        return "continuous", (f"A continuous measurement ({values}"
-                              + ("" if integer else ", not whole numbers")
-                              + "): an attacker rarely knows it exactly from outside"
-                              + (", and with it almost every record is unique."
-                                 if fraction >= id_fraction or many else "."))
+        return "continuous", (
+            f"A continuous measurement ({values}"
+            + ("" if integer else ", not whole numbers")
+            + "): an attacker rarely knows it exactly from outside"
+            + (
+                ", and with it almost every record is unique."
+                if fraction >= id_fraction or many
+                else "."
+            )
+        )
     if fraction >= id_fraction:
-        return "id-like", (f"ID-like: {fraction:.0%} of its values are unique, which says "
-                           "nothing an attacker knows about a group of people.")
+        return "id-like", (
+            f"ID-like: {fraction:.0%} of its values are unique, which says "
+            "nothing an attacker knows about a group of people."
+        )
     if many:
-        return "high-cardinality", (f"{values} — more than {max_levels} levels, rarely "
-                                    "known exactly from outside.")
-    return "not-demographic", (f"Coarse ({values}), but its name does not mark it as "
-                               "demographic or externally knowable; add it if an attacker "
-                               "could know it.")
+        return "high-cardinality", (
+            f"{values} — more than {max_levels} levels, rarely known exactly from outside."
+        )
+    return "not-demographic", (
+        f"Coarse ({values}), but its name does not mark it as "
+        "demographic or externally knowable; add it if an attacker "
+        "could know it."
+    )
 
 
 def _join(names: list[str]) -> str:

@@ -85,35 +85,58 @@ def _make_model(name: str, *, classification: bool, seed: int, n_jobs: int) -> A
         from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
         cls = RandomForestClassifier if classification else RandomForestRegressor
-        return cls(n_estimators=100, min_samples_leaf=2, max_features="sqrt", n_jobs=n_jobs,
-                   random_state=seed)
+        return cls(
+            n_estimators=100,
+            min_samples_leaf=2,
+            max_features="sqrt",
+            n_jobs=n_jobs,
+            random_state=seed,
+        )
     if name == "xgb":
         from xgboost import XGBClassifier, XGBRegressor
 
         cls = XGBClassifier if classification else XGBRegressor
         # one thread, as RAPID's attackers: xgboost's pool oversubscribes shared cores
         # (the risk lab's worker processes)
-        return cls(n_estimators=100, max_depth=6, learning_rate=0.3, tree_method="hist",
-                   n_jobs=1, random_state=seed, verbosity=0)
+        return cls(
+            n_estimators=100,
+            max_depth=6,
+            learning_rate=0.3,
+            tree_method="hist",
+            n_jobs=1,
+            random_state=seed,
+            verbosity=0,
+        )
     from sklearn.neural_network import MLPClassifier, MLPRegressor
 
     cls = MLPClassifier if classification else MLPRegressor
-    return cls(hidden_layer_sizes=(64, 64), early_stopping=True, max_iter=200,
-               random_state=seed)
+    return cls(hidden_layer_sizes=(64, 64), early_stopping=True, max_iter=200, random_state=seed)
 
 
 def _check_evaluators(evaluators: Sequence[str] | str) -> tuple[str, ...]:
-    names = tuple(e.strip() for e in evaluators.split(",")) if isinstance(evaluators, str) \
+    names = (
+        tuple(e.strip() for e in evaluators.split(","))
+        if isinstance(evaluators, str)
         else tuple(evaluators)
+    )
     bad = [e for e in names if e not in EVALUATORS]
     if bad or not names:
         raise ParameterError(
-            f"Unknown evaluator(s) {bad or names!r}; choose from {', '.join(EVALUATORS)}.")
+            f"Unknown evaluator(s) {bad or names!r}; choose from {', '.join(EVALUATORS)}."
+        )
     return tuple(dict.fromkeys(names))
 
 
-def _fit_predict(name: str, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, *,
-                 classification: bool, seed: int, n_jobs: int) -> np.ndarray:
+def _fit_predict(
+    name: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_test: np.ndarray,
+    *,
+    classification: bool,
+    seed: int,
+    n_jobs: int,
+) -> np.ndarray:
     """Predictions on X_test (class codes for classification) of one trained evaluator."""
     if classification:
         present = np.unique(y)
@@ -144,18 +167,19 @@ def weighted_f1_from_confusion(confusion: np.ndarray) -> np.ndarray:
     denom = support + predicted
     f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
     total = support.sum(axis=-1)
-    return np.divide((f1 * support).sum(axis=-1), total, out=np.zeros_like(total),
-                     where=total > 0)
+    return np.divide((f1 * support).sum(axis=-1), total, out=np.zeros_like(total), where=total > 0)
 
 
-def _score_bootstrap(y: np.ndarray, pred: np.ndarray, weights: np.ndarray, *,
-                     classification: bool, n_classes: int) -> np.ndarray:
+def _score_bootstrap(
+    y: np.ndarray, pred: np.ndarray, weights: np.ndarray, *, classification: bool, n_classes: int
+) -> np.ndarray:
     """The score (F1 or RMSE) under each row of resampling ``weights`` (B, n)."""
     n = y.shape[0]
     if classification:
         cell = y.astype(np.int64) * n_classes + pred.astype(np.int64)
-        onehot = sparse.csr_matrix((np.ones(n, dtype=np.float32), (np.arange(n), cell)),
-                                   shape=(n, n_classes * n_classes))
+        onehot = sparse.csr_matrix(
+            (np.ones(n, dtype=np.float32), (np.arange(n), cell)), shape=(n, n_classes * n_classes)
+        )
         conf = np.asarray((sparse.csr_matrix(weights) @ onehot).todense())
         return weighted_f1_from_confusion(conf.reshape(-1, n_classes, n_classes))
     sq = (y - pred) ** 2
@@ -253,36 +277,44 @@ def ml_affinity(
     if holdout is None:
         raise ParameterError(
             "`holdout` is required: machine-learning affinity tests every evaluator on real "
-            "rows the generator never saw. Give the holdout (control) table.")
+            "rows the generator never saw. Give the holdout (control) table."
+        )
     if target is None and threat is not None:
         target = threat.target
     if target is None:
-        raise ParameterError("`target` is required: name the column the evaluators predict "
-                             "(or give a threat model whose sensitive attribute it is).")
-    data = prepare_release_tables(real, synthetic, holdout=holdout, schema=schema,
-                                  min_rows=10)
+        raise ParameterError(
+            "`target` is required: name the column the evaluators predict "
+            "(or give a threat model whose sensitive attribute it is)."
+        )
+    data = prepare_release_tables(real, synthetic, holdout=holdout, schema=schema, min_rows=10)
     if target not in data.schema.included:
         raise ColumnNotFoundError(
             f"`target` must be an included column ({', '.join(data.schema.included)}); "
-            f"got {target!r}.")
+            f"got {target!r}."
+        )
     features = [c for c in data.schema.included if c != target]
     if not features:
         raise InsufficientDataError(
-            f"Only the target {target!r} is usable; the evaluators need at least one feature.")
+            f"Only the target {target!r} is usable; the evaluators need at least one feature."
+        )
     classification = data.schema[target].is_categorical
-    holdout_c: pd.DataFrame = data.holdout  # type: ignore[assignment]  # given, checked above
+    holdout_c: pd.DataFrame = data.holdout  # given, checked above
 
     def usable(frame: pd.DataFrame) -> pd.DataFrame:
         return frame if classification else frame[frame[target].notna()]
 
     train, test = usable(data.real), usable(holdout_c)
     releases = [usable(s) for s in data.synthetic]
-    for label, frame in [("real", train), ("holdout", test),
-                         *[(f"synthetic #{i + 1}", f) for i, f in enumerate(releases)]]:
+    for label, frame in [
+        ("real", train),
+        ("holdout", test),
+        *[(f"synthetic #{i + 1}", f) for i, f in enumerate(releases)],
+    ]:
         if len(frame) < 10:
             raise InsufficientDataError(
                 f"The {label} table has {len(frame)} row(s) with a value for {target!r}; "
-                "machine-learning affinity needs 10.")
+                "machine-learning affinity needs 10."
+            )
     seeds = _seeds(seed, len(names) + len(releases) + 1)
     capped = []
     for m, frame in enumerate(releases):
@@ -295,13 +327,15 @@ def ml_affinity(
     X_train, X_test = encoder.transform(train), encoder.transform(test)
     X_syn = [encoder.transform(f) for f in capped]
     if classification:
-        classes = sorted(set(train[target]) | set(test[target])
-                         | set().union(*(set(f[target]) for f in capped)))
+        classes = sorted(
+            set(train[target]) | set(test[target]) | set().union(*(set(f[target]) for f in capped))
+        )
         n_classes = len(classes)
         if train[target].nunique() < 2:
             raise InsufficientDataError(
                 f"The real table has a single class of {target!r}; there is nothing for the "
-                "evaluators to learn. Choose a target with two or more classes.")
+                "evaluators to learn. Choose a target with two or more classes."
+            )
 
         def codes(frame: pd.DataFrame) -> np.ndarray:
             return pd.Categorical(frame[target], categories=classes).codes.astype(np.int64)
@@ -311,17 +345,21 @@ def ml_affinity(
             if np.unique(y).size < 2:
                 warnings.warn(
                     f"Synthetic release #{m + 1} has a single class of {target!r}; its "
-                    "evaluators predict that class everywhere.", UntrustworthyResultWarning,
-                    stacklevel=2)
+                    "evaluators predict that class everywhere.",
+                    UntrustworthyResultWarning,
+                    stacklevel=2,
+                )
     else:
         n_classes = 0
         y_train = train[target].to_numpy(dtype=float)
         y_test = test[target].to_numpy(dtype=float)
         y_syn = [f[target].to_numpy(dtype=float) for f in capped]
         if target_transform == "quantile":
-            qt = QuantileTransformer(output_distribution="normal",
-                                     n_quantiles=int(max(min(len(y_train) / 30, 1000), 10)),
-                                     random_state=seed)
+            qt = QuantileTransformer(
+                output_distribution="normal",
+                n_quantiles=int(max(min(len(y_train) / 30, 1000), 10)),
+                random_state=seed,
+            )
             qt.fit(y_train[:, None])
             y_train, y_test = (qt.transform(y[:, None])[:, 0] for y in (y_train, y_test))
             y_syn = [qt.transform(y[:, None])[:, 0] for y in y_syn]
@@ -337,8 +375,9 @@ def ml_affinity(
                 which = "real data" if m < 0 else f"release {m + 1}/{n_rep}"
                 progress(step / total, f"Training {EVALUATOR_LABELS[name]} on {which}")
             X, y = (X_train, y_train) if m < 0 else (X_syn[m], y_syn[m])
-            pred = _fit_predict(name, X, y, X_test, classification=classification,
-                                seed=seeds[j], n_jobs=n_jobs)
+            pred = _fit_predict(
+                name, X, y, X_test, classification=classification, seed=seeds[j], n_jobs=n_jobs
+            )
             if m < 0:
                 pred_real[j] = pred
             else:
@@ -348,12 +387,12 @@ def ml_affinity(
     unit = np.ones((1, len(y_test)), dtype=np.float32)
 
     def scores(pred: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return _score_bootstrap(y_test, pred, w, classification=classification,
-                                n_classes=n_classes)
+        return _score_bootstrap(y_test, pred, w, classification=classification, n_classes=n_classes)
 
     s_real = np.array([scores(pred_real[j], unit)[0] for j in range(len(names))])
-    s_syn = np.array([[scores(pred_syn[j, m], unit)[0] for m in range(n_rep)]
-                      for j in range(len(names))])
+    s_syn = np.array(
+        [[scores(pred_syn[j, m], unit)[0] for m in range(n_rep)] for j in range(len(names))]
+    )
     gap = _relative_gap(s_real[:, None], s_syn)  # (E, M)
     per_eval = gap.mean(axis=1)
     undefined = [names[j] for j in range(len(names)) if np.isnan(per_eval[j])]
@@ -361,7 +400,9 @@ def ml_affinity(
         warnings.warn(
             f"Evaluator(s) {', '.join(undefined)} score 0 when trained on the real data; "
             "their relative gap is undefined and left out of MLA.",
-            UntrustworthyResultWarning, stacklevel=2)
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
     value = float(np.nanmean(per_eval)) if np.isfinite(per_eval).any() else float("nan")
 
     ci: tuple[float, float] | None = None
@@ -377,7 +418,7 @@ def ml_affinity(
             for j in range(len(names)):
                 br = scores(pred_real[j], w)
                 bs = np.column_stack([scores(pred_syn[j, m], w) for m in range(n_rep)])
-                boot_gap[start:start + size, j] = _relative_gap(br[:, None], bs).mean(axis=1)
+                boot_gap[start : start + size, j] = _relative_gap(br[:, None], bs).mean(axis=1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             lo, hi = percentile_interval(np.nanmean(boot_gap, axis=1), confidence=confidence)
@@ -390,40 +431,66 @@ def ml_affinity(
     for j, name in enumerate(names):
         for m in range(n_rep):
             sr, ss = float(s_real[j]), float(s_syn[j, m])
-            rows.append({
-                "evaluator": name, "label": EVALUATOR_LABELS[name], "replicate": m,
-                "score": "f1_weighted" if classification else "rmse",
-                "score_real": sr, "score_synthetic": ss, "gap": float(gap[j, m]),
-                "relative_loss": sign * (sr - ss) / sr if sr > 0 else float("nan"),
-            })
+            rows.append(
+                {
+                    "evaluator": name,
+                    "label": EVALUATOR_LABELS[name],
+                    "replicate": m,
+                    "score": "f1_weighted" if classification else "rmse",
+                    "score_real": sr,
+                    "score_synthetic": ss,
+                    "gap": float(gap[j, m]),
+                    "relative_loss": sign * (sr - ss) / sr if sr > 0 else float("nan"),
+                }
+            )
     table = pd.DataFrame(rows)
     params = {
-        "target": target, "task": "classification" if classification else "regression",
-        "evaluators": list(names), "features": features,
+        "target": target,
+        "task": "classification" if classification else "regression",
+        "evaluators": list(names),
+        "features": features,
         "target_transform": target_transform if not classification else None,
-        "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
-        "n_real": len(train), "n_holdout": len(test),
+        "bootstrap": bootstrap,
+        "confidence": confidence,
+        "seed": seed,
+        "n_real": len(train),
+        "n_holdout": len(test),
         "n_synthetic": [len(s) for s in data.synthetic],
-        "n_synthetic_used": [len(f) for f in capped], "n_replicates": n_rep,
+        "n_synthetic_used": [len(f) for f in capped],
+        "n_replicates": n_rep,
         "n_classes": n_classes,
     }
     extra = {
-        "task": params["task"], "score": "f1_weighted" if classification else "rmse",
-        "by_evaluator": {name: {"value": float(per_eval[j]),
-                                "ci": list(by_ci[name]) if name in by_ci else None,
-                                "score_real": float(s_real[j]),
-                                "score_synthetic": float(s_syn[j].mean())}
-                         for j, name in enumerate(names)},
+        "task": params["task"],
+        "score": "f1_weighted" if classification else "rmse",
+        "by_evaluator": {
+            name: {
+                "value": float(per_eval[j]),
+                "ci": list(by_ci[name]) if name in by_ci else None,
+                "score_real": float(s_real[j]),
+                "score_synthetic": float(s_syn[j].mean()),
+            }
+            for j, name in enumerate(names)
+        },
     }
     if progress:
         progress(1.0, "Machine-learning affinity done")
-    return MetricResult(name="mla", value=value, ci=ci, params=params, record_table=table,
-                        goal="lower", bounds=(0.0, float("inf")), extra=extra)
+    return MetricResult(
+        name="mla",
+        value=value,
+        ci=ci,
+        params=params,
+        record_table=table,
+        goal="lower",
+        bounds=(0.0, float("inf")),
+        extra=extra,
+    )
 
 
 # ============================================================================ query error
-def _query_matrix(frame: pd.DataFrame, columns: Sequence[str], schema: Schema,
-                  categories: dict[str, list[str]]) -> np.ndarray:
+def _query_matrix(
+    frame: pd.DataFrame, columns: Sequence[str], schema: Schema, categories: dict[str, list[str]]
+) -> np.ndarray:
     """Every column as float: numerics raw (NaN missing), categoricals as level codes."""
     out = np.empty((len(frame), len(columns)))
     for j, c in enumerate(columns):
@@ -510,14 +577,15 @@ def query_error(
     cols = data.schema.included
     usable = tuple(k for k in ways_t if k <= len(cols))
     if not usable:
-        raise ParameterError(
-            f"`ways` {ways_t} all exceed the number of columns ({len(cols)}).")
+        raise ParameterError(f"`ways` {ways_t} all exceed the number of columns ({len(cols)}).")
     # the real levels only (not the schema's appended unseen ones): a point query asks
     # about the real distribution; a synthetic value the real data never holds codes as
     # -1 and so meets no point condition
-    categories = {c: sorted(set(map(str, data.schema[c].real_categories))
-                            | set(data.real[c].astype(str)))
-                  for c in cols if not data.schema[c].is_numeric}
+    categories = {
+        c: sorted(set(map(str, data.schema[c].real_categories)) | set(data.real[c].astype(str)))
+        for c in cols
+        if not data.schema[c].is_numeric
+    }
     X_real = _query_matrix(data.real, cols, data.schema, categories)
     X_syn = [_query_matrix(s, cols, data.schema, categories) for s in data.synthetic]
     is_num = np.array([data.schema[c].is_numeric for c in cols])
@@ -544,13 +612,22 @@ def query_error(
         err = np.abs(mu_real[:, None] - mu_syn).mean(axis=1)
         by_way[k] = float(err.mean())
         errors_by_way.append(err)
-        frames.append(pd.DataFrame({
-            "query": np.arange(next_id, next_id + n_queries), "k": k,
-            "columns": [", ".join(cols[i] for i in row) for row in sel],
-            "condition": [_describe(cols, row, lo[q], hi[q], num[q], categories)
-                          for q, row in enumerate(sel)],
-            "real": mu_real, "synthetic": mu_syn.mean(axis=1), "error": err,
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "query": np.arange(next_id, next_id + n_queries),
+                    "k": k,
+                    "columns": [", ".join(cols[i] for i in row) for row in sel],
+                    "condition": [
+                        _describe(cols, row, lo[q], hi[q], num[q], categories)
+                        for q, row in enumerate(sel)
+                    ],
+                    "real": mu_real,
+                    "synthetic": mu_syn.mean(axis=1),
+                    "error": err,
+                }
+            )
+        )
         next_id += n_queries
     value = float(np.mean(list(by_way.values())))
     ci = None
@@ -562,17 +639,37 @@ def query_error(
             boot += (w @ err.astype(np.float32)) / len(err)
         lo_b, hi_b = percentile_interval(boot / len(errors_by_way), confidence=confidence)
         ci = (float(lo_b), float(hi_b))
-    params = {"n_queries": n_queries, "ways": list(usable), "bootstrap": bootstrap,
-              "confidence": confidence, "seed": seed, "columns": cols,
-              "n_real": len(data.real), "n_synthetic": [len(s) for s in data.synthetic],
-              "n_replicates": len(data.synthetic)}
-    return MetricResult(name="query_error", value=value, ci=ci, params=params,
-                        record_table=pd.concat(frames, ignore_index=True), goal="lower",
-                        bounds=(0.0, 1.0), extra={"by_way": by_way})
+    params = {
+        "n_queries": n_queries,
+        "ways": list(usable),
+        "bootstrap": bootstrap,
+        "confidence": confidence,
+        "seed": seed,
+        "columns": cols,
+        "n_real": len(data.real),
+        "n_synthetic": [len(s) for s in data.synthetic],
+        "n_replicates": len(data.synthetic),
+    }
+    return MetricResult(
+        name="query_error",
+        value=value,
+        ci=ci,
+        params=params,
+        record_table=pd.concat(frames, ignore_index=True),
+        goal="lower",
+        bounds=(0.0, 1.0),
+        extra={"by_way": by_way},
+    )
 
 
-def _describe(cols: Sequence[str], row: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-              num: np.ndarray, categories: dict[str, list[str]]) -> str:
+def _describe(
+    cols: Sequence[str],
+    row: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    num: np.ndarray,
+    categories: dict[str, list[str]],
+) -> str:
     parts = []
     for j, i in enumerate(row):
         c = cols[i]
@@ -598,7 +695,7 @@ def _grouped_split(X: np.ndarray, test_size: float, seed: int) -> tuple[np.ndarr
     in_test = rng.random(int(group.max()) + 1) < test_size
     test = in_test[group]
     if test.all() or not test.any():  # a degenerate draw on a tiny table: split rows
-        test = rng.random(X.shape[0]) < test_size
+        test = np.less(rng.random(X.shape[0]), test_size)
     return np.nonzero(~test)[0], np.nonzero(test)[0]
 
 
@@ -685,8 +782,11 @@ def discriminator(
     cols = data.schema.included
     encoder = TableEncoder(data.schema).fit(data.real)
     numeric = [c for c in data.schema.numeric if c in cols]
-    with_missing = [c for c in numeric if data.real[c].isna().any()
-                    or any(s[c].isna().any() for s in data.synthetic)]
+    with_missing = [
+        c
+        for c in numeric
+        if data.real[c].isna().any() or any(s[c].isna().any() for s in data.synthetic)
+    ]
     feature_cols = encoder.feature_columns() + with_missing
 
     def encode(frame: pd.DataFrame) -> np.ndarray:
@@ -712,9 +812,15 @@ def discriminator(
         y = np.concatenate([np.ones(size, dtype=np.int64), np.zeros(size, dtype=np.int64)])
         record = np.concatenate([data.real.index.to_numpy()[idx_r], syn.index.to_numpy()[idx_s]])
         tr, te = _grouped_split(X, test_size, seeds[4 * m + 1])
-        model = XGBClassifier(n_estimators=n_estimators, max_depth=6, learning_rate=0.3,
-                              tree_method="hist", n_jobs=n_jobs if n_jobs > 0 else None,
-                              random_state=seeds[4 * m + 2], verbosity=0)
+        model = XGBClassifier(
+            n_estimators=n_estimators,
+            max_depth=6,
+            learning_rate=0.3,
+            tree_method="hist",
+            n_jobs=n_jobs if n_jobs > 0 else None,
+            random_state=seeds[4 * m + 2],
+            verbosity=0,
+        )
         model.fit(X[tr], y[tr])
         p = model.predict_proba(X[te])[:, 1]
         aucs.append(float(roc_auc_score(y[te], p)))
@@ -723,9 +829,16 @@ def discriminator(
             boots.append(bootstrap_auc(p, y[te], n_boot=bootstrap, seed=seeds[4 * m + 3]))
         imp = pd.Series(model.feature_importances_, index=feature_cols).groupby(level=0).sum()
         gain = gain.add(imp.reindex(gain.index, fill_value=0.0) / n_rep, fill_value=0.0)
-        frames.append(pd.DataFrame({"record": record[te], "replicate": m,
-                                    "source": np.where(y[te] == 1, "real", "synthetic"),
-                                    "p_real": p}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "record": record[te],
+                    "replicate": m,
+                    "source": np.where(y[te] == 1, "real", "synthetic"),
+                    "p_real": p,
+                }
+            )
+        )
     auc = float(np.mean(aucs))
     ci = None
     if bootstrap:
@@ -738,25 +851,55 @@ def discriminator(
             "0.5: it does worse than chance on held-out records. Near-copies of real "
             "training records in the release cause this (memorisation: check the privacy "
             "measures), as can chance on small tables. It does not mean high fidelity.",
-            UntrustworthyResultWarning, stacklevel=2)
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
     total_gain = float(gain.sum())
     importance = (gain / total_gain if total_gain > 0 else gain).sort_values(ascending=False)
-    params = {"test_size": test_size, "max_rows": max_rows, "n_estimators": n_estimators,
-              "bootstrap": bootstrap, "confidence": confidence, "seed": seed,
-              "n_real": len(data.real), "n_synthetic": [len(s) for s in data.synthetic],
-              "n_replicates": n_rep, "missing_indicators": with_missing,
-              "classifier": "xgboost (depth 6, learning rate 0.3)"}
-    extra = {"auc": auc, "accuracy": float(np.mean(accs)),
-             "advantage": max(0.0, 2 * auc - 1), "below_chance": bool(below),
-             "by_replicate": [{"auc": a, "accuracy": c} for a, c in zip(aucs, accs, strict=True)],
-             "importance": {str(k): float(v) for k, v in importance.items()}}
+    params = {
+        "test_size": test_size,
+        "max_rows": max_rows,
+        "n_estimators": n_estimators,
+        "bootstrap": bootstrap,
+        "confidence": confidence,
+        "seed": seed,
+        "n_real": len(data.real),
+        "n_synthetic": [len(s) for s in data.synthetic],
+        "n_replicates": n_rep,
+        "missing_indicators": with_missing,
+        "classifier": "xgboost (depth 6, learning rate 0.3)",
+    }
+    extra = {
+        "auc": auc,
+        "accuracy": float(np.mean(accs)),
+        "advantage": max(0.0, 2 * auc - 1),
+        "below_chance": bool(below),
+        "by_replicate": [{"auc": a, "accuracy": c} for a, c in zip(aucs, accs, strict=True)],
+        "importance": {str(k): float(v) for k, v in importance.items()},
+    }
     if progress:
         progress(1.0, "Discriminator done")
-    return MetricResult(name="discriminator", value=auc, ci=ci, params=params,
-                        record_table=pd.concat(frames, ignore_index=True), baseline=0.5,
-                        goal="lower", bounds=(0.0, 1.0), extra=extra)
+    return MetricResult(
+        name="discriminator",
+        value=auc,
+        ci=ci,
+        params=params,
+        record_table=pd.concat(frames, ignore_index=True),
+        baseline=0.5,
+        goal="lower",
+        bounds=(0.0, 1.0),
+        extra=extra,
+    )
 
 
-__all__ = ["EVALUATORS", "EVALUATOR_LABELS", "DEFAULT_EVALUATORS", "ReleaseTables",
-           "prepare_release_tables", "ml_affinity", "query_error", "discriminator",
-           "weighted_f1_from_confusion"]
+__all__ = [
+    "EVALUATORS",
+    "EVALUATOR_LABELS",
+    "DEFAULT_EVALUATORS",
+    "ReleaseTables",
+    "prepare_release_tables",
+    "ml_affinity",
+    "query_error",
+    "discriminator",
+    "weighted_f1_from_confusion",
+]

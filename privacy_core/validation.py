@@ -36,13 +36,14 @@ def check_in_range(
 
 def check_confidence(confidence: Any) -> float:
     """A confidence level strictly between 0 and 1 (e.g. 0.95)."""
-    return check_in_range("confidence", confidence, 0, 1, low_inclusive=False,
-                          high_inclusive=False)
+    return check_in_range("confidence", confidence, 0, 1, low_inclusive=False, high_inclusive=False)
 
 
 def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int,)) and not (
-        hasattr(value, "__index__")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int,))
+        and not (hasattr(value, "__index__"))
     ):
         raise ParameterError(f"`{name}` must be an integer >= {minimum}; got {value!r}.")
     v = int(value)

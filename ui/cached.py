@@ -112,8 +112,9 @@ def evaluate(key: str, compute: Callable[[], Any]) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def builtin_tables(name: str, n: int | None, kappa: float, seed: int
-                   ) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def builtin_tables(
+    name: str, n: int | None, kappa: float, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     return pc.builtin_dataset(name, n=n, kappa=kappa, seed=seed)
 
 
@@ -123,8 +124,9 @@ def canonical_real(fingerprint: str, overrides: tuple, _ws: Workspace) -> pd.Dat
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def linkability_halves(fingerprint: str, qis: tuple[str, ...], _ws: Workspace
-                       ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def linkability_halves(
+    fingerprint: str, qis: tuple[str, ...], _ws: Workspace
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The informative split of the quasi-identifiers (``pc.informative_split``): read by
     every measure card on every rerun of the privacy page, computed once per table."""
     a, b = pc.informative_split(_ws.real.frame, list(qis))
@@ -132,8 +134,9 @@ def linkability_halves(fingerprint: str, qis: tuple[str, ...], _ws: Workspace
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def generate_release(real_key: str, _real_canonical: pd.DataFrame, method: str,
-                     params: tuple, n: int, seed: int) -> pd.DataFrame:
+def generate_release(
+    real_key: str, _real_canonical: pd.DataFrame, method: str, params: tuple, n: int, seed: int
+) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gen = pc.make_generator(method, **dict(params)).fit(_real_canonical, seed=seed)

@@ -54,8 +54,11 @@ RATIO_CHOICES = [1.0, 1.5, 2.0, 3.0, 4.0, 8.0]
 # Every privacy measure at five levels and three ratios on at most 500 training rows:
 # about 15 s on the demo data (the slow measures take most of it).
 CAL_DEFAULTS: dict[str, Any] = {
-    "measures": CAL_MEASURES, "levels": tuple(DEFAULT_LEVELS),
-    "ratios": tuple(DEFAULT_RATIOS), "max_training": 500, "seed": 0,
+    "measures": CAL_MEASURES,
+    "levels": tuple(DEFAULT_LEVELS),
+    "ratios": tuple(DEFAULT_RATIOS),
+    "max_training": 500,
+    "seed": 0,
 }
 
 
@@ -63,8 +66,9 @@ def calibration_settings(ws: Workspace) -> dict[str, Any]:
     return {**CAL_DEFAULTS, **(ws.setting("calibration") or {})}
 
 
-def calibration_options(ws: Workspace, measures: tuple[str, ...] = CAL_MEASURES
-                        ) -> dict[str, dict[str, Any]]:
+def calibration_options(
+    ws: Workspace, measures: tuple[str, ...] = CAL_MEASURES
+) -> dict[str, dict[str, Any]]:
     """The measures' options as set on the Privacy page (singling out's mode is the
     calibration's: both modes are calibrated, multivariate with the page's width)."""
     params = privacy_params(ws)
@@ -87,8 +91,11 @@ def _data_only(ws: Workspace) -> Workspace:
 def cal_key(ws: Workspace, settings: dict[str, Any]) -> str:
     params = {k: (tuple(v) if isinstance(v, list) else v) for k, v in settings.items()}
     options = calibration_options(ws, tuple(settings["measures"]))
-    return scoped_key(_data_only(ws), "calibration", {**params, "options": repr(
-        sorted(jsonable(options).items()))})
+    return scoped_key(
+        _data_only(ws),
+        "calibration",
+        {**params, "options": repr(sorted(jsonable(options).items()))},
+    )
 
 
 def calibration_cached(ws: Workspace, settings: dict[str, Any]) -> CalibrationResult | None:
@@ -104,8 +111,9 @@ def remember_calibration(ws: Workspace, result: CalibrationResult) -> None:
 def latest_calibration(ws: Workspace) -> CalibrationResult | None:
     """The calibration last shown for the current data and threat model, else the one of
     the current settings if it is cached (e.g. computed in another visit)."""
-    return (stored_result(LATEST, _data_only(ws).key)
-            or calibration_cached(ws, calibration_settings(ws)))
+    return stored_result(LATEST, _data_only(ws).key) or calibration_cached(
+        ws, calibration_settings(ws)
+    )
 
 
 def expected_rows(result: CalibrationResult) -> int:
@@ -113,23 +121,35 @@ def expected_rows(result: CalibrationResult) -> int:
     return len(result.params.get("measures", [])) * len(result.levels) * len(result.ratios)
 
 
-def _partial(frames: list[pd.DataFrame], settings: dict[str, Any], n_real: int,
-             options: dict[str, dict[str, Any]]) -> CalibrationResult:
+def _partial(
+    frames: list[pd.DataFrame],
+    settings: dict[str, Any],
+    n_real: int,
+    options: dict[str, dict[str, Any]],
+) -> CalibrationResult:
     frame = pd.concat(frames, ignore_index=True)
     targets = calibration_targets(settings["measures"])
     return calibration_result(
-        frame, targets, levels=sorted(float(v) for v in settings["levels"]),
-        ratios=sorted(float(v) for v in settings["ratios"]), seed=int(settings["seed"]),
-        n_real=n_real, stopped=True,
-        params={"measures": [calibration_key(m, md) for m, md in targets],
-                "n_training": int(frame["n_training"].iloc[0]),
-                "options": jsonable(options),
-                "max_training": int(settings["max_training"]) or None,
-                "seed": int(settings["seed"])})
+        frame,
+        targets,
+        levels=sorted(float(v) for v in settings["levels"]),
+        ratios=sorted(float(v) for v in settings["ratios"]),
+        seed=int(settings["seed"]),
+        n_real=n_real,
+        stopped=True,
+        params={
+            "measures": [calibration_key(m, md) for m, md in targets],
+            "n_training": int(frame["n_training"].iloc[0]),
+            "options": jsonable(options),
+            "max_training": int(settings["max_training"]) or None,
+            "seed": int(settings["seed"]),
+        },
+    )
 
 
-def calibration_run(ws: Workspace, settings: dict[str, Any], *,
-                    live_slot: Any, area: Any = None) -> CalibrationResult | None:
+def calibration_run(
+    ws: Workspace, settings: dict[str, Any], *, live_slot: Any, area: Any = None
+) -> CalibrationResult | None:
     """Run (or fetch) the calibration of these settings with progress; ``live_slot`` (an
     ``st.empty()``) shows the small multiples of the values finished so far."""
     from privacy_core.plots.calibration import calibration_figure
@@ -152,28 +172,43 @@ def calibration_run(ws: Workspace, settings: dict[str, Any], *,
                 return
             partial = _partial(frames, settings, n_real, options)
             with live_slot.container():
-                st.caption(f"Values so far: {len(partial.rows)} of "
-                           f"{expected_rows(partial)}.")
-                st.plotly_chart(calibration_figure(partial), width="stretch",
-                                key=f"cal_live_{len(frames)}")
+                st.caption(f"Values so far: {len(partial.rows)} of {expected_rows(partial)}.")
+                st.plotly_chart(
+                    calibration_figure(partial), width="stretch", key=f"cal_live_{len(frames)}"
+                )
             last_drawn[0] = time.perf_counter()
 
         return calibrate(
-            ws.real.frame, threat=ws.threat,
-            holdout=ws.holdout.frame if ws.holdout is not None else None, schema=ws.schema,
-            measures=list(settings["measures"]), levels=settings["levels"],
+            ws.real.frame,
+            threat=ws.threat,
+            holdout=ws.holdout.frame if ws.holdout is not None else None,
+            schema=ws.schema,
+            measures=list(settings["measures"]),
+            levels=settings["levels"],
             ratios=settings["ratios"],
             options=options,
-            max_training=int(settings["max_training"]) or None, seed=int(settings["seed"]),
-            progress=progress, on_rows=on_rows, should_stop=should_stop)
+            max_training=int(settings["max_training"]) or None,
+            seed=int(settings["seed"]),
+            progress=progress,
+            on_rows=on_rows,
+            should_stop=should_stop,
+        )
 
     return run_stoppable(
-        PARTIAL, key, "Calibrating the measures on your data", compute,
-        done_label="Calibration done", live_slot=live_slot, area=area,
-        stopped_message=lambda r: (f"Stopped after {len(r.rows)} of {expected_rows(r)} "
-                                   "values: the results below are partial. Run again to "
-                                   "compute them all."),
-        failure_hint="try fewer measures, levels or training rows.")
+        PARTIAL,
+        key,
+        "Calibrating the measures on your data",
+        compute,
+        done_label="Calibration done",
+        live_slot=live_slot,
+        area=area,
+        stopped_message=lambda r: (
+            f"Stopped after {len(r.rows)} of {expected_rows(r)} "
+            "values: the results below are partial. Run again to "
+            "compute them all."
+        ),
+        failure_hint="try fewer measures, levels or training rows.",
+    )
 
 
 def open_calibration_view() -> None:
@@ -202,8 +237,11 @@ def _two(x: float) -> str:
 
 def _ends(result: CalibrationResult) -> tuple[str, str]:
     lo, hi = min(result.levels), max(result.levels)
-    top = ("On a full copy of your data" if hi >= 1 else
-           f"With {hi:.0%} of a release copied from your data")
+    top = (
+        "On a full copy of your data"
+        if hi >= 1
+        else f"With {hi:.0%} of a release copied from your data"
+    )
     bottom = "on unseen real rows" if lo <= 0 else f"with {lo:.0%} copied"
     return top, bottom
 
@@ -215,55 +253,81 @@ def place(value: float, summary: CalibrationSummary) -> str:
     if not (math.isfinite(value) and math.isfinite(floor) and math.isfinite(ceiling)):
         return ""
     if ceiling - floor < 0.1:
-        return ("The measure barely moves between unseen rows and a full copy on this data, "
-                "so this value cannot be placed on that scale.")
+        return (
+            "The measure barely moves between unseen rows and a full copy on this data, "
+            "so this value cannot be placed on that scale."
+        )
     share = (value - floor) / (ceiling - floor)
     if share <= 0:
         return "This value is at or below its reading on unseen real rows."
     if share >= 1:
         return "This value is at or above its reading on a full copy."
-    return (f"This value is ≈\u00a0{share * 100:.0f}\u00a0% of the way from unseen rows to "
-            "a full copy.")
+    return (
+        f"This value is ≈\u00a0{share * 100:.0f}\u00a0% of the way from unseen rows to a full copy."
+    )
 
 
-def card_calibration(ws: Workspace, result: CalibrationResult, name: str, value: float, *,
-                     mode: str = "default", alpha: float | None = None
-                     ) -> CardCalibration | None:
+def card_calibration(
+    ws: Workspace,
+    result: CalibrationResult,
+    name: str,
+    value: float,
+    *,
+    mode: str = "default",
+    alpha: float | None = None,
+) -> CardCalibration | None:
     """The calibration line of one measure card (None when the run did not cover it)."""
     summary = result.summary(name, mode)
     if summary is None:
         if result.stopped and calibration_key(name, mode) in result.params.get("measures", []):
             return CardCalibration(
-                status="incomplete", reading="The calibration was stopped before this "
-                "measure ran: rerun it in the Risk lab.", position="", reasons="",
-                note="", caveats=())
+                status="incomplete",
+                reading="The calibration was stopped before this "
+                "measure ran: rerun it in the Risk lab.",
+                position="",
+                reasons="",
+                note="",
+                caveats=(),
+            )
         return None
     status = calibration_status(result, summary)
     top, bottom = _ends(result)
     position = place(value, summary)
     if status == "incomplete":  # provisional ends are not shown as if they were final
-        reading, position = ("The calibration was stopped before every leak fraction of "
-                             "this measure ran: rerun it in the Risk lab."), ""
+        reading, position = (
+            (
+                "The calibration was stopped before every leak fraction of "
+                "this measure ran: rerun it in the Risk lab."
+            ),
+            "",
+        )
     elif math.isfinite(summary.floor) and math.isfinite(summary.ceiling):
-        reading = (f"{top} this measure reads {_two(summary.ceiling)}; {bottom} "
-                   f"{_two(summary.floor)}.")
+        reading = (
+            f"{top} this measure reads {_two(summary.ceiling)}; {bottom} {_two(summary.floor)}."
+        )
     else:
         reading = "It could not be computed on the calibration's releases."
     caveats = []
     used = jsonable(result.params.get("options", {}).get(name, {}))
     now = jsonable(calibration_options(ws, (name,)).get(name, {}))
     if "options" in result.params and used != now:
-        caveats.append("calibrated with other settings of this measure; rerun the "
-                       "calibration to match the settings above")
+        caveats.append(
+            "calibrated with other settings of this measure; rerun the "
+            "calibration to match the settings above"
+        )
     if name in ("dcr", "knn") and alpha is not None and alpha != DEFAULT_ALPHA:
         caveats.append(f"calibrated at alpha {DEFAULT_ALPHA:g} %")
     n_train = result.params.get("n_training")
     if n_train:
         caveats.append(f"calibrated on {n_train:,} training rows")
     return CardCalibration(
-        status=status, reading=reading, position=position,
+        status=status,
+        reading=reading,
+        position=position,
         reasons="; ".join(summary.reasons) if status == "uncalibrated" else "",
-        note=summary.note, caveats=tuple(caveats))
+        note=summary.note,
+        caveats=tuple(caveats),
+    )
 
 
 def measure_label(name: str) -> str:
@@ -271,8 +335,23 @@ def measure_label(name: str) -> str:
     return spec.label + ("" if spec.fast else " (slow)")
 
 
-__all__ = ["CAL_DEFAULTS", "CAL_MEASURES", "LEVEL_CHOICES", "RATIO_CHOICES", "VIEW",
-           "CardCalibration", "calibration_cached", "calibration_options", "calibration_run",
-           "calibration_settings", "card_calibration", "expected_rows", "latest_calibration",
-           "measure_label", "open_calibration_view", "place", "remember_calibration",
-           "request_stop"]
+__all__ = [
+    "CAL_DEFAULTS",
+    "CAL_MEASURES",
+    "LEVEL_CHOICES",
+    "RATIO_CHOICES",
+    "VIEW",
+    "CardCalibration",
+    "calibration_cached",
+    "calibration_options",
+    "calibration_run",
+    "calibration_settings",
+    "card_calibration",
+    "expected_rows",
+    "latest_calibration",
+    "measure_label",
+    "open_calibration_view",
+    "place",
+    "remember_calibration",
+    "request_stop",
+]

@@ -25,7 +25,10 @@ from .state import remembered
 from .workspace import Workspace
 
 RAPID_FIT_DEFAULTS: dict[str, Any] = {
-    "attackers": DEFAULT_ATTACKERS, "n_trees": 500, "bootstrap": 500, "subset": 0,
+    "attackers": DEFAULT_ATTACKERS,
+    "n_trees": 500,
+    "bootstrap": 500,
+    "subset": 0,
     "seed": 0,
 }
 AUTO_RUN_MAX_CELLS = 60_000  # real rows x releases below which RAPID runs without a click
@@ -58,8 +61,9 @@ def rapid_cached(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None
     return cached_evaluation(rapid_key(ws, params))
 
 
-def rapid_should_autorun(ws: Workspace, params: dict[str, Any], *,
-                         limit: int = AUTO_RUN_MAX_CELLS) -> bool:
+def rapid_should_autorun(
+    ws: Workspace, params: dict[str, Any], *, limit: int = AUTO_RUN_MAX_CELLS
+) -> bool:
     rows = params["subset"] or len(ws.real.frame)
     return rows * max(len(ws.releases), 1) <= limit
 
@@ -73,19 +77,33 @@ REFERENCES_AUTO_RUN_MAX_CELLS = 20_000
 def rapid_run(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None:
     def compute(progress):
         return pc.rapid(
-            _targets(ws, params["subset"], params["seed"]), [t.frame for t in ws.releases],
-            threat=ws.threat, schema=ws.schema, control=_control(ws, params),
-            attackers=tuple(params["attackers"]), n_trees=int(params["n_trees"]),
-            bootstrap=int(params["bootstrap"]), seed=int(params["seed"]), progress=progress)
+            _targets(ws, params["subset"], params["seed"]),
+            [t.frame for t in ws.releases],
+            threat=ws.threat,
+            schema=ws.schema,
+            control=_control(ws, params),
+            attackers=tuple(params["attackers"]),
+            n_trees=int(params["n_trees"]),
+            bootstrap=int(params["bootstrap"]),
+            seed=int(params["seed"]),
+            progress=progress,
+        )
 
-    return run_cached(rapid_key(ws, params), "Fitting the attackers on the synthetic data",
-                      compute)
+    return run_cached(rapid_key(ws, params), "Fitting the attackers on the synthetic data", compute)
 
 
-def rapid_calibration(ws: Workspace, params: dict[str, Any], *, method: str, error: str,
-                      run: bool, rule: str = "null-rapid", permute: str = "release",
-                      result: pc.RapidResult | None = None,
-                      n_permutations: int | None = None) -> pc.RapidCalibration | None:
+def rapid_calibration(
+    ws: Workspace,
+    params: dict[str, Any],
+    *,
+    method: str,
+    error: str,
+    run: bool,
+    rule: str = "null-rapid",
+    permute: str = "release",
+    result: pc.RapidResult | None = None,
+    n_permutations: int | None = None,
+) -> pc.RapidCalibration | None:
     """The permutation calibration of the threshold, cached per score variant and rule.
 
     ``null-rapid`` (the paper's rule) with ``permute="release"`` refits the page's
@@ -96,9 +114,15 @@ def rapid_calibration(ws: Workspace, params: dict[str, Any], *, method: str, err
     """
     labels = rule == "null-rapid" and permute == "labels"
     n_perm = int(n_permutations or (LABEL_PERMUTATIONS if labels else DEFAULT_PERMUTATIONS[rule]))
-    cal = {"method": method, "error": error, "seed": params["seed"],
-           "subset": params["subset"], "n_permutations": n_perm, "rule": rule,
-           "permute": permute if rule == "null-rapid" else None}
+    cal = {
+        "method": method,
+        "error": error,
+        "seed": params["seed"],
+        "subset": params["subset"],
+        "n_permutations": n_perm,
+        "rule": rule,
+        "permute": permute if rule == "null-rapid" else None,
+    }
     key = scoped_key(ws, "rapid_calibration", {**params, **cal})
     hit = cached_evaluation(key)
     if hit is not None or not run:
@@ -107,23 +131,37 @@ def rapid_calibration(ws: Workspace, params: dict[str, Any], *, method: str, err
     def compute(progress):
         if labels and result is not None:
             progress(0.0, f"{n_perm} permutations of the real sensitive values")
-            return pc.rapid_null_calibration(result, n_permutations=n_perm,
-                                             seed=int(params["seed"]))
+            return pc.rapid_null_calibration(
+                result, n_permutations=n_perm, seed=int(params["seed"])
+            )
         return pc.rapid_permutation_threshold(
-            _targets(ws, params["subset"], params["seed"]), [t.frame for t in ws.releases],
-            threat=ws.threat, schema=ws.schema, rule=rule, permute=permute,
+            _targets(ws, params["subset"], params["seed"]),
+            [t.frame for t in ws.releases],
+            threat=ws.threat,
+            schema=ws.schema,
+            rule=rule,
+            permute=permute,
             attackers=tuple(params["attackers"]),
-            attacker="rf", n_permutations=n_perm, method=method, error=error, n_trees=200,
-            seed=int(params["seed"]), progress=progress)
+            attacker="rf",
+            n_permutations=n_perm,
+            method=method,
+            error=error,
+            n_trees=200,
+            seed=int(params["seed"]),
+            progress=progress,
+        )
 
-    label = (f"Permutation calibration ({n_perm} permutations of y against the fitted "
-             "attackers)" if labels else
-             f"Permutation calibration ({n_perm} refits with y shuffled in the release)")
+    label = (
+        f"Permutation calibration ({n_perm} permutations of y against the fitted attackers)"
+        if labels
+        else f"Permutation calibration ({n_perm} refits with y shuffled in the release)"
+    )
     return run_cached(key, label, compute)
 
 
-def rapid_cv(ws: Workspace, *, generator: str, min_leaf: int, k: int, seed: int,
-             run: bool) -> pc.MetricResult | None:
+def rapid_cv(
+    ws: Workspace, *, generator: str, min_leaf: int, k: int, seed: int, run: bool
+) -> pc.MetricResult | None:
     cv = {"generator": generator, "min_leaf": min_leaf, "k": k, "seed": seed}
     key = scoped_key(ws, "rapid_cv", cv)
     hit = cached_evaluation(key)
@@ -133,9 +171,17 @@ def rapid_cv(ws: Workspace, *, generator: str, min_leaf: int, k: int, seed: int,
 
     def compute(progress):
         return pc.rapid_synthesizer_cv(
-            ws.real.frame, threat=ws.threat, schema=ws.schema, generator=generator,
-            generator_params=gen_params, k=k, attackers=("rf",), n_trees=200, seed=seed,
-            progress=progress)
+            ws.real.frame,
+            threat=ws.threat,
+            schema=ws.schema,
+            generator=generator,
+            generator_params=gen_params,
+            k=k,
+            attackers=("rf",),
+            n_trees=200,
+            seed=seed,
+            progress=progress,
+        )
 
     return run_cached(key, f"{k}-fold synthesizer cross-validation", compute)
 
@@ -159,14 +205,17 @@ def rapid_attribution(ws: Workspace, params: dict[str, Any], result: pc.RapidRes
     from .cached import evaluate
 
     variant = (result.params["method"], result.params["error"], round(result.threshold, 6))
-    return evaluate(f"{rapid_key(ws, params)}|attribution|{variant!r}",
-                    lambda: pc.rapid_attribution(result))
+    return evaluate(
+        f"{rapid_key(ws, params)}|attribution|{variant!r}", lambda: pc.rapid_attribution(result)
+    )
 
 
 # ------------------------------------------------------------------ reference points
 REFERENCES = ("half", "self")
-REFERENCE_NAMES = {"half": "HALF (a fresh real sample: a random half of the real data)",
-                   "self": "SELF (a copy of the real data)"}
+REFERENCE_NAMES = {
+    "half": "HALF (a fresh real sample: a random half of the real data)",
+    "self": "SELF (a copy of the real data)",
+}
 
 
 def _references_key(ws: Workspace, params: dict[str, Any]) -> str:
@@ -175,14 +224,14 @@ def _references_key(ws: Workspace, params: dict[str, Any]) -> str:
     return scoped_key(replace(ws, releases=()), "rapid_references", params)
 
 
-def rapid_references_cached(ws: Workspace, params: dict[str, Any]
-                            ) -> dict[str, pc.RapidResult] | None:
+def rapid_references_cached(
+    ws: Workspace, params: dict[str, Any]
+) -> dict[str, pc.RapidResult] | None:
     """RAPID of HALF and SELF under the page's fit settings, if computed already."""
     return cached_evaluation(_references_key(ws, params))
 
 
-def rapid_references_run(ws: Workspace, params: dict[str, Any]
-                         ) -> dict[str, pc.RapidResult] | None:
+def rapid_references_run(ws: Workspace, params: dict[str, Any]) -> dict[str, pc.RapidResult] | None:
     """Fit the same attackers on HALF and on SELF and score real records with them.
 
     HALF is a random half of the real rows used as a release (``pc.half_split``, as the
@@ -192,6 +241,7 @@ def rapid_references_run(ws: Workspace, params: dict[str, Any]
     Both are fitted once per (real data, threat model, fit settings) and re-aggregated at
     the page's threshold and score like the release: reference points on the same scale.
     """
+
     def compute(progress):
         real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
         seed = int(params["seed"])
@@ -209,19 +259,26 @@ def rapid_references_run(ws: Workspace, params: dict[str, Any]
                 progress((i + fraction) / len(REFERENCES), f"{ref.upper()}: {message}")
 
             out[ref] = pc.rapid(
-                targets, frame, threat=ws.threat,
-                schema=ws.schema, attackers=tuple(params["attackers"]),
-                n_trees=int(params["n_trees"]), bootstrap=int(params["bootstrap"]),
-                seed=seed, progress=step)
+                targets,
+                frame,
+                threat=ws.threat,
+                schema=ws.schema,
+                attackers=tuple(params["attackers"]),
+                n_trees=int(params["n_trees"]),
+                bootstrap=int(params["bootstrap"]),
+                seed=seed,
+                progress=step,
+            )
         return out
 
-    return run_cached(_references_key(ws, params),
-                      "Reference points: RAPID of a fresh real sample (HALF) and of a copy "
-                      "(SELF)", compute)
+    return run_cached(
+        _references_key(ws, params),
+        "Reference points: RAPID of a fresh real sample (HALF) and of a copy (SELF)",
+        compute,
+    )
 
 
-def reference_reading(release: pc.RapidResult, half: pc.RapidResult,
-                      copy: pc.RapidResult) -> str:
+def reference_reading(release: pc.RapidResult, half: pc.RapidResult, copy: pc.RapidResult) -> str:
     """One plain paragraph: where the release's RAPID sits against HALF and SELF.
 
     All three results must be at the same threshold and score variant. The release
@@ -232,18 +289,27 @@ def reference_reading(release: pc.RapidResult, half: pc.RapidResult,
     """
     v, h, c = release.rate_max, half.rate_max, copy.rate_max
     lo, hi = half.ci_max if half.ci_max is not None else (h, h)
-    refs = (f"HALF, a fresh real sample used as a release, reads {h:.3f} (95% CI {lo:.3f} – "
-            f"{hi:.3f}); SELF, a copy of the real data, reads {c:.3f} — each its strongest "
-            "attacker, same attackers, same threshold.")
+    refs = (
+        f"HALF, a fresh real sample used as a release, reads {h:.3f} (95% CI {lo:.3f} – "
+        f"{hi:.3f}); SELF, a copy of the real data, reads {c:.3f} — each its strongest "
+        "attacker, same attackers, same threshold."
+    )
     if v <= hi:
         where = "below" if v < lo else "within"
-        return (f"**This release discloses no more than a fresh real sample would**: its "
-                f"headline RAPID {v:.3f} is {where} HALF's interval. {refs}")
-    text = (f"**This release discloses more than a fresh real sample would**: its headline "
-            f"RAPID {v:.3f} is {v - h:.3f} above HALF ({v - hi:.3f} above the upper end of its "
-            f"interval)")
+        return (
+            f"**This release discloses no more than a fresh real sample would**: its "
+            f"headline RAPID {v:.3f} is {where} HALF's interval. {refs}"
+        )
+    text = (
+        f"**This release discloses more than a fresh real sample would**: its headline "
+        f"RAPID {v:.3f} is {v - h:.3f} above HALF ({v - hi:.3f} above the upper end of its "
+        f"interval)"
+    )
     if c > h:
         share = (v - h) / (c - h)
-        text += (", beyond a copy of the real data" if share > 1 else
-                 f", {share:.0%} of the way from a fresh sample to a copy")
+        text += (
+            ", beyond a copy of the real data"
+            if share > 1
+            else f", {share:.0%} of the way from a fresh sample to a copy"
+        )
     return text + f". {refs}"

@@ -46,10 +46,10 @@ METRIC_LABELS = {
 METRIC_READINGS = {
     "wasserstein": "lower is better · 0 = the same 1- and 2-way marginals as the real data",
     "mla": "lower is better · 0 = models trained on the release predict as well as models "
-           "trained on the real data",
+    "trained on the real data",
     "query_error": "lower is better · 0 = counting queries give the same answers",
     "discriminator": "0.5 = indistinguishable · 1 = a classifier tells every synthetic "
-                     "record from the real ones",
+    "record from the real ones",
 }
 
 
@@ -88,6 +88,7 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
     with st.status(label, expanded=True) as status:
         bar = st.progress(0.0, text="Starting…")
         for i, job in enumerate(jobs):
+
             def progress(fraction: float, message: str, i: int = i, job: Job = job) -> None:
                 done = (i + min(max(float(fraction), 0.0), 1.0)) / n
                 text = f"({i + 1}/{n}) {job.label}"
@@ -96,8 +97,10 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
                 bar.progress(min(done, 1.0), text=text)
 
             progress(0.0, "starting")
-            with warnings.catch_warnings(record=True) as caught, \
-                    threadpool_limits(limits=JOB_OPENMP_THREADS, user_api="openmp"):
+            with (
+                warnings.catch_warnings(record=True) as caught,
+                threadpool_limits(limits=JOB_OPENMP_THREADS, user_api="openmp"),
+            ):
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
                 try:
                     value = job.compute(progress)
@@ -106,8 +109,7 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
                 except Exception as exc:  # noqa: BLE001  # the app must not crash to a traceback
                     value = Failed(f"Unexpected error ({type(exc).__name__}: {exc}).")
             job.store(job.key, value)
-            seen = [str(w.message) for w in caught
-                    if issubclass(w.category, pc.PrivacyCoreWarning)]
+            seen = [str(w.message) for w in caught if issubclass(w.category, pc.PrivacyCoreWarning)]
             # always written, so a recomputed evaluation does not keep stale notes
             _small_store().put(f"{job.key}|notes", tuple(dict.fromkeys(seen)))
             notes.extend(f"{job.label}: {m}" for m in seen)
@@ -143,7 +145,9 @@ def keep_choice(key: str, options: Sequence[Any], default: Any) -> None:
 
 # ============================================================================ fidelity page
 FIDELITY_DEFAULTS: dict[str, Any] = {
-    "max_rows": 1000, "evaluators": ("linear", "tree", "rf", "xgb"), "bootstrap": 200,
+    "max_rows": 1000,
+    "evaluators": ("linear", "tree", "rf", "xgb"),
+    "bootstrap": 200,
     "seed": 0,
 }
 AUTO_RUN_MAX_CELLS = 60_000  # real rows x releases evaluated below which the page runs itself
@@ -160,8 +164,11 @@ def can_mla(ws: Workspace) -> bool:
 
 
 def fidelity_metrics(ws: Workspace) -> list[str]:
-    return [m for m in ("wasserstein", "mla", "query_error", "discriminator")
-            if m != "mla" or can_mla(ws)]
+    return [
+        m
+        for m in ("wasserstein", "mla", "query_error", "discriminator")
+        if m != "mla" or can_mla(ws)
+    ]
 
 
 def metric_options(metric: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -183,22 +190,29 @@ def scope_releases(ws: Workspace, scope: int) -> tuple[int, ...]:
 def scope_label(ws: Workspace, scope: int) -> str:
     if scope == ALL_RELEASES:
         n = len(ws.releases)
-        return (f"All {n} releases as replicates of one generator" if n > 1
-                else ws.releases[0].name)
+        return f"All {n} releases as replicates of one generator" if n > 1 else ws.releases[0].name
     return ws.releases[scope].name
 
 
-def _fidelity_key(ws: Workspace, metric: str, params: dict[str, Any],
-                  idx: tuple[int, ...]) -> str:
-    return scoped_key(ws, f"fidelity|{metric}", {
-        "releases": tuple(ws.releases[i].fingerprint for i in idx),
-        "seed": int(params["seed"]), **metric_options(metric, params)})
+def _fidelity_key(ws: Workspace, metric: str, params: dict[str, Any], idx: tuple[int, ...]) -> str:
+    return scoped_key(
+        ws,
+        f"fidelity|{metric}",
+        {
+            "releases": tuple(ws.releases[i].fingerprint for i in idx),
+            "seed": int(params["seed"]),
+            **metric_options(metric, params),
+        },
+    )
 
 
 def _baseline_key(ws: Workspace, metric: str, params: dict[str, Any]) -> str:
     # References depend on the real table (and holdout) only, not on the releases.
-    return scoped_key(replace(ws, releases=()), f"fidelity_baseline|{metric}", {
-        "seed": int(params["seed"]), **metric_options(metric, params)})
+    return scoped_key(
+        replace(ws, releases=()),
+        f"fidelity_baseline|{metric}",
+        {"seed": int(params["seed"]), **metric_options(metric, params)},
+    )
 
 
 @dataclass(frozen=True)
@@ -220,8 +234,10 @@ def fidelity_view(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) -
     notes: list[str] = []
     missing: list[str] = []
     for metric in fidelity_metrics(ws):
-        for kind, key in (("release", _fidelity_key(ws, metric, params, idx)),
-                          ("baseline", _baseline_key(ws, metric, params))):
+        for kind, key in (
+            ("release", _fidelity_key(ws, metric, params, idx)),
+            ("baseline", _baseline_key(ws, metric, params)),
+        ):
             hit = cached_evaluation(key)
             if hit is None:
                 missing.append(f"{kind}:{metric}")
@@ -235,8 +251,7 @@ def fidelity_view(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) -
                     by_metric[metric] = hit[name]
             prefix = METRIC_LABELS[metric] + ("" if kind == "release" else " (references)")
             notes.extend(f"{prefix}: {n}" for n in notes_of(key))
-    return FidelityView(results, baselines, failed, tuple(dict.fromkeys(notes)),
-                        tuple(missing))
+    return FidelityView(results, baselines, failed, tuple(dict.fromkeys(notes)), tuple(missing))
 
 
 def fidelity_should_autorun(ws: Workspace, idx: tuple[int, ...]) -> bool:
@@ -255,23 +270,41 @@ def fidelity_run(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) ->
     for metric in metrics:
         key = _fidelity_key(ws, metric, params, idx)
         if cached_evaluation(key) is None:
+
             def compute(progress: ProgressFn, metric: str = metric) -> pc.MetricResult:
                 return evaluate_fidelity(
-                    real_c, releases, holdout=holdout, threat=ws.threat, schema=ws.schema,
-                    metrics=[metric], options={metric: metric_options(metric, params)},
-                    seed=seed, progress=progress)[metric]
+                    real_c,
+                    releases,
+                    holdout=holdout,
+                    threat=ws.threat,
+                    schema=ws.schema,
+                    metrics=[metric],
+                    options={metric: metric_options(metric, params)},
+                    seed=seed,
+                    progress=progress,
+                )[metric]
+
             jobs.append(Job(key, METRIC_LABELS[metric], compute, _put))
     for metric in metrics:
         key = _baseline_key(ws, metric, params)
         if cached_evaluation(key) is None:
+
             def compute_ref(progress: ProgressFn, metric: str = metric) -> dict:
                 out = fidelity_baselines(
-                    real_c, holdout=holdout, threat=ws.threat, schema=ws.schema,
-                    metrics=[metric], options={metric: metric_options(metric, params)},
-                    seed=seed, progress=progress)
+                    real_c,
+                    holdout=holdout,
+                    threat=ws.threat,
+                    schema=ws.schema,
+                    metrics=[metric],
+                    options={metric: metric_options(metric, params)},
+                    seed=seed,
+                    progress=progress,
+                )
                 return {name: res[metric] for name, res in out.items()}
-            jobs.append(Job(key, f"HALF / HISTOGRAM references: {METRIC_LABELS[metric]}",
-                            compute_ref, _put))
+
+            jobs.append(
+                Job(key, f"HALF / HISTOGRAM references: {METRIC_LABELS[metric]}", compute_ref, _put)
+            )
     return run_jobs("Evaluating fidelity and utility", jobs)
 
 
@@ -289,8 +322,9 @@ def reference_caption(metric: str, baselines: dict[str, dict[str, pc.MetricResul
 def worst_marginals(result: Any, k: int = 15, ways: int | None = None) -> pd.DataFrame:
     """The worst marginals as the page lists them (name, columns, family, distance)."""
     table = result.worst(k, ways=ways)
-    return table[["marginal", "column_a", "column_b", "family", "distance", "sd",
-                  "all_rows"]].reset_index(drop=True)
+    return table[
+        ["marginal", "column_a", "column_b", "family", "distance", "sd", "all_rows"]
+    ].reset_index(drop=True)
 
 
 def marginal_label(marginal: str, distance: float | None = None) -> str:
@@ -301,27 +335,48 @@ def marginal_label(marginal: str, distance: float | None = None) -> str:
 def overlay_figure(ws: Workspace, release: int, marginal: str, *, bins: int = 20) -> Any:
     """Real vs synthetic for one marginal ("a" or "a|b"), cached per data and columns."""
     table = ws.releases[release]
-    return _overlay(ws.real.fingerprint, table.fingerprint, ws.overrides,
-                    tuple(marginal.split("|")), int(bins), ws, release)
+    return _overlay(
+        ws.real.fingerprint,
+        table.fingerprint,
+        ws.overrides,
+        tuple(marginal.split("|")),
+        int(bins),
+        ws,
+        release,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _overlay(real_fp: str, release_fp: str, overrides: tuple, columns: tuple[str, ...],
-             bins: int, _ws: Workspace, _release: int) -> Any:
+def _overlay(
+    real_fp: str,
+    release_fp: str,
+    overrides: tuple,
+    columns: tuple[str, ...],
+    bins: int,
+    _ws: Workspace,
+    _release: int,
+) -> Any:
     real_c = canonical_real(real_fp, overrides, _ws)
-    return marginal_overlay(real_c, _ws.releases[_release].frame, list(columns),
-                            schema=_ws.schema, bins=bins)
+    return marginal_overlay(
+        real_c, _ws.releases[_release].frame, list(columns), schema=_ws.schema, bins=bins
+    )
 
 
 # ============================================================================ the map
 MAP_DEFAULTS: dict[str, Any] = {
-    "workspace": True, "cart_leaves": (1, 5, 20, 100), "leaky_levels": (),
-    "references": ("half", "histogram", "self"), "seed": 1,
+    "workspace": True,
+    "cart_leaves": (1, 5, 20, 100),
+    "leaky_levels": (),
+    "references": ("half", "histogram", "self"),
+    "seed": 1,
 }
 CART_LEAF_CHOICES = (1, 2, 5, 10, 20, 50, 100, 200, 500)
 LEAKY_LEVEL_CHOICES = (0.05, 0.1, 0.25, 0.5, 1.0)
-REFERENCE_LABELS = {"half": "HALF (a real half)", "histogram": "HISTOGRAM",
-                    "self": "SELF (real copy)"}
+REFERENCE_LABELS = {
+    "half": "HALF (a real half)",
+    "histogram": "HISTOGRAM",
+    "self": "SELF (real copy)",
+}
 MAP_AUTO_RUN_ROWS = 25_000  # below this the map computes missing cells without a click
 MAP_OPTIONS: dict[str, dict[str, Any]] = {
     # fast settings for a live demo; every subsample is seeded and said in the UI
@@ -338,19 +393,27 @@ MAP_OPTIONS: dict[str, dict[str, Any]] = {
 }
 MAP_OPTION_NOTES = {
     "rapid": "RAPID with the xgboost attacker only, at τ = 0.3 (ε = 0.1 for a numeric "
-             "target), 200 bootstrap replicates",
+    "target), 200 bootstrap replicates",
     "dcr": "DCR at α = 2%, 200 bootstrap replicates",
     "domias": "DOMIAS on at most 5,000 rows per table",
     "wasserstein": "Wasserstein 2-way numeric marginals on a seeded 1,000-row subsample "
-                   "(1-way and categorical marginals on all rows)",
+    "(1-way and categorical marginals on all rows)",
     "mla": "ML affinity with logistic regression and xgboost only",
     "discriminator": "discriminator on at most 5,000 records per class",
     "singling_out": "singling out with 500 seeded attacks (its default)",
 }
 # the x axis's first options: disclosure measures, attribute inference first. Similarity
 # indicators (DCR, IMS, k-NN) come last and say what they are (consensus R3).
-RISK_ORDER = ("rapid", "inference", "ml_inference", "linkability", "singling_out",
-              "membership", "gtcap", "domias")
+RISK_ORDER = (
+    "rapid",
+    "inference",
+    "ml_inference",
+    "linkability",
+    "singling_out",
+    "membership",
+    "gtcap",
+    "domias",
+)
 AXIS_WORDING = {
     "rapid": ("RAPID", "share of real records at risk"),
     "dcr": ("DCR risk score", "0 = no closer than real-to-real"),
@@ -376,9 +439,15 @@ def leaky_available(ws: Workspace | None = None) -> bool:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _leaky_release(real_key: str, holdout_key: str, _real: pd.DataFrame,
-                   _holdout: pd.DataFrame, leak_fraction: float, n: int, seed: int
-                   ) -> pd.DataFrame:
+def _leaky_release(
+    real_key: str,
+    holdout_key: str,
+    _real: pd.DataFrame,
+    _holdout: pd.DataFrame,
+    leak_fraction: float,
+    n: int,
+    seed: int,
+) -> pd.DataFrame:
     from privacy_core.synth.leaky import leaky_release
 
     return leaky_release(_real, _holdout, leak_fraction=leak_fraction, n=n, seed=seed).release
@@ -396,8 +465,11 @@ def risk_measures(ws: Workspace) -> list[str]:
     """Registered privacy measures usable on this workspace: disclosure measures first,
     similarity indicators last (they are no disclosure evidence, consensus R3)."""
     rest = [n for n in MEASURES if n not in RISK_ORDER]
-    order = [*RISK_ORDER, *(n for n in rest if not MEASURES[n].indicator),
-             *(n for n in rest if MEASURES[n].indicator)]
+    order = [
+        *RISK_ORDER,
+        *(n for n in rest if not MEASURES[n].indicator),
+        *(n for n in rest if MEASURES[n].indicator),
+    ]
     out = []
     for name in order:
         spec = MEASURES.get(name)
@@ -421,8 +493,7 @@ def measure_label(name: str) -> str:
 def risk_option_label(name: str) -> str:
     """A risk axis option: similarity indicators say so in the list itself."""
     spec = MEASURES.get(name)
-    return measure_label(name) + (" — similarity indicator" if spec and spec.indicator
-                                  else "")
+    return measure_label(name) + (" — similarity indicator" if spec and spec.indicator else "")
 
 
 def axis_title(name: str) -> str:
@@ -460,8 +531,9 @@ def generated_label(method: str, params: dict[str, Any], seed: int) -> str:
     elif method == "leaky":
         detail = f" f_l={float(params['leak_fraction']):g}"
     elif params:
-        detail = " " + " ".join(f"{v:g}" if isinstance(v, float) else str(v)
-                                for v in params.values())
+        detail = " " + " ".join(
+            f"{v:g}" if isinstance(v, float) else str(v) for v in params.values()
+        )
     return f"{method.upper()}{detail} (seed {seed})"
 
 
@@ -479,13 +551,17 @@ def map_candidates(ws: Workspace, params: dict[str, Any]) -> list[Candidate]:
     if params["workspace"]:
         for i, t in enumerate(ws.releases):
             short = t.name if len(t.name) <= 24 else t.name[:23] + "…"
-            out.append(Candidate(f"ws{i}:{t.fingerprint[:16]}", t.name, "workspace", index=i,
-                                 short=short))
+            out.append(
+                Candidate(f"ws{i}:{t.fingerprint[:16]}", t.name, "workspace", index=i, short=short)
+            )
     specs: list[tuple[str, dict[str, Any], str]] = [
-        ("cart", {"min_leaf": int(leaf)}, "generated") for leaf in params["cart_leaves"]]
+        ("cart", {"min_leaf": int(leaf)}, "generated") for leaf in params["cart_leaves"]
+    ]
     if leaky_available(ws):
-        specs += [("leaky", {"leak_fraction": float(level)}, "generated")
-                  for level in params["leaky_levels"]]
+        specs += [
+            ("leaky", {"leak_fraction": float(level)}, "generated")
+            for level in params["leaky_levels"]
+        ]
     specs += [(ref, {}, ref) for ref in params["references"]]
     for method, gen_params, kind in specs:
         if kind == "generated":
@@ -498,17 +574,18 @@ def map_candidates(ws: Workspace, params: dict[str, Any]) -> list[Candidate]:
         cid = f"gen:{method}:{detail}:{seed}"
         # one entry per release: a candidate already loaded (added from here, generated
         # on the data page, or the same content under another name) is the loaded point
-        if params["workspace"] and (label in loaded_generated
-                                    or _content_of(ws, cid, seed) in loaded_content):
+        if params["workspace"] and (
+            label in loaded_generated or _content_of(ws, cid, seed) in loaded_content
+        ):
             continue
-        out.append(Candidate(cid, label, kind, method, tuple(sorted(gen_params.items())),
-                             short=short))
+        out.append(
+            Candidate(cid, label, kind, method, tuple(sorted(gen_params.items())), short=short)
+        )
     return out
 
 
 def _content_key(ws: Workspace, cid: str, seed: int) -> str:
-    return scoped_key(replace(ws, releases=()), "map|content", {"candidate": cid,
-                                                                  "seed": seed})
+    return scoped_key(replace(ws, releases=()), "map|content", {"candidate": cid, "seed": seed})
 
 
 def _content_of(ws: Workspace, cid: str, seed: int) -> str | None:
@@ -538,14 +615,25 @@ def _built_frame(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
     if cand.method == "leaky" and holdout is not None:
         # the rows that are not leaked come from the holdout: real, never trained on
         holdout_c = pc.conform_table(holdout.frame, ws.schema, table="holdout")
-        return _leaky_release(ws.real.fingerprint + repr(ws.overrides),
-                              holdout.fingerprint, real_c, holdout_c,
-                              float(dict(cand.params)["leak_fraction"]),
-                              min(len(real_c), len(holdout_c)), seed)
+        return _leaky_release(
+            ws.real.fingerprint + repr(ws.overrides),
+            holdout.fingerprint,
+            real_c,
+            holdout_c,
+            float(dict(cand.params)["leak_fraction"]),
+            min(len(real_c), len(holdout_c)),
+            seed,
+        )
     if cand.method == "half":
         return pc.half_split(real_c, seed=seed)[1]
-    return generate_release(ws.real.fingerprint + repr(ws.overrides), real_c, str(cand.method),
-                            cand.params, len(real_c), seed)
+    return generate_release(
+        ws.real.fingerprint + repr(ws.overrides),
+        real_c,
+        str(cand.method),
+        cand.params,
+        len(real_c),
+        seed,
+    )
 
 
 def _cell_key(ws: Workspace, cand: Candidate, measure: str, seed: int) -> str:
@@ -555,28 +643,43 @@ def _cell_key(ws: Workspace, cand: Candidate, measure: str, seed: int) -> str:
         scope, content = replace(ws, releases=(table,)), f"table:{table.fingerprint}"
     else:
         scope, content = replace(ws, releases=()), cand.id
-    return scoped_key(scope, f"map|{measure}", {"candidate": content, "seed": seed,
-                                                **MAP_OPTIONS.get(measure, {})})
+    return scoped_key(
+        scope,
+        f"map|{measure}",
+        {"candidate": content, "seed": seed, **MAP_OPTIONS.get(measure, {})},
+    )
 
 
 def _slim(result: pc.MetricResult) -> pc.MetricResult:
     """Headline, interval and small parameters only: the map never needs the records."""
+
     def small(v: Any) -> bool:
-        return v is None or isinstance(v, (bool, int, float, str)) or (
-            isinstance(v, (list, tuple)) and len(v) <= 50
-            and all(x is None or isinstance(x, (bool, int, float, str)) for x in v))
+        return (
+            v is None
+            or isinstance(v, (bool, int, float, str))
+            or (
+                isinstance(v, (list, tuple))
+                and len(v) <= 50
+                and all(x is None or isinstance(x, (bool, int, float, str)) for x in v)
+            )
+        )
 
     ci = None if result.ci is None else (float(result.ci[0]), float(result.ci[1]))
     return pc.MetricResult(
-        name=result.name, value=float(result.value), ci=ci,
+        name=result.name,
+        value=float(result.value),
+        ci=ci,
         params={k: v for k, v in result.params.items() if small(v)},
         baseline=None if result.baseline is None else float(result.baseline),
-        goal=result.goal, bounds=result.bounds,
-        extra={k: v for k, v in result.extra.items() if small(v)})
+        goal=result.goal,
+        bounds=result.bounds,
+        extra={k: v for k, v in result.extra.items() if small(v)},
+    )
 
 
-def _compute_cell(ws: Workspace, cand: Candidate, measure: str, seed: int,
-                  progress: ProgressFn) -> pc.MetricResult:
+def _compute_cell(
+    ws: Workspace, cand: Candidate, measure: str, seed: int, progress: ProgressFn
+) -> pc.MetricResult:
     progress(0.0, "generating the release" if cand.index is None else "")
     real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
     if cand.index is None and cand.method == "half":
@@ -593,8 +696,15 @@ def _compute_cell(ws: Workspace, cand: Candidate, measure: str, seed: int,
     if MEASURES[measure].evaluates == "generator":
         options.update(shadow_options(cand))
     result = evaluate_measures(
-        real_c, frame, names=[measure], threat=ws.threat, holdout=holdout, schema=ws.schema,
-        seed=seed, options={measure: options})[measure]
+        real_c,
+        frame,
+        names=[measure],
+        threat=ws.threat,
+        holdout=holdout,
+        schema=ws.schema,
+        seed=seed,
+        options={measure: options},
+    )[measure]
     return _slim(result)
 
 
@@ -609,19 +719,21 @@ def shadow_options(cand: Candidate) -> dict[str, Any]:
     raise pc.ParameterError(
         "MDS scores a generating method by retraining it on halves of the real table; a "
         "loaded release does not say how it was made. It is shown for the candidates the "
-        "map generates (CART, leaky, HISTOGRAM, SELF, HALF).")
+        "map generates (CART, leaky, HISTOGRAM, SELF, HALF)."
+    )
 
 
-def map_cells(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
-              seed: int) -> dict[str, dict[str, Any]]:
+def map_cells(
+    ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str], seed: int
+) -> dict[str, dict[str, Any]]:
     """``{measure: {candidate id: result | Failed | None}}`` from the store (no compute)."""
     store = _small_store()
-    return {m: {c.id: store.get(_cell_key(ws, c, m, seed)) for c in candidates}
-            for m in measures}
+    return {m: {c.id: store.get(_cell_key(ws, c, m, seed)) for c in candidates} for m in measures}
 
 
-def map_cell_notes(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
-                   seed: int) -> list[str]:
+def map_cell_notes(
+    ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str], seed: int
+) -> list[str]:
     notes = []
     for c in candidates:
         for m in measures:
@@ -630,8 +742,9 @@ def map_cell_notes(ws: Workspace, candidates: Sequence[Candidate], measures: Seq
     return list(dict.fromkeys(notes))
 
 
-def map_missing(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
-                seed: int) -> list[tuple[Candidate, str]]:
+def map_missing(
+    ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str], seed: int
+) -> list[tuple[Candidate, str]]:
     cells = map_cells(ws, candidates, measures, seed)
     return [(c, m) for m in measures for c in candidates if cells[m][c.id] is None]
 
@@ -645,15 +758,24 @@ def map_run(ws: Workspace, missing: Sequence[tuple[Candidate, str]], seed: int) 
     store = _small_store()
     jobs = []
     for cand, measure in missing:
+
         def compute(progress: ProgressFn, cand: Candidate = cand, measure: str = measure):
             return _compute_cell(ws, cand, measure, seed, progress)
-        jobs.append(Job(_cell_key(ws, cand, measure, seed),
-                        f"{cand.label}: {measure_label(measure)}", compute, store.put))
+
+        jobs.append(
+            Job(
+                _cell_key(ws, cand, measure, seed),
+                f"{cand.label}: {measure_label(measure)}",
+                compute,
+                store.put,
+            )
+        )
     return run_jobs(f"Evaluating {len(jobs)} candidate × measure cell(s)", jobs)
 
 
-def forget_failed(ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str],
-                  seed: int) -> None:
+def forget_failed(
+    ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str], seed: int
+) -> None:
     """Button callback: drop failed cells so that the next run computes them again."""
     store = _small_store()
     for c in candidates:
@@ -668,34 +790,53 @@ def map_results(cells: dict[str, Any]) -> dict[str, pc.MetricResult | None]:
     return {cid: (v if isinstance(v, pc.MetricResult) else None) for cid, v in cells.items()}
 
 
-def map_failures(cells: dict[str, dict[str, Any]], candidates: Sequence[Candidate]
-                 ) -> list[str]:
+def map_failures(cells: dict[str, dict[str, Any]], candidates: Sequence[Candidate]) -> list[str]:
     labels = {c.id: c.label for c in candidates}
-    return [f"{labels[cid]} — {measure_label(m)}: {v.message}"
-            for m, col in cells.items() for cid, v in col.items() if isinstance(v, Failed)]
+    return [
+        f"{labels[cid]} — {measure_label(m)}: {v.message}"
+        for m, col in cells.items()
+        for cid, v in col.items()
+        if isinstance(v, Failed)
+    ]
 
 
 def candidate_numbers(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
     """Every measure computed so far for one candidate, as the details panel lists them."""
     store = _small_store()
     rows = []
-    for kind, names in (("privacy risk", risk_measures(ws)),
-                        ("fidelity / utility", utility_measures(ws))):
+    for kind, names in (
+        ("privacy risk", risk_measures(ws)),
+        ("fidelity / utility", utility_measures(ws)),
+    ):
         for m in names:
             hit = store.get(_cell_key(ws, cand, m, seed))
             if hit is None:
                 continue
             family = "similarity indicator" if MEASURES[m].indicator else kind  # R3
             if isinstance(hit, Failed):
-                rows.append({"family": family, "measure": measure_label(m), "value": None,
-                             "95% CI": "", "reading": f"failed: {hit.message}"})
+                rows.append(
+                    {
+                        "family": family,
+                        "measure": measure_label(m),
+                        "value": None,
+                        "95% CI": "",
+                        "reading": f"failed: {hit.message}",
+                    }
+                )
                 continue
             ci = f"{hit.ci[0]:.3f} – {hit.ci[1]:.3f}" if hit.ci is not None else ""
             reading = METRIC_READINGS.get(m, goal_reading(measure_goal(m)))
             if hit.baseline is not None:
                 reading += f" · baseline {hit.baseline:.3f}"
-            rows.append({"family": family, "measure": measure_label(m), "value": hit.value,
-                         "95% CI": ci, "reading": reading})
+            rows.append(
+                {
+                    "family": family,
+                    "measure": measure_label(m),
+                    "value": hit.value,
+                    "95% CI": ci,
+                    "reading": reading,
+                }
+            )
     return pd.DataFrame(rows, columns=["family", "measure", "value", "95% CI", "reading"])
 
 
@@ -712,11 +853,14 @@ def add_candidate(ws: Workspace, cand: Candidate, seed: int) -> Candidate | None
     if not commit(new, control="map_add"):
         return None
     store = _small_store()
-    loaded = next(c for c in map_candidates(new, {**map_params(new), "workspace": True})
-                  if c.index == len(new.releases) - 1)
+    loaded = next(
+        c
+        for c in map_candidates(new, {**map_params(new), "workspace": True})
+        if c.index == len(new.releases) - 1
+    )
     # HALF's cells compare it with the other half; loaded, it is compared with the whole
     # real table like any release, so its cells are computed afresh
-    for m in (() if cand.method == "half" else (*risk_measures(new), *utility_measures(new))):
+    for m in () if cand.method == "half" else (*risk_measures(new), *utility_measures(new)):
         for suffix in ("", "|notes"):
             hit = store.get(_cell_key(ws, cand, m, seed) + suffix)
             if hit is not None:

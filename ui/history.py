@@ -26,10 +26,14 @@ def db_url_input() -> str:
     """The database address, kept across pages (SQLite file by default)."""
     keep_shared(DB_URL, pc.history.DEFAULT_URL)
     url = st.text_input(
-        "Review database (SQLAlchemy URL)", key=DB_URL, on_change=mirror, args=(DB_URL,),
+        "Review database (SQLAlchemy URL)",
+        key=DB_URL,
+        on_change=mirror,
+        args=(DB_URL,),
         help="SQLite by default: a file of aggregates only (no real record), created on "
-             "the first save. A team can point this at a shared database, e.g. "
-             "postgresql+psycopg://user@host/reviews (its driver must be installed).")
+        "the first save. A team can point this at a shared database, e.g. "
+        "postgresql+psycopg://user@host/reviews (its driver must be installed).",
+    )
     return url.strip()
 
 

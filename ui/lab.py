@@ -51,8 +51,11 @@ from .workspace import Workspace
 
 PARTIAL = "lab_partial"
 
-RISK_MODEL_LABELS = {"leaky": "Leaky (copied records)", "overfit": "Overfit (neural generator)",
-                     "dp": "Differential privacy (ε)"}
+RISK_MODEL_LABELS = {
+    "leaky": "Leaky (copied records)",
+    "overfit": "Overfit (neural generator)",
+    "dp": "Differential privacy (ε)",
+}
 LEVEL_OPTIONS: dict[str, list[float]] = {
     "leaky": [round(x, 1) for x in np.linspace(0, 1, 11)],
     "overfit": [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0, 2.5, 3.0],
@@ -65,21 +68,42 @@ LAB_MEASURES = {
     "dp": ("ims", "dcr", "singling_out", "inference", "query_error", "discriminator"),
 }
 LAB_DEFAULTS: dict[str, dict[str, Any]] = {
-    model: {"levels": tuple(DEFAULT_LEVELS[model]), "replicates": 1 if model == "overfit" else 2,
-            "measures": LAB_MEASURES[model], "seed": 0, "max_rows": 0,
-            "outlier_fraction": 0.0, "canaries": 0, "noise": (0.0, 0.0, 0.0),
-            "generator": "dp-mst", "max_overfit_epochs": 300}
+    model: {
+        "levels": tuple(DEFAULT_LEVELS[model]),
+        "replicates": 1 if model == "overfit" else 2,
+        "measures": LAB_MEASURES[model],
+        "seed": 0,
+        "max_rows": 0,
+        "outlier_fraction": 0.0,
+        "canaries": 0,
+        "noise": (0.0, 0.0, 0.0),
+        "generator": "dp-mst",
+        "max_overfit_epochs": 300,
+    }
     for model in RISK_MODELS
 }
 # Rough cost of one release, in seconds per 1,000 training rows: each measure in-process
 # (timed on the health demo, 1,333 training rows, on a 2-core machine), and the release's
 # generator (the overfit one per replicate: one training run to the highest f_o). Only
 # the estimate shown before a run uses them; a finished run in the session rescales it.
-MEASURE_SECONDS = {"ims": 0.02, "dcr": 0.08, "knn": 0.08, "singling_out": 0.08,
-                   "linkability": 0.05, "inference": 0.02, "ml_inference": 0.11,
-                   "membership": 0.04, "rapid": 1.5, "gtcap": 0.3, "domias": 0.5,
-                   "wasserstein": 4.7, "mla": 1.4, "query_error": 0.4, "discriminator": 0.1,
-                   "mds": 3.0}
+MEASURE_SECONDS = {
+    "ims": 0.02,
+    "dcr": 0.08,
+    "knn": 0.08,
+    "singling_out": 0.08,
+    "linkability": 0.05,
+    "inference": 0.02,
+    "ml_inference": 0.11,
+    "membership": 0.04,
+    "rapid": 1.5,
+    "gtcap": 0.3,
+    "domias": 0.5,
+    "wasserstein": 4.7,
+    "mla": 1.4,
+    "query_error": 0.4,
+    "discriminator": 0.1,
+    "mds": 3.0,
+}
 GENERATOR_SECONDS = {"leaky": 0.0, "dp": 0.05, "smartnoise": 5.0, "overfit": 20.0}
 # Starting the worker processes costs several seconds, more than a small sweep gains from
 # a second core: sweeps estimated below this run in-process (same rows, see sweep()).
@@ -104,8 +128,11 @@ def measure_option(name: str) -> str:
 #: The lab's distance-space choice: where the distance measures (and singling out's
 #: targets) are computed; "both" sweeps each of them twice, side by side (the
 #: contrastive paper's plain-versus-embedding comparison).
-LAB_SPACES = {"shared": "shared encoding", "contrastive": "contrastive embedding",
-              "both": "both, side by side"}
+LAB_SPACES = {
+    "shared": "shared encoding",
+    "contrastive": "contrastive embedding",
+    "both": "both, side by side",
+}
 
 
 def has_space(name: str) -> bool:
@@ -138,8 +165,9 @@ def space_of(keys: Sequence[str]) -> tuple[list[str], str]:
     :func:`with_space`)."""
     bases = list(dict.fromkeys(split_measure_key(k)[0] for k in keys))
     spaced = [b for b in bases if has_space(b)]
-    contrastive = {split_measure_key(k)[0] for k in keys if split_measure_key(k)[1]
-                   == "contrastive"}
+    contrastive = {
+        split_measure_key(k)[0] for k in keys if split_measure_key(k)[1] == "contrastive"
+    }
     shared = {split_measure_key(k)[0] for k in keys if not split_measure_key(k)[1]}
     if not spaced or not contrastive:
         return bases, "shared"
@@ -179,12 +207,12 @@ def sweep_plan(ws: Workspace, model: str, settings: dict[str, Any]) -> dict[str,
     """What a run of these settings does on this workspace and roughly how long it takes
     (:func:`plan_for_rows`, rescaled by this session's last finished run)."""
     rows = len(_subset(lab_real(ws), int(settings["max_rows"]), int(settings["seed"])))
-    return plan_for_rows(model, settings, rows,
-                         speed=float(st.session_state.get(SPEED_KEY, 1.0)))
+    return plan_for_rows(model, settings, rows, speed=float(st.session_state.get(SPEED_KEY, 1.0)))
 
 
-def plan_for_rows(model: str, settings: dict[str, Any], rows: int, *, speed: float = 1.0
-                  ) -> dict[str, Any]:
+def plan_for_rows(
+    model: str, settings: dict[str, Any], rows: int, *, speed: float = 1.0
+) -> dict[str, Any]:
     """The plan of a sweep on ``rows`` real rows (no Streamlit: the bench checks it).
 
     Keys: ``rows``, ``training`` (training rows per release), ``releases``, ``tasks``,
@@ -201,16 +229,30 @@ def plan_for_rows(model: str, settings: dict[str, Any], rows: int, *, speed: flo
     if model == "overfit":
         # the generator, and MDS's shadows: the same generator on halves, one run each
         runs = 1 + ("mds" in bases) * DEFAULT_SHADOW_MODELS / 2
-        serial += replicates * runs * GENERATOR_SECONDS["overfit"] * per_k * min(
-            1.0, int(settings["max_overfit_epochs"]) / 300)
+        serial += (
+            replicates
+            * runs
+            * GENERATOR_SECONDS["overfit"]
+            * per_k
+            * min(1.0, int(settings["max_overfit_epochs"]) / 300)
+        )
     elif model == "dp":
         gen = "smartnoise" if str(settings["generator"]).startswith("smartnoise") else "dp"
         serial += releases * GENERATOR_SECONDS[gen] * per_k
     n_jobs = 1 if (serial <= IN_PROCESS_MAX_SECONDS or tasks == 1) else -1
-    seconds = (START_SECONDS + serial if n_jobs == 1
-               else POOL_START_SECONDS + serial / min(usable_cores(), tasks))
-    return {"rows": rows, "training": training, "releases": releases, "tasks": tasks,
-            "n_jobs": n_jobs, "seconds": seconds * speed}
+    seconds = (
+        START_SECONDS + serial
+        if n_jobs == 1
+        else POOL_START_SECONDS + serial / min(usable_cores(), tasks)
+    )
+    return {
+        "rows": rows,
+        "training": training,
+        "releases": releases,
+        "tasks": tasks,
+        "n_jobs": n_jobs,
+        "seconds": seconds * speed,
+    }
 
 
 def format_seconds(seconds: float) -> str:
@@ -222,18 +264,27 @@ def format_seconds(seconds: float) -> str:
     return f"about {max(2, round(seconds / 60))} min"
 
 
-def _partial_result(model: str, settings: dict[str, Any], frames: list[pd.DataFrame]
-                    ) -> SweepResult:
+def _partial_result(
+    model: str, settings: dict[str, Any], frames: list[pd.DataFrame]
+) -> SweepResult:
     rows = pd.concat(frames, ignore_index=True).sort_values(
-        ["level", "replicate", "measure"], kind="stable")
-    return SweepResult(rows=rows, risk_model=model, levels=tuple(settings["levels"]),
-                       measures=tuple(settings["measures"]),
-                       replicates=int(settings["replicates"]), seed=int(settings["seed"]),
-                       stopped=True, n_done=len(frames))
+        ["level", "replicate", "measure"], kind="stable"
+    )
+    return SweepResult(
+        rows=rows,
+        risk_model=model,
+        levels=tuple(settings["levels"]),
+        measures=tuple(settings["measures"]),
+        replicates=int(settings["replicates"]),
+        seed=int(settings["seed"]),
+        stopped=True,
+        n_done=len(frames),
+    )
 
 
-def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
-            live_slot: Any, area: Any = None) -> SweepResult | None:
+def lab_run(
+    ws: Workspace, model: str, settings: dict[str, Any], *, live_slot: Any, area: Any = None
+) -> SweepResult | None:
     """Run (or fetch) the sweep of these settings with progress and streaming rows.
 
     ``live_slot`` is an ``st.empty()`` where the partial response plot and rows appear
@@ -269,33 +320,52 @@ def lab_run(ws: Workspace, model: str, settings: dict[str, Any], *,
             n_releases = len(partial.rows[["level", "replicate"]].drop_duplicates())
             with live_slot.container():
                 st.caption(f"Partial results: {n_releases} release(s) evaluated so far.")
-                st.plotly_chart(lab_response_figure(partial), width="stretch",
-                                key=f"lab_live_{len(frames)}")
+                st.plotly_chart(
+                    lab_response_figure(partial), width="stretch", key=f"lab_live_{len(frames)}"
+                )
 
         return sweep(
-            real, risk_model=model, levels=settings["levels"], measures=settings["measures"],
-            replicates=replicates, threat=ws.threat, schema=ws.schema,
+            real,
+            risk_model=model,
+            levels=settings["levels"],
+            measures=settings["measures"],
+            replicates=replicates,
+            threat=ws.threat,
+            schema=ws.schema,
             seed=int(settings["seed"]),
             noise={"sigma": sigma, "lam": lam, "p": p} if model == "leaky" else None,
             generator=settings["generator"] if model == "dp" else None,
-            overfit_params=({"max_overfit_epochs": int(settings["max_overfit_epochs"])}
-                            if model == "overfit" else None),
+            overfit_params=(
+                {"max_overfit_epochs": int(settings["max_overfit_epochs"])}
+                if model == "overfit"
+                else None
+            ),
             outlier_fraction=float(settings["outlier_fraction"]),
             canaries=int(settings["canaries"]),
             # In-process for small sweeps (no worker start-up) and for a single overfit
             # replicate (per-epoch progress); the rows are the same either way.
             n_jobs=plan["n_jobs"],
-            progress=progress, on_rows=on_rows, should_stop=should_stop)
+            progress=progress,
+            on_rows=on_rows,
+            should_stop=should_stop,
+        )
 
     result = run_stoppable(
-        PARTIAL, key, f"Running the {RISK_MODEL_LABELS[model].lower()} sweep", compute,
-        done_label="Sweep done", live_slot=live_slot, area=area,
-        stopped_message=lambda r: (f"Stopped after {r.n_done} of {r.n_tasks} task(s): the "
-                                   "results below are partial. Run again to compute them "
-                                   "all."),
-        failure_hint="try fewer levels, measures or rows.")
-    seconds = (result.params.get("seconds") if result is not None and not result.stopped
-               else None)
+        PARTIAL,
+        key,
+        f"Running the {RISK_MODEL_LABELS[model].lower()} sweep",
+        compute,
+        done_label="Sweep done",
+        live_slot=live_slot,
+        area=area,
+        stopped_message=lambda r: (
+            f"Stopped after {r.n_done} of {r.n_tasks} task(s): the "
+            "results below are partial. Run again to compute them "
+            "all."
+        ),
+        failure_hint="try fewer levels, measures or rows.",
+    )
+    seconds = result.params.get("seconds") if result is not None and not result.stopped else None
     if seconds and estimate > 0:
         # the next estimate in this session follows this machine's measured speed
         st.session_state[SPEED_KEY] = min(max(float(seconds) / estimate, 0.2), 5.0)
@@ -318,14 +388,20 @@ def responses_table(result: SweepResult) -> pd.DataFrame:
     resp = resp.set_index("measure").loc[order].reset_index()
     groups = resp["measure"].map(measure_group)
     no_ideal = (groups == UTILITY_GROUP) | resp["measure"].map(
-        lambda m: bool(split_measure_key(m)[2]))
+        lambda m: bool(split_measure_key(m)[2])
+    )
     resp.loc[no_ideal, ["max_gap_to_ideal", "within_tolerance"]] = np.nan
     level = LEVEL_NAMES[result.risk_model]
-    shown = pd.DataFrame({
-        "group": groups, "measure": resp["measure"].map(measure_label),
-        f"at lowest {level}": resp["at_lowest"], f"at highest {level}": resp["at_highest"],
-        "rank correlation with the level": resp["rank_correlation"],
-        "slope": resp["slope"]})
+    shown = pd.DataFrame(
+        {
+            "group": groups,
+            "measure": resp["measure"].map(measure_label),
+            f"at lowest {level}": resp["at_lowest"],
+            f"at highest {level}": resp["at_highest"],
+            "rank correlation with the level": resp["rank_correlation"],
+            "slope": resp["slope"],
+        }
+    )
     if result.risk_model == "leaky":
         shown["max |value − f_l|"] = resp["max_gap_to_ideal"]
     shown["levels"] = resp["levels"]
@@ -348,7 +424,22 @@ def results_tables(result: SweepResult) -> tuple[pd.DataFrame, pd.DataFrame]:
     return summary, rows
 
 
-__all__ = ["LAB_DEFAULTS", "LEVEL_OPTIONS", "RISK_MODEL_LABELS", "STOP_FLAG", "format_seconds",
-           "generators", "lab_cached", "lab_key", "lab_real", "lab_run", "lab_settings",
-           "measure_option", "plan_for_rows", "request_stop", "responses_table",
-           "results_tables", "sweep_plan"]
+__all__ = [
+    "LAB_DEFAULTS",
+    "LEVEL_OPTIONS",
+    "RISK_MODEL_LABELS",
+    "STOP_FLAG",
+    "format_seconds",
+    "generators",
+    "lab_cached",
+    "lab_key",
+    "lab_real",
+    "lab_run",
+    "lab_settings",
+    "measure_option",
+    "plan_for_rows",
+    "request_stop",
+    "responses_table",
+    "results_tables",
+    "sweep_plan",
+]

@@ -42,24 +42,34 @@ SCENARIO_LABELS = {
 }
 KAPPA_OPTIONS = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 7.5, 10.0)
 UTILITY_OPTIONS = ("query_error", "discriminator")
-READING_LABELS = {"absolute": "RAPID on all training records (absolute)",
-                  "relative": "RAPID members − non-members (what the release adds)"}
+READING_LABELS = {
+    "absolute": "RAPID on all training records (absolute)",
+    "relative": "RAPID members − non-members (what the release adds)",
+}
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "dependency": {"kappa": 2.0, "tau": 0.3, "kappas": KAPPA_OPTIONS},
     "leaky": {"f_l": 0.5, "measures": sc.LEAKY_DEFAULTS["measures"], "min_rise": 0.2},
-    "similarity": {"min_leaf": sc.SIMILARITY_DEFAULTS["min_leaf"],
-                   "copies": sc.SIMILARITY_DEFAULTS["copies"], "reading": "absolute"},
-    "privacy_price": {"epsilon": 1.0, "measures": sc.PRIVACY_PRICE_DEFAULTS["measures"],
-                      "utility": "query_error"},
+    "similarity": {
+        "min_leaf": sc.SIMILARITY_DEFAULTS["min_leaf"],
+        "copies": sc.SIMILARITY_DEFAULTS["copies"],
+        "reading": "absolute",
+    },
+    "privacy_price": {
+        "epsilon": 1.0,
+        "measures": sc.PRIVACY_PRICE_DEFAULTS["measures"],
+        "utility": "query_error",
+    },
 }
 # Engine options per size; the step controls add their own (kappas, copies, ...).
 RUN_SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "workshop": {"dependency": {}, "leaky": {}, "similarity": {}, "privacy_price": {}},
-    "quick": {"dependency": {"n": 200, "releases": 1, "bootstrap": 20, "n_trees": 20},
-              "leaky": {"n": 300, "levels": (0.0, 0.5, 1.0)},
-              "similarity": {"n": 300},
-              "privacy_price": {"n": 400, "levels": (0.1, 1.0, 100.0)}},
+    "quick": {
+        "dependency": {"n": 200, "releases": 1, "bootstrap": 20, "n_trees": 20},
+        "leaky": {"n": 300, "levels": (0.0, 0.5, 1.0)},
+        "similarity": {"n": 300},
+        "privacy_price": {"n": 400, "levels": (0.1, 1.0, 100.0)},
+    },
 }
 # Measured on a 2-core machine at the workshop size, cold cache (see the report).
 WORKSHOP_SECONDS = {"dependency": 5, "leaky": 5, "similarity": 1, "privacy_price": 6}
@@ -75,132 +85,161 @@ SCENARIO_INTROS = {
     "dependency": (
         "RAPID asks: if an attacker trains a model on the synthetic release, for how many "
         "real people does it put clearly more probability on their true sensitive value "
-        "(here: disease) than that value's base rate would? The answer depends less on the generator than on **how strongly the "
+        "(here: disease) than that value's base rate would? The answer depends less on the "
+        "generator than on **how strongly the "
         "other columns predict disease in the population**. We turn that dependency up "
         "with one knob, κ, in simulated health data (the RAPID paper's Appendix A) and "
-        "watch RAPID follow — the paper's Figure 5."),
+        "watch RAPID follow — the paper's Figure 5."
+    ),
     "leaky": (
         "We build releases whose risk we *know*: a share f_l of the training records is "
         "copied verbatim into a release that is otherwise made of real people who were "
         "never in the training data. At f_l = 0 nothing leaks; at f_l = 1 the whole "
         "training set is published. Then we ask every measure what it sees (the "
-        "risk-insertion framework's *leaky* risk model)."),
+        "risk-insertion framework's *leaky* risk model)."
+    ),
     "similarity": (
         "Similarity measures — the identical match share and the distance to the closest "
         "record (DCR) — ask whether synthetic rows sit close to real ones. RAPID asks "
         "whether the release lets an attacker infer a secret. We build two releases that "
         "these two questions rank in **opposite** order (consensus recommendation R3: "
-        "similarity on its own is no evidence of disclosure, nor its absence of safety)."),
+        "similarity on its own is no evidence of disclosure, nor its absence of safety)."
+    ),
     "privacy_price": (
         "A differentially private generator adds calibrated noise; the budget ε sets how "
         "much (small ε = strong guarantee, more noise). We release the same population at "
         "budgets from ε = 0.1 to 100 and measure both sides: the risk an attacker gets, "
-        "and what the data lose in fidelity. Privacy is bought with utility."),
+        "and what the data lose in fidelity. Privacy is bought with utility."
+    ),
 }
 
 STEPS: dict[str, tuple[Step, ...]] = {
     "dependency": (
-        Step("Turn the dependency knob",
-             "κ sets how strongly age, income and education drive disease in the simulated "
-             "population. At **κ = 0** disease barely depends on anything: every age band "
-             "looks alike, mostly healthy. As κ grows, age decides more and more — older "
-             "people become hypertensive or diabetic, younger ones stay healthy. Nothing "
-             "about any individual has changed in kind; the *population's pattern* got "
-             "stronger."),
-        Step("Attack a release at this κ",
-             "We fit a CART synthesiser (as in the paper) on the population, release "
-             "synthetic data, train a random forest on the release, and let it guess every "
-             "real person's disease from their other columns. A person counts as *at risk* "
-             "when the probability p the forest gives to their true disease beats that "
-             "disease's base rate b by more than **τ** of the remaining room: "
-             "(p − b) / (1 − b) > τ. Move τ: a strict τ flags fewer people. At strong "
-             "dependency the curve stays high until τ is large (the paper's Fig. 5b), "
-             "because the attacker is confidently right for most people. The interval is a "
-             "bootstrap over the real records."),
-        Step("The whole curve: RAPID against κ",
-             "The same experiment at every κ you pick (same seeds, so κ is the only thing "
-             "that changes). RAPID rises steeply from weak to moderate dependency, then "
-             "saturates — the S-shape of the paper's Fig. 5a (0.25 at κ = 0 to about 0.9 "
-             "at κ = 10 there; our attacker is smaller, one forest of 100 trees). The "
-             "attacker's accuracy (dashed) rises with it. **What it cannot tell you:** how "
-             "much of this risk comes from the release rather than from the population's "
-             "pattern, which anyone with a fresh sample could learn — scenario (c) shows "
-             "that comparison."),
+        Step(
+            "Turn the dependency knob",
+            "κ sets how strongly age, income and education drive disease in the simulated "
+            "population. At **κ = 0** disease barely depends on anything: every age band "
+            "looks alike, mostly healthy. As κ grows, age decides more and more — older "
+            "people become hypertensive or diabetic, younger ones stay healthy. Nothing "
+            "about any individual has changed in kind; the *population's pattern* got "
+            "stronger.",
+        ),
+        Step(
+            "Attack a release at this κ",
+            "We fit a CART synthesiser (as in the paper) on the population, release "
+            "synthetic data, train a random forest on the release, and let it guess every "
+            "real person's disease from their other columns. A person counts as *at risk* "
+            "when the probability p the forest gives to their true disease beats that "
+            "disease's base rate b by more than **τ** of the remaining room: "
+            "(p − b) / (1 − b) > τ. Move τ: a strict τ flags fewer people. At strong "
+            "dependency the curve stays high until τ is large (the paper's Fig. 5b), "
+            "because the attacker is confidently right for most people. The interval is a "
+            "bootstrap over the real records.",
+        ),
+        Step(
+            "The whole curve: RAPID against κ",
+            "The same experiment at every κ you pick (same seeds, so κ is the only thing "
+            "that changes). RAPID rises steeply from weak to moderate dependency, then "
+            "saturates — the S-shape of the paper's Fig. 5a (0.25 at κ = 0 to about 0.9 "
+            "at κ = 10 there; our attacker is smaller, one forest of 100 trees). The "
+            "attacker's accuracy (dashed) rises with it. **What it cannot tell you:** how "
+            "much of this risk comes from the release rather than from the population's "
+            "pattern, which anyone with a fresh sample could learn — scenario (c) shows "
+            "that comparison.",
+        ),
     ),
     "leaky": (
-        Step("Leak a share of the training records",
-             "Pick a leak fraction. A measure that tracks the leak reads about f_l (the "
-             "dashed line). The **identical match share** and **DCR** count copies, so they "
-             "read f_l almost exactly. **Singling out** and **distance-based inference** "
-             "attack the leaked people and rise with f_l. **RAPID** starts well above 0 — "
-             "it measures absolute inference risk, including what the population's "
-             "patterns give away — and rises only part of the way. The **fidelity** "
-             "measures (green) do not move towards worse at all: a release of real people "
-             "looks exactly like real data."),
-        Step("Turn f_l from 0 to 1",
-             "Every measure against the leak fraction, grouped by what it attacks; the "
-             "dashed y = f_l line is the ideal response. Choose which measures to draw. A "
-             "trustworthy disclosure measure rises steadily with the inserted leak; one "
-             "that stays flat cannot see this kind of risk, however large — a low value "
-             "from it is no reassurance. Intervals are each measure's own interval on one "
-             "release per level."),
-        Step("Who sees the leak — and who does not",
-             "Set how much a measure must rise between f_l = 0 and f_l = 1 to count as "
-             "*seeing* the leak. Utility and fidelity measures never see it: leaking real "
-             "records *improves* fidelity. That is the point of the exercise — good "
-             "utility is no evidence of privacy, and a privacy claim needs measures that "
-             "respond to the risk at hand."),
+        Step(
+            "Leak a share of the training records",
+            "Pick a leak fraction. A measure that tracks the leak reads about f_l (the "
+            "dashed line). The **identical match share** and **DCR** count copies, so they "
+            "read f_l almost exactly. **Singling out** and **distance-based inference** "
+            "attack the leaked people and rise with f_l. **RAPID** starts well above 0 — "
+            "it measures absolute inference risk, including what the population's "
+            "patterns give away — and rises only part of the way. The **fidelity** "
+            "measures (green) do not move towards worse at all: a release of real people "
+            "looks exactly like real data.",
+        ),
+        Step(
+            "Turn f_l from 0 to 1",
+            "Every measure against the leak fraction, grouped by what it attacks; the "
+            "dashed y = f_l line is the ideal response. Choose which measures to draw. A "
+            "trustworthy disclosure measure rises steadily with the inserted leak; one "
+            "that stays flat cannot see this kind of risk, however large — a low value "
+            "from it is no reassurance. Intervals are each measure's own interval on one "
+            "release per level.",
+        ),
+        Step(
+            "Who sees the leak — and who does not",
+            "Set how much a measure must rise between f_l = 0 and f_l = 1 to count as "
+            "*seeing* the leak. Utility and fidelity measures never see it: leaking real "
+            "records *improves* fidelity. That is the point of the exercise — good "
+            "utility is no evidence of privacy, and a privacy claim needs measures that "
+            "respond to the risk at hand.",
+        ),
     ),
     "similarity": (
-        Step("Release A: no copies, strong patterns",
-             "A CART release of a population with strong dependencies (κ = 10). Large "
-             "leaves (the minimum leaf size, your control) mean every synthetic value is "
-             "drawn from many real donors, so no real record comes out whole: the "
-             "**identical match share is about 0** and **DCR** finds synthetic rows no "
-             "closer to training rows than real rows are to each other. Yet **RAPID is "
-             "high**: the release carries the population's pattern, and from it an "
-             "attacker infers most people's disease."),
-        Step("Release B: copies of a few rare people",
-             "A population with weak dependencies (κ = 0). The release is unseen real "
-             "people plus **verbatim copies of the most unusual training records** "
-             "(chosen by a Local Outlier Factor: the people whose combination of age, "
-             "income, health score and categories has the fewest close neighbours). The "
-             "identical match share reads exactly the copied share, and DCR flags them. "
-             "RAPID stays low: there is little pattern to learn, and a handful of copied "
-             "people hardly moves a share over all records. Choose how many rare records "
-             "are copied."),
-        Step("Side by side",
-             "Similarity measures say B is the risky release; RAPID says A. Neither "
-             "reading is the whole story. Switch the reading to **members − non-members**: "
-             "the same attacker is run on fresh people from the same population who were "
-             "never in the training data. For A they are predicted almost as well as the "
-             "members — most of A's inference risk is the population's pattern, which any "
-             "sample would reveal (consensus R7: report the relative and the absolute "
-             "risk). B's copies *are* a disclosure for the copied people, but whether "
-             "closeness is harmful depends on what the copy reveals and to whom — which is "
-             "why consensus R3 asks not to use similarity alone as evidence either way."),
+        Step(
+            "Release A: no copies, strong patterns",
+            "A CART release of a population with strong dependencies (κ = 10). Large "
+            "leaves (the minimum leaf size, your control) mean every synthetic value is "
+            "drawn from many real donors, so no real record comes out whole: the "
+            "**identical match share is about 0** and **DCR** finds synthetic rows no "
+            "closer to training rows than real rows are to each other. Yet **RAPID is "
+            "high**: the release carries the population's pattern, and from it an "
+            "attacker infers most people's disease.",
+        ),
+        Step(
+            "Release B: copies of a few rare people",
+            "A population with weak dependencies (κ = 0). The release is unseen real "
+            "people plus **verbatim copies of the most unusual training records** "
+            "(chosen by a Local Outlier Factor: the people whose combination of age, "
+            "income, health score and categories has the fewest close neighbours). The "
+            "identical match share reads exactly the copied share, and DCR flags them. "
+            "RAPID stays low: there is little pattern to learn, and a handful of copied "
+            "people hardly moves a share over all records. Choose how many rare records "
+            "are copied.",
+        ),
+        Step(
+            "Side by side",
+            "Similarity measures say B is the risky release; RAPID says A. Neither "
+            "reading is the whole story. Switch the reading to **members − non-members**: "
+            "the same attacker is run on fresh people from the same population who were "
+            "never in the training data. For A they are predicted almost as well as the "
+            "members — most of A's inference risk is the population's pattern, which any "
+            "sample would reveal (consensus R7: report the relative and the absolute "
+            "risk). B's copies *are* a disclosure for the copied people, but whether "
+            "closeness is harmful depends on what the copy reveals and to whom — which is "
+            "why consensus R3 asks not to use similarity alone as evidence either way.",
+        ),
     ),
     "privacy_price": (
-        Step("Pick a budget ε",
-             "One DP release at the budget you pick (built-in MST-style generator: noisy "
-             "one- and two-way marginals). Read the risk measures (red, grey) next to the "
-             "fidelity ones (green): **query error** (lower is better) and the "
-             "**real-vs-synthetic discriminator** (AUC: 0.5 means indistinguishable, 1 "
-             "means trivially told apart). At small ε the noise drowns the patterns: the "
-             "attacker has little to learn, and the data look nothing like the real ones."),
-        Step("ε against risk and fidelity",
-             "Each measure against ε on a log axis. RAPID climbs as ε grows, because the "
-             "release keeps more of the population's age–disease pattern; the fidelity "
-             "losses fall at the same time. The similarity indicator (DCR) stays flat near "
-             "0 at every ε: a DP generator does not copy records, so similarity cannot see "
-             "the risk that does change. One release per ε: a point can wobble."),
-        Step("The price on the map",
-             "Every budget as one point: risk across, fidelity loss up. Choose the utility "
-             "axis. The points trace a trade-off curve — moving towards the lower-left "
-             "corner is not on offer; each step down in risk costs a step up in fidelity "
-             "loss. Where to stand on that curve is a decision for the data steward, with "
-             "the threat model and the release's purpose in mind, not a property of the "
-             "measures."),
+        Step(
+            "Pick a budget ε",
+            "One DP release at the budget you pick (built-in MST-style generator: noisy "
+            "one- and two-way marginals). Read the risk measures (red, grey) next to the "
+            "fidelity ones (green): **query error** (lower is better) and the "
+            "**real-vs-synthetic discriminator** (AUC: 0.5 means indistinguishable, 1 "
+            "means trivially told apart). At small ε the noise drowns the patterns: the "
+            "attacker has little to learn, and the data look nothing like the real ones.",
+        ),
+        Step(
+            "ε against risk and fidelity",
+            "Each measure against ε on a log axis. RAPID climbs as ε grows, because the "
+            "release keeps more of the population's age–disease pattern; the fidelity "
+            "losses fall at the same time. The similarity indicator (DCR) stays flat near "
+            "0 at every ε: a DP generator does not copy records, so similarity cannot see "
+            "the risk that does change. One release per ε: a point can wobble.",
+        ),
+        Step(
+            "The price on the map",
+            "Every budget as one point: risk across, fidelity loss up. Choose the utility "
+            "axis. The points trace a trade-off curve — moving towards the lower-left "
+            "corner is not on offer; each step down in risk costs a step up in fidelity "
+            "loss. Where to stand on that curve is a decision for the data steward, with "
+            "the threat model and the release's purpose in mind, not a property of the "
+            "measures.",
+        ),
     ),
 }
 
@@ -254,8 +293,7 @@ def step(scenario: str) -> int:
 def move(scenario: str, delta: int) -> None:
     """on_click of Back / Next."""
     last = len(STEPS[scenario]) - 1
-    st.session_state.setdefault(STEP, {})[scenario] = min(max(step(scenario) + delta, 0),
-                                                          last)
+    st.session_state.setdefault(STEP, {})[scenario] = min(max(step(scenario) + delta, 0), last)
 
 
 def reset(scenario: str) -> None:
@@ -278,8 +316,7 @@ ENGINE_DEFAULTS = {"leaky": sc.LEAKY_DEFAULTS, "privacy_price": sc.PRIVACY_PRICE
 
 def run_levels(scenario: str) -> list[float]:
     """The levels (f_l or ε) a sweep scenario runs at this size."""
-    return list(RUN_SIZES[run_size()][scenario].get("levels",
-                                                    ENGINE_DEFAULTS[scenario]["levels"]))
+    return list(RUN_SIZES[run_size()][scenario].get("levels", ENGINE_DEFAULTS[scenario]["levels"]))
 
 
 def level_control(scenario: str, name: str, prefer: float) -> str:
@@ -301,11 +338,13 @@ RUNNERS: dict[str, Callable[..., Any]] = {
     "similarity": sc.similarity_scenario,
     "privacy_price": sc.privacy_price_scenario,
 }
-RUN_LABELS = {"dependency": "Simulating, releasing and attacking at each κ",
-              "population": "Simulating the population",
-              "leaky": "Making leaky releases and running every measure",
-              "similarity": "Building releases A and B and running the measures",
-              "privacy_price": "Training DP generators and running the measures"}
+RUN_LABELS = {
+    "dependency": "Simulating, releasing and attacking at each κ",
+    "population": "Simulating the population",
+    "leaky": "Making leaky releases and running every measure",
+    "similarity": "Building releases A and B and running the measures",
+    "privacy_price": "Training DP generators and running the measures",
+}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -331,11 +370,15 @@ def run_params(name: str, **controls: Any) -> tuple[tuple[str, Any], ...]:
     """The engine options of a run: the size's, then the step's controls (hashable)."""
     sizes = RUN_SIZES[run_size()]
     # the population of step 1 is the one the dependency runs simulate (same n and seed)
-    base = ({"n": sizes["dependency"].get("n", sc.DEPENDENCY_DEFAULTS["n"])}
-            if name == "population" else dict(sizes[name]))
+    base = (
+        {"n": sizes["dependency"].get("n", sc.DEPENDENCY_DEFAULTS["n"])}
+        if name == "population"
+        else dict(sizes[name])
+    )
     merged = {**base, **controls}
-    return tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v)
-                        for k, v in merged.items()))
+    return tuple(
+        sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in merged.items())
+    )
 
 
 def run(name: str, **controls: Any) -> Any:
@@ -345,13 +388,40 @@ def run(name: str, **controls: Any) -> Any:
     except pc.PrivacyCoreError as exc:
         st.error(str(exc), icon=":material/warning:")
     except Exception as exc:  # noqa: BLE001 -- the app must not crash to a traceback
-        st.error(f"The scenario failed unexpectedly ({type(exc).__name__}: {exc}). Press "
-                 "Reset to return to its defaults.", icon=":material/error:")
+        st.error(
+            f"The scenario failed unexpectedly ({type(exc).__name__}: {exc}). Press "
+            "Reset to return to its defaults.",
+            icon=":material/error:",
+        )
     return None
 
 
-__all__ = ["DEFAULTS", "KAPPA_OPTIONS", "PICKER", "READING_LABELS", "RUN_SIZES", "SCENARIO",
-           "SCENARIO_INTROS", "SCENARIO_LABELS", "SETTINGS", "SIZE", "STEP", "STEPS",
-           "UTILITY_OPTIONS", "WORKSHOP_SECONDS", "bind", "current_scenario", "level_control",
-           "move", "pick_scenario", "reset", "run", "run_levels", "run_params", "run_size",
-           "setting", "step", "store"]
+__all__ = [
+    "DEFAULTS",
+    "KAPPA_OPTIONS",
+    "PICKER",
+    "READING_LABELS",
+    "RUN_SIZES",
+    "SCENARIO",
+    "SCENARIO_INTROS",
+    "SCENARIO_LABELS",
+    "SETTINGS",
+    "SIZE",
+    "STEP",
+    "STEPS",
+    "UTILITY_OPTIONS",
+    "WORKSHOP_SECONDS",
+    "bind",
+    "current_scenario",
+    "level_control",
+    "move",
+    "pick_scenario",
+    "reset",
+    "run",
+    "run_levels",
+    "run_params",
+    "run_size",
+    "setting",
+    "step",
+    "store",
+]

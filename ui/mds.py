@@ -23,16 +23,22 @@ from .workspace import Workspace
 
 PARTIAL = "mds_partial"
 # the generators a shadow can be in the app (the DP ones need an epsilon: the CLI has them)
-SHADOW_METHODS = {"cart": "CART (synthpop-style trees)",
-                  "autoregressive": "Autoregressive neural network (torch)",
-                  "histogram": "HISTOGRAM (independent columns)"}
+SHADOW_METHODS = {
+    "cart": "CART (synthpop-style trees)",
+    "autoregressive": "Autoregressive neural network (torch)",
+    "histogram": "HISTOGRAM (independent columns)",
+}
 
 
 def mds_settings(ws: Workspace) -> dict[str, Any]:
     stored = ws.setting("mds") or {}
-    defaults = {"shadow_method": "cart", "shadow_models": DEFAULT_SHADOW_MODELS,
-                "shadow_sets": DEFAULT_SHADOW_SETS,
-                "records": min(DEFAULT_RECORDS, len(ws.real.frame)), "seed": 0}
+    defaults = {
+        "shadow_method": "cart",
+        "shadow_models": DEFAULT_SHADOW_MODELS,
+        "shadow_sets": DEFAULT_SHADOW_SETS,
+        "records": min(DEFAULT_RECORDS, len(ws.real.frame)),
+        "seed": 0,
+    }
     return {**defaults, **stored}
 
 
@@ -45,30 +51,42 @@ def mds_cached(ws: Workspace, settings: dict[str, Any]) -> pc.MdsResult | None:
     return stoppable_result(PARTIAL, mds_key(ws, settings))
 
 
-def mds_run(ws: Workspace, settings: dict[str, Any], *, area: Any = None
-            ) -> pc.MdsResult | None:
+def mds_run(ws: Workspace, settings: dict[str, Any], *, area: Any = None) -> pc.MdsResult | None:
     """Fit the shadows with progress and Stop; the (possibly partial) result or None."""
     hold = ws.holdout.frame if ws.holdout is not None else None
 
     def compute(progress, should_stop, keep_partial) -> pc.MdsResult:
         return pc.membership_disclosure_score(
-            ws.real.frame, holdout=hold, schema=ws.schema,
+            ws.real.frame,
+            holdout=hold,
+            schema=ws.schema,
             shadow_method=settings["shadow_method"],
             shadow_models=int(settings["shadow_models"]),
-            shadow_sets=int(settings["shadow_sets"]), records=int(settings["records"]),
-            n_jobs=1, seed=int(settings["seed"]), progress=progress, should_stop=should_stop,
-            on_partial=keep_partial)
+            shadow_sets=int(settings["shadow_sets"]),
+            records=int(settings["records"]),
+            n_jobs=1,
+            seed=int(settings["seed"]),
+            progress=progress,
+            should_stop=should_stop,
+            on_partial=keep_partial,
+        )
 
     return run_stoppable(
-        PARTIAL, mds_key(ws, settings),
+        PARTIAL,
+        mds_key(ws, settings),
         f"Fitting {int(settings['shadow_models'])} shadow "
-        f"{SHADOW_METHODS[settings['shadow_method']].split(' (')[0]} models", compute,
-        done_label="Membership disclosure score done", area=area,
-        stopped_message=lambda r: (f"Stopped after {r.params['n_shadows_done']} of "
-                                   f"{r.params['shadow_models']} shadow models: the score "
-                                   "below is read from those only. Run again to fit them "
-                                   "all."),
-        failure_hint="try fewer shadow models or records.")
+        f"{SHADOW_METHODS[settings['shadow_method']].split(' (')[0]} models",
+        compute,
+        done_label="Membership disclosure score done",
+        area=area,
+        stopped_message=lambda r: (
+            f"Stopped after {r.params['n_shadows_done']} of "
+            f"{r.params['shadow_models']} shadow models: the score "
+            "below is read from those only. Run again to fit them "
+            "all."
+        ),
+        failure_hint="try fewer shadow models or records.",
+    )
 
 
 def _num(x: float, digits: int = 4) -> str:
@@ -87,101 +105,152 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
     from .widgets import error_slot, explanation, fmt_ci, stop_button
 
     st.subheader("Membership disclosure score (shadow models)")
-    st.caption("Does one person's presence in the training data change what the generating "
-               "method emits near them? MDS retrains the method on halves of your real "
-               "table — every record is in half of the shadow models and out of the other "
-               "half — and compares each record's distance to what the two groups emit "
-               "(Du & Li). It scores the *method*, not the loaded release: choose the "
-               "generator your release came from, or the nearest built-in one.")
+    st.caption(
+        "Does one person's presence in the training data change what the generating "
+        "method emits near them? MDS retrains the method on halves of your real "
+        "table — every record is in half of the shadow models and out of the other "
+        "half — and compares each record's distance to what the two groups emit "
+        "(Du & Li). It scores the *method*, not the loaded release: choose the "
+        "generator your release came from, or the nearest built-in one."
+    )
     if full.holdout is None:
-        st.info("MDS is read between HALF (a method that emits real records it never saw) "
-                "and SELF (a copy). HALF draws from a holdout: load one on the Data page to "
-                "compute MDS.")
+        st.info(
+            "MDS is read between HALF (a method that emits real records it never saw) "
+            "and SELF (a copy). HALF draws from a holdout: load one on the Data page to "
+            "compute MDS."
+        )
         return None
     settings = mds_settings(full)
     n_real = len(full.real.frame)
     with st.form("mds_form"):
         c1, c2, c3, c4 = st.columns(4)
-        method = c1.selectbox("Shadow generator", list(SHADOW_METHODS),
-                              index=list(SHADOW_METHODS).index(settings["shadow_method"]),
-                              format_func=SHADOW_METHODS.get)
-        models = c2.slider("Shadow models m", 4, 40, int(settings["shadow_models"]), 2,
-                           help="Every record trains m/2 of them. 10 gives a quick reading; "
-                                "the paper uses up to 80 (bench/bench_mds.py measures the "
-                                "stability at 10, 20 and 40).")
-        sets = c3.slider("Tables per shadow model", 1, 5, int(settings["shadow_sets"]),
-                         help="Each emits this many tables the size of its training half; "
-                              "more tables smooth each distance.")
-        records = c4.number_input("Records scored", 20, max(20, n_real),
-                                  min(int(settings["records"]), max(20, n_real)), 100,
-                                  help="A seeded subsample whose disclosure score is "
-                                       "computed; every record still trains its shadows.")
+        method = c1.selectbox(
+            "Shadow generator",
+            list(SHADOW_METHODS),
+            index=list(SHADOW_METHODS).index(settings["shadow_method"]),
+            format_func=SHADOW_METHODS.get,
+        )
+        models = c2.slider(
+            "Shadow models m",
+            4,
+            40,
+            int(settings["shadow_models"]),
+            2,
+            help="Every record trains m/2 of them. 10 gives a quick reading; "
+            "the paper uses up to 80 (bench/bench_mds.py measures the "
+            "stability at 10, 20 and 40).",
+        )
+        sets = c3.slider(
+            "Tables per shadow model",
+            1,
+            5,
+            int(settings["shadow_sets"]),
+            help="Each emits this many tables the size of its training half; "
+            "more tables smooth each distance.",
+        )
+        records = c4.number_input(
+            "Records scored",
+            20,
+            max(20, n_real),
+            min(int(settings["records"]), max(20, n_real)),
+            100,
+            help="A seeded subsample whose disclosure score is "
+            "computed; every record still trains its shadows.",
+        )
         run = st.form_submit_button("Run MDS", type="primary", icon=":material/play_arrow:")
     error_slot("mds_form")
     stop_slot = st.empty()
-    new = {**settings, "shadow_method": method, "shadow_models": int(models),
-           "shadow_sets": int(sets), "records": int(records)}
+    new = {
+        **settings,
+        "shadow_method": method,
+        "shadow_models": int(models),
+        "shadow_sets": int(sets),
+        "records": int(records),
+    }
     result = None
     if run and commit(full.with_settings(mds=new), control="mds_form"):
         settings = new
         result = mds_cached(full, settings)
         if result is None or result.stopped:
-            stop_button(stop_slot, running=True, key="mds_stop",
-                        help="Ends the run after the shadow model being fitted; the score "
-                             "is then read from the models finished so far.")
+            stop_button(
+                stop_slot,
+                running=True,
+                key="mds_stop",
+                help="Ends the run after the shadow model being fitted; the score "
+                "is then read from the models finished so far.",
+            )
             result = mds_run(full, settings)
             stop_slot.empty()  # Stop exists only while the shadows are being fitted
     if result is None:
         result = mds_cached(full, settings)
     if result is None:
-        st.caption(f"Not run yet: **Run MDS** fits {settings['shadow_models']} × "
-                   f"{settings['shadow_sets']} shadow tables (about a minute on 10,000 "
-                   "rows with CART; the neural network takes longer).")
+        st.caption(
+            f"Not run yet: **Run MDS** fits {settings['shadow_models']} × "
+            f"{settings['shadow_sets']} shadow tables (about a minute on 10,000 "
+            "rows with CART; the neural network takes longer)."
+        )
         return None
 
     lo_hi = fmt_ci(result.ci) if result.ci is not None else "no interval"
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("MDS, relative (0 = HALF, 1 = SELF)", _num(result.relative, 3),
-              help="Where the method's most exposed records (the top 1 % by DS) sit between "
-                   "HALF, a method that emits unseen records (0), and SELF, one that copies "
-                   "its training data (1): (T − T_HALF) / (T_SELF − T_HALF), T their mean DS. "
-                   "The top 1 % rather than the single max: with few shadow models the max "
-                   "is mostly noise.")
+    m1.metric(
+        "MDS, relative (0 = HALF, 1 = SELF)",
+        _num(result.relative, 3),
+        help="Where the method's most exposed records (the top 1 % by DS) sit between "
+        "HALF, a method that emits unseen records (0), and SELF, one that copies "
+        "its training data (1): (T − T_HALF) / (T_SELF − T_HALF), T their mean DS. "
+        "The top 1 % rather than the single max: with few shadow models the max "
+        "is mostly noise.",
+    )
     m1.caption(f"{lo_hi} (bootstrap over records)")
-    m2.metric("MDS (paper: max over records)", _num(result.raw_max),
-              help="max over records of |mean distance IN − mean distance OUT|, distances "
-                   "per column on the shared encoding. 0 is ideal.")
+    m2.metric(
+        "MDS (paper: max over records)",
+        _num(result.raw_max),
+        help="max over records of |mean distance IN − mean distance OUT|, distances "
+        "per column on the shared encoding. 0 is ideal.",
+    )
     m2.caption(f"SELF {_num(result.self_max)} · HALF {_num(result.half_max)}")
     m3.metric(f"DS, {result.params['quantile']:.0%} quantile", _num(result.raw_quantile))
     m4.metric("DS, mean over records", _num(result.raw_mean))
     st.markdown(f"**Reading:** {result.extra['reading_text']}")
     if result.stopped:
-        st.warning(f"Partial: {result.params['n_shadows_done']} of "
-                   f"{result.params['shadow_models']} shadow models were fitted.",
-                   icon=":material/stop_circle:")
+        st.warning(
+            f"Partial: {result.params['n_shadows_done']} of "
+            f"{result.params['shadow_models']} shadow models were fitted.",
+            icon=":material/stop_circle:",
+        )
     if not np.isfinite(result.raw_max):  # no record has both IN and OUT shadows yet
-        st.info("Too few shadow models finished for any record to have been both in and "
-                "out of their training data: run MDS again to fit them all.")
+        st.info(
+            "Too few shadow models finished for any record to have been both in and "
+            "out of their training data: run MDS again to fit them all."
+        )
         return result
     st.plotly_chart(plots.mds_scale_figure(result), width="stretch", key="mds_scale")
     st.plotly_chart(plots.mds_distribution(result), width="stretch", key="mds_dist")
-    st.caption("Dashed lines: each distribution's max (the paper's MDS). "
-               "Each record's disclosure score DS under the method's shadows (red), HALF "
-               "(blue: the noise floor, what shadows that never see the record's neighbours "
-               "reach by chance) and SELF (grey: copies). Black ticks: the records an "
-               "attacker would target, the top of the distribution.")
+    st.caption(
+        "Dashed lines: each distribution's max (the paper's MDS). "
+        "Each record's disclosure score DS under the method's shadows (red), HALF "
+        "(blue: the noise floor, what shadows that never see the record's neighbours "
+        "reach by chance) and SELF (grey: copies). Black ticks: the records an "
+        "attacker would target, the top of the distribution."
+    )
     top = result.records.sort_values("ds", ascending=False).head(10)
-    shown = top.set_index("record")[["ds", "confident", "flagged", "mean_in", "mean_out",
-                                     "ds_half", "ds_self"]]
+    shown = top.set_index("record")[
+        ["ds", "confident", "flagged", "mean_in", "mean_out", "ds_half", "ds_self"]
+    ]
     shown = shown.join(real_canonical, how="left")
-    st.markdown(f"**The most exposed records.** {result.extra['n_flagged']:,} record(s) show "
-                "a disclosure the shadows establish beyond the noise floor; they are flagged "
-                "in the record drill-down below.")
+    st.markdown(
+        f"**The most exposed records.** {result.extra['n_flagged']:,} record(s) show "
+        "a disclosure the shadows establish beyond the noise floor; they are flagged "
+        "in the record drill-down below."
+    )
     st.dataframe(shown, width="stretch", height=260)
-    st.caption(f"{result.params['shadow_models']} shadow {result.params['shadow_method']} "
-               f"models × {result.params['shadow_sets']} table(s), "
-               f"{result.params['n_records_evaluated']:,} of "
-               f"{result.params['n_distinct_records']:,} distinct records scored, seed "
-               f"{result.params['seed']}.")
+    st.caption(
+        f"{result.params['shadow_models']} shadow {result.params['shadow_method']} "
+        f"models × {result.params['shadow_sets']} table(s), "
+        f"{result.params['n_records_evaluated']:,} of "
+        f"{result.params['n_distinct_records']:,} distinct records scored, seed "
+        f"{result.params['seed']}."
+    )
     explanation("mds")
     return result

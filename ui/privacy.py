@@ -16,8 +16,11 @@ from .widgets import fmt_ci
 from .workspace import Workspace
 
 # RAPID and MDS have sections of their own (MDS fits shadow generators: minutes, with Stop)
-PRIVACY_MEASURES = [n for n, m in MEASURES.items()
-                    if m.family == "privacy" and n != "rapid" and m.evaluates == "release"]
+PRIVACY_MEASURES = [
+    n
+    for n, m in MEASURES.items()
+    if m.family == "privacy" and n != "rapid" and m.evaluates == "release"
+]
 FAST_DEFAULT = [n for n in PRIVACY_MEASURES if MEASURES[n].fast]
 SLOW = [n for n in PRIVACY_MEASURES if not MEASURES[n].fast]
 INDICATORS = tuple(n for n in PRIVACY_MEASURES if MEASURES[n].indicator)
@@ -36,11 +39,18 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
         aux_a, aux_b = qis, qis[:1]
     # every record is attacked up to 50,000 rows (consensus R2; 500 sampled targets read a
     # private release as 0.2 by chance); singling out's predicates stay at 500 above 5,000
-    defaults = {"n_attacks": 0 if n <= 50_000 else 500, "k": 5, "radius": 0.1,
-                "gtcap_weighting": "box_pooled", "seed": 0,
-                "aux_a": tuple(aux_a), "aux_b": tuple(aux_b),
-                "so_mode": "multivariate",
-                "so_cols": min(3, len(ws.schema.included)), "space": "shared"}
+    defaults = {
+        "n_attacks": 0 if n <= 50_000 else 500,
+        "k": 5,
+        "radius": 0.1,
+        "gtcap_weighting": "box_pooled",
+        "seed": 0,
+        "aux_a": tuple(aux_a),
+        "aux_b": tuple(aux_b),
+        "so_mode": "multivariate",
+        "so_cols": min(3, len(ws.schema.included)),
+        "space": "shared",
+    }
     params = {**defaults, **stored, **membership_settings(ws)}
     # a later type change may have excluded columns since the setting was stored
     params["so_cols"] = max(1, min(int(params["so_cols"]), len(ws.schema.included)))
@@ -58,19 +68,27 @@ def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
         "dcr": space,
         "knn": {"k_max": params["k"], **space},
         # the paper protocol fixes its own N_A (2,000 predicates per configuration)
-        "singling_out": {"n_attacks": 2000 if params["so_mode"] == "paper" else so_attacks,
-                         "mode": params["so_mode"],
-                         "n_cols": params["so_cols"] if params["so_mode"] == "multivariate"
-                         else 1, **space},
-        "linkability": {"n_attacks": n_attacks,
-                        "aux_cols": (list(params["aux_a"]), list(params["aux_b"])), **space},
+        "singling_out": {
+            "n_attacks": 2000 if params["so_mode"] == "paper" else so_attacks,
+            "mode": params["so_mode"],
+            "n_cols": params["so_cols"] if params["so_mode"] == "multivariate" else 1,
+            **space,
+        },
+        "linkability": {
+            "n_attacks": n_attacks,
+            "aux_cols": (list(params["aux_a"]), list(params["aux_b"])),
+            **space,
+        },
         "inference": {"n_attacks": n_attacks, **space},
         "ml_inference": {"n_attacks": n_attacks},
         "gtcap": {"radius": params["radius"], "weighting": params["gtcap_weighting"]},
-        "membership": {"sampling_fraction": params["mem_t"], "h": params["mem_h"],
-                       "beta": params["mem_beta"], "scenario": params["mem_scenario"],
-                       "population_share": params["mem_share"]
-                       if params["mem_scenario"] == "B" else None},
+        "membership": {
+            "sampling_fraction": params["mem_t"],
+            "h": params["mem_h"],
+            "beta": params["mem_beta"],
+            "scenario": params["mem_scenario"],
+            "population_share": params["mem_share"] if params["mem_scenario"] == "B" else None,
+        },
     }
     return opts.get(name, {})
 
@@ -88,8 +106,13 @@ def measure_options(name: str, params: dict[str, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ membership prevalence
 #: Membership settings of the Data page's threat model (consensus R4, R5, Figure 3).
-MEMBERSHIP_DEFAULTS: dict[str, Any] = {"mem_t": None, "mem_h": 0, "mem_beta": 1.0,
-                                       "mem_scenario": "A", "mem_share": None}
+MEMBERSHIP_DEFAULTS: dict[str, Any] = {
+    "mem_t": None,
+    "mem_h": 0,
+    "mem_beta": 1.0,
+    "mem_scenario": "A",
+    "mem_share": None,
+}
 
 
 def membership_settings(ws: Workspace) -> dict[str, Any]:
@@ -102,19 +125,22 @@ def membership_note(res: pc.MetricResult) -> tuple[str, str | None]:
     p = res.params
     t = float(p["sampling_fraction"])
     scenario = p.get("scenario", "A")
-    line = (f"Scenario {scenario}: t = {t:.3g}"
-            + (f" × population share {float(p['population_share']):.3g}"
-               if scenario == "B" else "")
-            + f", so {float(p.get('member_prevalence', t)):.1%} of the attacker's targets "
-            f"are members · h = {p['h']} · β = {float(p['beta']):g}")
+    line = (
+        f"Scenario {scenario}: t = {t:.3g}"
+        + (f" × population share {float(p['population_share']):.3g}" if scenario == "B" else "")
+        + f", so {float(p.get('member_prevalence', t)):.1%} of the attacker's targets "
+        f"are members · h = {p['h']} · β = {float(p['beta']):g}"
+    )
     if not str(p.get("sampling_fraction_source", "")).startswith("assumed"):
         return line, None
-    warning = (f"**t is a fallback, not a fact.** No sampling fraction was set, so t = "
-               f"{t:.3g}, the training rows' share of training plus holdout. That only says "
-               "how the real rows were split, not how much of the population is in the "
-               "training data, so this F_rel rests on an arbitrary prevalence (the "
-               "consensus framework warns against it, R5). Set t under *Membership: whom "
-               "does the attacker target?* on the Data & threat model page.")
+    warning = (
+        f"**t is a fallback, not a fact.** No sampling fraction was set, so t = "
+        f"{t:.3g}, the training rows' share of training plus holdout. That only says "
+        "how the real rows were split, not how much of the population is in the "
+        "training data, so this F_rel rests on an arbitrary prevalence (the "
+        "consensus framework warns against it, R5). Set t under *Membership: whom "
+        "does the attacker target?* on the Data & threat model page."
+    )
     return line, warning
 
 
@@ -126,8 +152,9 @@ def _key(ws: Workspace, name: str, params: dict[str, Any]) -> str:
     return scoped_key(ws, f"privacy:{name}", {**_options(name, params), "seed": params["seed"]})
 
 
-def cached_results(ws: Workspace, names: list[str], params: dict[str, Any]
-                   ) -> dict[str, pc.MetricResult]:
+def cached_results(
+    ws: Workspace, names: list[str], params: dict[str, Any]
+) -> dict[str, pc.MetricResult]:
     out = {}
     for n in names:
         hit = cached_evaluation(_key(ws, n, params))
@@ -136,12 +163,16 @@ def cached_results(ws: Workspace, names: list[str], params: dict[str, Any]
     return out
 
 
-def run_measures(ws: Workspace, names: list[str], params: dict[str, Any]
-                 ) -> dict[str, pc.MetricResult]:
+def run_measures(
+    ws: Workspace, names: list[str], params: dict[str, Any]
+) -> dict[str, pc.MetricResult]:
     """Compute the missing measures one by one (each cached on its own)."""
     out = cached_results(ws, names, params)
-    embedded = [n for n in names if n not in out and available(ws, n)
-                and _options(n, params).get("space") == "contrastive"]
+    embedded = [
+        n
+        for n in names
+        if n not in out and available(ws, n) and _options(n, params).get("space") == "contrastive"
+    ]
     if embedded and contrastive_encoder_for(ws, int(params["seed"])) is None:
         return out  # the training failed: its error is on the page
     for n in names:
@@ -150,10 +181,16 @@ def run_measures(ws: Workspace, names: list[str], params: dict[str, Any]
 
         def compute(progress, n=n):
             return evaluate_measures(
-                ws.real.frame, [t.frame for t in ws.releases], names=[n], threat=ws.threat,
-                holdout=ws.holdout.frame if ws.holdout is not None else None, schema=ws.schema,
-                seed=int(params["seed"]), options={n: _options(n, params)},
-                progress=progress)[n]
+                ws.real.frame,
+                [t.frame for t in ws.releases],
+                names=[n],
+                threat=ws.threat,
+                holdout=ws.holdout.frame if ws.holdout is not None else None,
+                schema=ws.schema,
+                seed=int(params["seed"]),
+                options={n: _options(n, params)},
+                progress=progress,
+            )[n]
 
         res = run_cached(_key(ws, n, params), f"{MEASURES[n].label}", compute)
         if res is not None:
@@ -171,8 +208,9 @@ def nearest_records(ws: Workspace, release: int, record: Any):
         syn_c = pc.conform_table(ws.releases[release].frame, ws.schema)
         return nearest_synthetic_records(real_c, syn_c, record, schema=ws.schema)
 
-    return evaluate(scoped_key(ws, "privacy:nearest", {"release": release, "record": record}),
-                    compute)
+    return evaluate(
+        scoped_key(ws, "privacy:nearest", {"release": release, "record": record}), compute
+    )
 
 
 # ------------------------------------------------------------------ card text
@@ -203,8 +241,11 @@ def _attack_rates(res: pc.MetricResult) -> tuple[float, float | None, float] | N
     if ex.get("attack_rate") is None or ex.get("baseline_rate") is None:
         return None
     control = ex.get("control_rate")
-    return (float(ex["attack_rate"]), None if control is None else float(control),
-            float(ex["baseline_rate"]))
+    return (
+        float(ex["attack_rate"]),
+        None if control is None else float(control),
+        float(ex["baseline_rate"]),
+    )
 
 
 def interval_width_share(res: pc.MetricResult) -> float | None:
@@ -226,30 +267,43 @@ def _narrowing(name: str, res: pc.MetricResult) -> str:
         counts = ""
         if attributions is not None and len(attributions):
             by = attributions.groupby("source")["matches"].sum()
-            counts = (f", and they match {int(by.get('training', 0)):,} training and "
-                      f"{int(by.get('holdout', 0)):,} holdout record(s)")
-        kept_text = (f"only {int(kept):,} synthetic record(s) pass the WEAP filter (every "
-                     "synthetic record within their match class shares one sensitive value)"
-                     if kept is not None else "few synthetic records pass the WEAP filter")
-        return (f"GTCAP rests on few attributions: {kept_text}{counts}, so G_T and G_H are "
-                "ratios of small counts. More attributions would narrow it: a smaller "
-                "matching radius (settings above) keeps more synthetic records, because "
-                "finer match classes are more often homogeneous (a larger radius keeps "
-                "fewer); more training and holdout rows give each kept record more real "
-                "records to attribute to.")
+            counts = (
+                f", and they match {int(by.get('training', 0)):,} training and "
+                f"{int(by.get('holdout', 0)):,} holdout record(s)"
+            )
+        kept_text = (
+            f"only {int(kept):,} synthetic record(s) pass the WEAP filter (every "
+            "synthetic record within their match class shares one sensitive value)"
+            if kept is not None
+            else "few synthetic records pass the WEAP filter"
+        )
+        return (
+            f"GTCAP rests on few attributions: {kept_text}{counts}, so G_T and G_H are "
+            "ratios of small counts. More attributions would narrow it: a smaller "
+            "matching radius (settings above) keeps more synthetic records, because "
+            "finer match classes are more often homogeneous (a larger radius keeps "
+            "fewer); more training and holdout rows give each kept record more real "
+            "records to attribute to."
+        )
     rates = _attack_rates(res)
     if rates is not None:
         control = rates[1]
         extra = ""
         if control is not None and control > 0.8:
-            extra = (f" The control attack already succeeds {control:.0%} of the time, and "
-                     "the risk divides by 1 − control: little is left to learn, so any "
-                     "difference is magnified.")
-        return ("The risk combines the uncertainty of the attack's and the control's success "
-                f"rates.{extra} More attack targets (settings: attack targets per attack, "
-                "0 = every record) or a larger holdout would narrow it.")
-    return ("The interval rests on few records; larger real, holdout and synthetic tables "
-            "would narrow it.")
+            extra = (
+                f" The control attack already succeeds {control:.0%} of the time, and "
+                "the risk divides by 1 − control: little is left to learn, so any "
+                "difference is magnified."
+            )
+        return (
+            "The risk combines the uncertainty of the attack's and the control's success "
+            f"rates.{extra} More attack targets (settings: attack targets per attack, "
+            "0 = every record) or a larger holdout would narrow it."
+        )
+    return (
+        "The interval rests on few records; larger real, holdout and synthetic tables "
+        "would narrow it."
+    )
 
 
 def uninformative_note(name: str, res: pc.MetricResult) -> str | None:
@@ -259,9 +313,11 @@ def uninformative_note(name: str, res: pc.MetricResult) -> str | None:
     if share is None or share <= UNINFORMATIVE_WIDTH:
         return None
     lo, hi = res.ci  # type: ignore[misc]
-    return (f"**Uninformative interval:** {lo:.3f} – {hi:.3f} spans {share:.0%} of the "
-            f"measure's range ({res.bounds[0]:g} to {res.bounds[1]:g}), so the value "
-            f"{res.value:.3f} says little on its own. {_narrowing(name, res)}")
+    return (
+        f"**Uninformative interval:** {lo:.3f} – {hi:.3f} spans {share:.0%} of the "
+        f"measure's range ({res.bounds[0]:g} to {res.bounds[1]:g}), so the value "
+        f"{res.value:.3f} says little on its own. {_narrowing(name, res)}"
+    )
 
 
 def card_text(name: str, res: pc.MetricResult) -> CardText:
@@ -277,14 +333,14 @@ def card_text(name: str, res: pc.MetricResult) -> CardText:
 
         parts.append(describe_configuration(res))
     if "replicates" in res.extra:
-        parts.append(f"mean of {len(res.extra['replicates'])} releases, sd "
-                     f"{res.extra['sd']:.3f}")
+        parts.append(f"mean of {len(res.extra['replicates'])} releases, sd {res.extra['sd']:.3f}")
     interval = " · ".join(p for p in parts if p)
     rates = _attack_rates(res)
     if rates is None:
         baseline = None if res.baseline is None else f"baseline {res.baseline:.3f}"
-        return CardText(interval=interval, baseline=baseline,
-                        uninformative=uninformative_note(name, res))
+        return CardText(
+            interval=interval, baseline=baseline, uninformative=uninformative_note(name, res)
+        )
     attack, control, guess = rates
     score = res.extra.get("score_name")
     kind = "Success rates" if score in (None, "accuracy") else f"Scores ({score})"
@@ -293,40 +349,51 @@ def card_text(name: str, res: pc.MetricResult) -> CardText:
         shown.append(f"control (non-members) {control:.3f}")
     shown.append(f"random guess {guess:.3f}")
     if control is not None:
-        note = (f"The headline {res.value:.3f} is the normalised risk (attack − control) / "
-                "(1 − control): the share of what the attack misses on non-members that it "
-                "gets right on the release's training records (0 = members are no easier "
-                "to attack than anyone).")
+        note = (
+            f"The headline {res.value:.3f} is the normalised risk (attack − control) / "
+            "(1 − control): the share of what the attack misses on non-members that it "
+            "gets right on the release's training records (0 = members are no easier "
+            "to attack than anyone)."
+        )
     else:
-        note = (f"The headline {res.value:.3f} is the attack's raw success rate: without a "
-                "holdout there is no control to subtract.")
-    return CardText(interval=interval, rates=f"{kind}: " + " · ".join(shown),
-                    risk_note=note, uninformative=uninformative_note(name, res))
+        note = (
+            f"The headline {res.value:.3f} is the attack's raw success rate: without a "
+            "holdout there is no control to subtract."
+        )
+    return CardText(
+        interval=interval,
+        rates=f"{kind}: " + " · ".join(shown),
+        risk_note=note,
+        uninformative=uninformative_note(name, res),
+    )
 
 
 def contrastive_encoder_for(ws: Workspace, seed: int) -> Any:
     """Train (once, with a progress bar) the contrastive encoder that the distance
     measures of this workspace use in ``space="contrastive"``: the engine's in-memory
     cache then hands the same fitted encoder to each of them."""
+
     def compute(progress):
         real_c = pc.prepare_table(ws.real.frame, ws.schema)
         return pc.contrastive_encoder(real_c, ws.schema, seed=seed, progress=progress)
 
-    return run_cached(scoped_key(replace(ws, releases=()), "contrastive-encoder",
-                                 {"seed": seed}),
-                      "Training the contrastive encoder on the real table", compute)
+    return run_cached(
+        scoped_key(replace(ws, releases=()), "contrastive-encoder", {"seed": seed}),
+        "Training the contrastive encoder on the real table",
+        compute,
+    )
 
 
 def embedding_points(ws: Workspace, seed: int) -> Any:
     """2-D points of the real table and the candidate's first release in the contrastive
     embedding (computed once per workspace and seed)."""
+
     def compute():
         encoder = contrastive_encoder_for(ws, seed)
         if encoder is None:
             return None
         real_c = pc.prepare_table(ws.real.frame, ws.schema)
         syn_c = pc.conform_table(ws.releases[0].frame, ws.schema)
-        return pc.project_2d(encoder, {"real": real_c, "synthetic": syn_c},
-                                       seed=seed)
+        return pc.project_2d(encoder, {"real": real_c, "synthetic": syn_c}, seed=seed)
 
     return evaluate(scoped_key(ws, "privacy:embedding-points", {"seed": seed}), compute)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import streamlit as st
-
 import privacy_core as pc
 
 from .calibration import latest_calibration
@@ -87,8 +85,11 @@ def missing_measures(cands: list[CandidateResults]) -> dict[str, list[str]]:
     wanted: list[str] = []
     for c in cands:
         wanted.extend(m for m in c.results if m not in wanted)
-    return {c.name: [m for m in wanted if m not in c.results] for c in cands
-            if any(m not in c.results for m in wanted)}
+    return {
+        c.name: [m for m in wanted if m not in c.results]
+        for c in cands
+        if any(m not in c.results for m in wanted)
+    }
 
 
 def compute_measures(view: Workspace, measures: list[str]) -> None:
@@ -122,9 +123,11 @@ def add_release_from_map(cand, seed: int, selection_key: str) -> None:
     kept = sorted({m for ms in before.values() for m in ms})
     text = f"Added {cand.label} to the workspace's releases as a candidate of its own"
     if kept:
-        text += (f". The results of the other candidates are kept; {cand.label} has none "
-                 f"of them yet ({len(kept)} measure(s)): compute them on *Review & report*, "
-                 "or on the RAPID, Privacy and Fidelity pages.")
+        text += (
+            f". The results of the other candidates are kept; {cand.label} has none "
+            f"of them yet ({len(kept)} measure(s)): compute them on *Review & report*, "
+            "or on the RAPID, Privacy and Fidelity pages."
+        )
     else:
         text += "."
     set_notice("map_add", text)
@@ -143,8 +146,11 @@ def session_references(ws: Workspace) -> dict[str, dict[str, pc.MetricResult]]:
     refs: dict[str, dict[str, pc.MetricResult]] = {}
     rapid_refs = rapid_references_cached(ws, rapid_fit_params(ws))
     if isinstance(rapid_refs, dict):
-        refs["rapid"] = {k: rapid_at_page_settings(v) for k, v in rapid_refs.items()
-                         if isinstance(v, pc.RapidResult)}
+        refs["rapid"] = {
+            k: rapid_at_page_settings(v)
+            for k, v in rapid_refs.items()
+            if isinstance(v, pc.RapidResult)
+        }
     fid = fidelity_view(ws, fidelity_params(ws), scope_releases(ws, ALL_RELEASES))
     for kind, by_metric in fid.baselines.items():
         for metric, res in by_metric.items():
@@ -175,15 +181,21 @@ def map_figure(ws: Workspace):
     if not any(risks.values()) or not any(utils.values()):
         return None
     return mplots.risk_utility_map(
-        risks, utils, kinds={c.id: c.kind for c in candidates},
-        labels={c.id: c.label for c in candidates}, risk_title=map_axis_title(risk),
-        utility_title=map_axis_title(utility), risk_goal=measure_goal(risk),
-        utility_goal=measure_goal(utility), short_labels={c.id: c.short for c in candidates})
+        risks,
+        utils,
+        kinds={c.id: c.kind for c in candidates},
+        labels={c.id: c.label for c in candidates},
+        risk_title=map_axis_title(risk),
+        utility_title=map_axis_title(utility),
+        risk_goal=measure_goal(risk),
+        utility_goal=measure_goal(utility),
+        short_labels={c.id: c.short for c in candidates},
+    )
 
 
-def report_figures(ws: Workspace, cands: list[CandidateResults],
-                   calibration: pc.CalibrationResult | None = None
-                   ) -> list[pc.report.ReportFigure]:
+def report_figures(
+    ws: Workspace, cands: list[CandidateResults], calibration: pc.CalibrationResult | None = None
+) -> list[pc.report.ReportFigure]:
     """Each page's key figure, per candidate, from results already computed — the same
     figure functions the pages draw."""
     from privacy_core import plots
@@ -193,42 +205,88 @@ def report_figures(ws: Workspace, cands: list[CandidateResults],
     for c in cands:
         r = c.results
         if "rapid" in r:
-            figs.append(Fig("inference", "RAPID against the threshold",
-                            plots.rapid_threshold_curve(r["rapid"]), c.name,
-                            "The headline is the strongest attacker at the RAPID page's "
-                            "threshold (dashed line)."))
-        attacks = [r[n] for n in ("singling_out", "linkability", "inference")
-                   if n in r and hasattr(r[n], "rates")]
+            figs.append(
+                Fig(
+                    "inference",
+                    "RAPID against the threshold",
+                    plots.rapid_threshold_curve(r["rapid"]),
+                    c.name,
+                    "The headline is the strongest attacker at the RAPID page's "
+                    "threshold (dashed line).",
+                )
+            )
+        attacks = [
+            r[n]
+            for n in ("singling_out", "linkability", "inference")
+            if n in r and hasattr(r[n], "rates")
+        ]
         if attacks:
-            figs.append(Fig("attacks", "Attack success: training vs control vs random",
-                            plots.attack_rates_figure(attacks), c.name,
-                            "Risk comes from the gap between training and control records."))
+            figs.append(
+                Fig(
+                    "attacks",
+                    "Attack success: training vs control vs random",
+                    plots.attack_rates_figure(attacks),
+                    c.name,
+                    "Risk comes from the gap between training and control records.",
+                )
+            )
         if "dcr" in r and hasattr(r["dcr"], "srd"):
-            figs.append(Fig("similarity", "Distance to the closest record",
-                            plots.dcr_histogram(r["dcr"]), c.name,
-                            "Synthetic-to-training vs holdout-to-training distances: an "
-                            "indicator of copying, not of disclosure."))
-    fid = {c.name: {m: res for m, res in c.results.items()
-                    if m in ("wasserstein", "mla", "query_error", "discriminator")}
-           for c in cands}
+            figs.append(
+                Fig(
+                    "similarity",
+                    "Distance to the closest record",
+                    plots.dcr_histogram(r["dcr"]),
+                    c.name,
+                    "Synthetic-to-training vs holdout-to-training distances: an "
+                    "indicator of copying, not of disclosure.",
+                )
+            )
+    fid = {
+        c.name: {
+            m: res
+            for m, res in c.results.items()
+            if m in ("wasserstein", "mla", "query_error", "discriminator")
+        }
+        for c in cands
+    }
     if any(fid.values()):
-        baselines = fidelity_view(ws, fidelity_params(ws),
-                                  scope_releases(ws, ALL_RELEASES)).baselines
-        figs.append(Fig("fidelity", "Fidelity and utility against the references",
-                        plots.fidelity_reference_figure(
-                            {**{n: v for n, v in fid.items() if v},
-                             **{k: v for k, v in baselines.items() if v}}),
-                        caption="Whiskers are 95% intervals; HALF and HISTOGRAM compare two "
-                                "halves of the real table."))
+        baselines = fidelity_view(
+            ws, fidelity_params(ws), scope_releases(ws, ALL_RELEASES)
+        ).baselines
+        figs.append(
+            Fig(
+                "fidelity",
+                "Fidelity and utility against the references",
+                plots.fidelity_reference_figure(
+                    {
+                        **{n: v for n, v in fid.items() if v},
+                        **{k: v for k, v in baselines.items() if v},
+                    }
+                ),
+                caption="Whiskers are 95% intervals; HALF and HISTOGRAM compare two "
+                "halves of the real table.",
+            )
+        )
     try:
         fig = map_figure(ws)
     except pc.PrivacyCoreError:  # a map that cannot be drawn leaves the report without it
         fig = None
     if fig is not None:
-        figs.append(Fig("map", "Risk–utility map", fig,
-                        caption="As last shown on the Risk–utility map page (its fast "
-                                "settings), with the reference releases."))
+        figs.append(
+            Fig(
+                "map",
+                "Risk–utility map",
+                fig,
+                caption="As last shown on the Risk–utility map page (its fast "
+                "settings), with the reference releases.",
+            )
+        )
     if calibration is not None:
-        figs.append(Fig("calibration", "Each measure against the leak fraction",
-                        plots.calibration_figure(calibration)))
+        figs.append(
+            Fig(
+                "calibration",
+                "Each measure against the leak fraction",
+                plots.calibration_figure(calibration),
+            )
+        )
     return figs

@@ -33,8 +33,9 @@ STOP_FLAG = "lab_stop"  # set by the Stop button, read by the running work's sho
 LIVE = "running_partial"  # {name: (key, partial result)} while stoppable work runs
 
 
-def run_cached(key: str, label: str, compute: Callable[[Callable[[float, str], None]], T]
-               ) -> T | None:
+def run_cached(
+    key: str, label: str, compute: Callable[[Callable[[float, str], None]], T]
+) -> T | None:
     """Compute (or fetch) an evaluation with a live progress bar; None on failure."""
     caught: list[warnings.WarningMessage] = []
     try:
@@ -52,9 +53,11 @@ def run_cached(key: str, label: str, compute: Callable[[Callable[[float, str], N
         st.error(str(exc), icon=":material/warning:")
         return None
     except Exception as exc:  # the app must not crash to a traceback
-        st.error(f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
-                 "Your data and settings are kept; try other settings or a smaller subset.",
-                 icon=":material/error:")
+        st.error(
+            f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
+            "Your data and settings are kept; try other settings or a smaller subset.",
+            icon=":material/error:",
+        )
         return None
     show_warnings(caught)
     return result
@@ -84,8 +87,9 @@ def guarded(fn: Callable[[], T], *, control: str | None = None) -> T | None:
     except pc.PrivacyCoreError as exc:
         message = str(exc)
     except Exception as exc:
-        message = (f"Unexpected error ({type(exc).__name__}: {exc}). "
-                   "Your data and settings are kept.")
+        message = (
+            f"Unexpected error ({type(exc).__name__}: {exc}). Your data and settings are kept."
+        )
     if control is not None:
         set_error(control, message)
     else:
@@ -134,10 +138,18 @@ def stoppable_result(name: str, key: str) -> Any:
     return None
 
 
-def run_stoppable(name: str, key: str, label: str,
-                  compute: Callable[[ProgressFn, Callable[[], bool], Callable[[Any], None]], T],
-                  *, done_label: str, stopped_message: Callable[[T], str],
-                  failure_hint: str, live_slot: Any = None, area: Any = None) -> T | None:
+def run_stoppable(
+    name: str,
+    key: str,
+    label: str,
+    compute: Callable[[ProgressFn, Callable[[], bool], Callable[[Any], None]], T],
+    *,
+    done_label: str,
+    stopped_message: Callable[[T], str],
+    failure_hint: str,
+    live_slot: Any = None,
+    area: Any = None,
+) -> T | None:
     """Run stoppable work with progress; keep what it finished if it is stopped.
 
     ``compute(progress, should_stop, keep_partial)`` calls the engine: ``progress`` moves
@@ -171,8 +183,9 @@ def run_stoppable(name: str, key: str, label: str,
 
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                result = evaluate(key, lambda: finished(
-                    compute(progress, stop_requested, keep_partial)))
+                result = evaluate(
+                    key, lambda: finished(compute(progress, stop_requested, keep_partial))
+                )
             status.update(label=done_label, state="complete", expanded=False)
     except _Stopped as stopped:
         st.session_state.get(LIVE, {}).pop(name, None)
@@ -191,8 +204,11 @@ def run_stoppable(name: str, key: str, label: str,
         st.session_state.get(LIVE, {}).pop(name, None)
         if live_slot is not None:
             live_slot.empty()
-        st.error(f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
-                 f"Your data and settings are kept; {failure_hint}", icon=":material/error:")
+        st.error(
+            f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
+            f"Your data and settings are kept; {failure_hint}",
+            icon=":material/error:",
+        )
         return None
     st.session_state.get(LIVE, {}).pop(name, None)
     if live_slot is not None:

@@ -32,22 +32,32 @@ THRESHOLDS = "review_thresholds"  # {measure: (amber, red)} changed by the revie
 SET_BY = "review_thresholds_set_by"
 ANSWER_PREFIX = "review_answer_"
 
-PAGE_FILES = {"rapid": "pages/rapid.py", "privacy": "pages/privacy.py",
-              "fidelity": "pages/fidelity.py"}
-_BADGE = {"green": ":green-badge[:material/check_circle: within threshold]",
-          "amber": ":orange-badge[:material/error: review]",
-          "red": ":red-badge[:material/cancel: above threshold]",
-          "none": ":gray-badge[:material/pending: not computed]"}
-_STATUS_BADGE = {"met": ":green-badge[met]", "not met": ":red-badge[not met]",
-                 "needs reviewer": ":orange-badge[needs reviewer]",
-                 "not applicable": ":gray-badge[not applicable]"}
+PAGE_FILES = {
+    "rapid": "pages/rapid.py",
+    "privacy": "pages/privacy.py",
+    "fidelity": "pages/fidelity.py",
+}
+_BADGE = {
+    "green": ":green-badge[:material/check_circle: within threshold]",
+    "amber": ":orange-badge[:material/error: review]",
+    "red": ":red-badge[:material/cancel: above threshold]",
+    "none": ":gray-badge[:material/pending: not computed]",
+}
+_STATUS_BADGE = {
+    "met": ":green-badge[met]",
+    "not met": ":red-badge[not met]",
+    "needs reviewer": ":orange-badge[needs reviewer]",
+    "not applicable": ":gray-badge[not applicable]",
+}
 
 
 def thresholds() -> dict[str, Threshold]:
     """The thresholds in force: the defaults with the reviewer's changes."""
     changed = st.session_state.get(THRESHOLDS, {})
-    return {m: user_threshold(m, *changed[m]) if m in changed else t
-            for m, t in DEFAULT_THRESHOLDS.items()}
+    return {
+        m: user_threshold(m, *changed[m]) if m in changed else t
+        for m, t in DEFAULT_THRESHOLDS.items()
+    }
 
 
 def thresholds_set_by() -> str:
@@ -63,21 +73,40 @@ def _label(measure: str) -> str:
 def thresholds_editor() -> None:
     """A table of every measure's amber and red lines; edits are validated and kept."""
     keep_shared(SET_BY, "")
-    st.text_input("Thresholds set by", key=SET_BY, on_change=mirror, args=(SET_BY,),
-                  placeholder="e.g. the data access committee, policy 2026-04",
-                  help="Consensus R8: say who set the thresholds and on what precedent. It "
-                       "goes into the report and the checklist.")
+    st.text_input(
+        "Thresholds set by",
+        key=SET_BY,
+        on_change=mirror,
+        args=(SET_BY,),
+        placeholder="e.g. the data access committee, policy 2026-04",
+        help="Consensus R8: say who set the thresholds and on what precedent. It "
+        "goes into the report and the checklist.",
+    )
     current = thresholds()
-    table = pd.DataFrame([{"measure": _label(m), "key": m, "amber from": t.amber,
-                           "red from": t.red, "basis": t.basis} for m, t in current.items()])
+    table = pd.DataFrame(
+        [
+            {
+                "measure": _label(m),
+                "key": m,
+                "amber from": t.amber,
+                "red from": t.red,
+                "basis": t.basis,
+            }
+            for m, t in current.items()
+        ]
+    )
     edited = st.data_editor(
-        table, hide_index=True, width="stretch", key="review_thresholds_editor",
-        disabled=["measure", "key", "basis"], column_order=["measure", "amber from",
-                                                            "red from", "basis"],
-        column_config={"amber from": st.column_config.NumberColumn(min_value=0.0,
-                                                                   max_value=1.0, step=0.01),
-                       "red from": st.column_config.NumberColumn(min_value=0.0,
-                                                                 max_value=1.0, step=0.01)})
+        table,
+        hide_index=True,
+        width="stretch",
+        key="review_thresholds_editor",
+        disabled=["measure", "key", "basis"],
+        column_order=["measure", "amber from", "red from", "basis"],
+        column_config={
+            "amber from": st.column_config.NumberColumn(min_value=0.0, max_value=1.0, step=0.01),
+            "red from": st.column_config.NumberColumn(min_value=0.0, max_value=1.0, step=0.01),
+        },
+    )
     changed, errors = {}, []
     for row in edited.to_dict("records"):
         amber, red = row["amber from"], row["red from"]
@@ -96,10 +125,12 @@ def thresholds_editor() -> None:
         st.error(message + " The previous lines are kept.", icon=":material/error:")
     if not errors:
         st.session_state[THRESHOLDS] = changed
-    st.caption("Lines are on each measure's own scale (the discriminator's is the distance "
-               "of its AUC from 0.5). Defaults are the product's starting points, not "
-               "precedents: the consensus framework found no agreed thresholds for attribute "
-               "disclosure; 0.2 for F_rel was used by some authors (S13.2).")
+    st.caption(
+        "Lines are on each measure's own scale (the discriminator's is the distance "
+        "of its AUC from 0.5). Defaults are the product's starting points, not "
+        "precedents: the consensus framework found no agreed thresholds for attribute "
+        "disclosure; 0.2 for F_rel was used by some authors (S13.2)."
+    )
 
 
 def candidate_cards(ws: Workspace) -> dict[str, tuple[Card, ...]]:
@@ -107,8 +138,10 @@ def candidate_cards(ws: Workspace) -> dict[str, tuple[Card, ...]]:
     from .report import candidate_results  # the review glue: cached results per candidate
 
     th = thresholds()
-    return {c.name: scorecard({m: r.to_dict() for m, r in c.results.items()}, thresholds=th)
-            for c in candidate_results(ws)}
+    return {
+        c.name: scorecard({m: r.to_dict() for m, r in c.results.items()}, thresholds=th)
+        for c in candidate_results(ws)
+    }
 
 
 def draw_scorecard(cards: tuple[Card, ...]) -> None:
@@ -116,10 +149,11 @@ def draw_scorecard(cards: tuple[Card, ...]) -> None:
     with its interval, the line it crossed, and a link to the page that explains it."""
     for start in range(0, len(cards), 4):
         cols = st.columns(4)
-        for col, card in zip(cols, cards[start:start + 4], strict=False):
+        for col, card in zip(cols, cards[start : start + 4], strict=False):
             box = col.container(border=True, height="stretch")
-            box.markdown(f"**{card.family.title}**" + (" · *indicator*"
-                                                       if card.family.indicator else ""))
+            box.markdown(
+                f"**{card.family.title}**" + (" · *indicator*" if card.family.indicator else "")
+            )
             box.markdown(_BADGE[card.level])
             head = card.headline
             if head is not None:
@@ -127,20 +161,33 @@ def draw_scorecard(cards: tuple[Card, ...]) -> None:
                 box.caption(f"{head.label}: {head.words}")
                 others = [r for r in card.readings if r is not head]
                 if others:
-                    box.caption("Also: " + "; ".join(
-                        f"{r.label} {r.value:.3f} ({LEVEL_WORDS[r.level]})" for r in others))
+                    box.caption(
+                        "Also: "
+                        + "; ".join(
+                            f"{r.label} {r.value:.3f} ({LEVEL_WORDS[r.level]})" for r in others
+                        )
+                    )
             else:
                 box.caption(card.family.question)
             if card.note and head is not None:
                 box.caption(card.note)
-            box.page_link(PAGE_FILES[card.family.page], label="Open",
-                          icon=":material/arrow_forward:")
+            box.page_link(
+                PAGE_FILES[card.family.page], label="Open", icon=":material/arrow_forward:"
+            )
 
 
 # Quick measures that fill the empty cards in seconds on the demo (the slow ones, e.g.
 # GTCAP, DOMIAS, ML affinity, Wasserstein, stay on their pages).
-QUICK = ("singling_out", "linkability", "inference", "membership", "dcr", "ims",
-         "query_error", "discriminator")
+QUICK = (
+    "singling_out",
+    "linkability",
+    "inference",
+    "membership",
+    "dcr",
+    "ims",
+    "query_error",
+    "discriminator",
+)
 
 
 def missing_quick(ws: Workspace) -> dict[str, list[str]]:
@@ -151,8 +198,11 @@ def missing_quick(ws: Workspace) -> dict[str, list[str]]:
     for c in candidate_results(ws):
         cards = scorecard({m: r.to_dict() for m, r in c.results.items()})
         empty = {m for card in cards if not card.readings for m in card.family.measures}
-        wanted = [m for m in QUICK if m in empty
-                  and (not MEASURES[m].needs_holdout or c.view.holdout is not None)]
+        wanted = [
+            m
+            for m in QUICK
+            if m in empty and (not MEASURES[m].needs_holdout or c.view.holdout is not None)
+        ]
         if wanted:
             out[c.name] = wanted
     return out
@@ -170,8 +220,7 @@ def fill_quick(ws: Workspace) -> bool:
 
 def answers() -> dict[str, str]:
     """The reviewer's checklist answers (kept across pages)."""
-    return {k: str(remembered(ANSWER_PREFIX + k, ""))
-            for k in REVIEWER_QUESTIONS}
+    return {k: str(remembered(ANSWER_PREFIX + k, "")) for k in REVIEWER_QUESTIONS}
 
 
 def checklist_questions() -> None:
@@ -179,18 +228,40 @@ def checklist_questions() -> None:
     for key in REVIEWER_QUESTIONS:
         keep(ANSWER_PREFIX + key, "")
     q = REVIEWER_QUESTIONS
-    st.text_area(q["qi_justification"], key=ANSWER_PREFIX + "qi_justification", height=70,
-                 placeholder="e.g. age, sex and postcode appear in the public voter roll; "
-                             "chosen by the data controller on 2026-03-02")
+    st.text_area(
+        q["qi_justification"],
+        key=ANSWER_PREFIX + "qi_justification",
+        height=70,
+        placeholder="e.g. age, sex and postcode appear in the public voter roll; "
+        "chosen by the data controller on 2026-03-02",
+    )
     c1, c2 = st.columns(2)
-    c1.radio(q["same_population"], ["", "yes", "no"], key=ANSWER_PREFIX + "same_population",
-             format_func=lambda v: v or "not answered", horizontal=True)
-    c2.radio(q["scenario"], ["", "model", "release"], key=ANSWER_PREFIX + "scenario",
-             format_func=lambda v: {"": "not answered", "model": "a trained generator",
-                                    "release": "these dataset(s)"}[v], horizontal=True)
+    c1.radio(
+        q["same_population"],
+        ["", "yes", "no"],
+        key=ANSWER_PREFIX + "same_population",
+        format_func=lambda v: v or "not answered",
+        horizontal=True,
+    )
+    c2.radio(
+        q["scenario"],
+        ["", "model", "release"],
+        key=ANSWER_PREFIX + "scenario",
+        format_func=lambda v: {
+            "": "not answered",
+            "model": "a trained generator",
+            "release": "these dataset(s)",
+        }[v],
+        horizontal=True,
+    )
     keep_shared(SET_BY, "")
-    st.text_input(q["thresholds_set_by"], key=SET_BY, on_change=mirror, args=(SET_BY,),
-                  placeholder="Also editable with the thresholds on the Overview")
+    st.text_input(
+        q["thresholds_set_by"],
+        key=SET_BY,
+        on_change=mirror,
+        args=(SET_BY,),
+        placeholder="Also editable with the thresholds on the Overview",
+    )
 
 
 def draw_checklist(checklist: Checklist) -> None:
@@ -199,8 +270,9 @@ def draw_checklist(checklist: Checklist) -> None:
         c1, c2 = st.columns([1, 5])
         c1.markdown(f"**{item.code}** {_STATUS_BADGE[item.status]}")
         c2.markdown(f"**{item.title}** — {item.evidence}")
-        c2.caption(item.statement + ("" if item.by == "session" else f" · filled in by the "
-                                                                      f"{item.by}"))
+        c2.caption(
+            item.statement + ("" if item.by == "session" else f" · filled in by the {item.by}")
+        )
 
 
 def draw_stored_scorecard(doc: dict[str, Any]) -> None:
@@ -209,14 +281,22 @@ def draw_stored_scorecard(doc: dict[str, Any]) -> None:
     if not cards:
         return
     st.subheader("Scorecard (as stored)")
-    rows = [{"candidate": cand, "family": c["title"] + (" (indicator)" if c["indicator"]
-                                                        else ""),
-             "reading": LEVEL_WORDS[c["level"]], "evidence": c["words"]}
-            for cand, cs in cards.items() for c in cs]
+    rows = [
+        {
+            "candidate": cand,
+            "family": c["title"] + (" (indicator)" if c["indicator"] else ""),
+            "reading": LEVEL_WORDS[c["level"]],
+            "evidence": c["words"],
+        }
+        for cand, cs in cards.items()
+        for c in cs
+    ]
     st.dataframe(rows, hide_index=True, width="stretch")
     th = doc.get("thresholds") or {}
-    st.caption(f"Thresholds set by: {th.get('set_by') or 'not stated'}; changed from the "
-               f"defaults: {', '.join(th.get('changed') or []) or 'none'}.")
+    st.caption(
+        f"Thresholds set by: {th.get('set_by') or 'not stated'}; changed from the "
+        f"defaults: {', '.join(th.get('changed') or []) or 'none'}."
+    )
 
 
 def draw_stored_checklist(doc: dict[str, Any]) -> None:
@@ -226,16 +306,36 @@ def draw_stored_checklist(doc: dict[str, Any]) -> None:
         return
     st.subheader("Consensus checklist (as stored)")
     st.markdown(f"**{cl['summary']}.**")
-    st.dataframe([{"": i["code"], "recommendation": i["title"], "status": i["status"],
-                   "evidence": i["evidence"]} for i in cl["items"]],
-                 hide_index=True, width="stretch")
+    st.dataframe(
+        [
+            {
+                "": i["code"],
+                "recommendation": i["title"],
+                "status": i["status"],
+                "evidence": i["evidence"],
+            }
+            for i in cl["items"]
+        ],
+        hide_index=True,
+        width="stretch",
+    )
 
 
 def checklist_for(report_dict: dict[str, Any]) -> Checklist:
-    return pc.consensus_checklist(report_dict, answers=answers(),
-                                  thresholds={"set_by": thresholds_set_by()})
+    return pc.consensus_checklist(
+        report_dict, answers=answers(), thresholds={"set_by": thresholds_set_by()}
+    )
 
 
-__all__ = ["STATUSES", "answers", "candidate_cards", "checklist_for", "checklist_questions",
-           "draw_checklist", "draw_scorecard", "thresholds", "thresholds_editor",
-           "thresholds_set_by"]
+__all__ = [
+    "STATUSES",
+    "answers",
+    "candidate_cards",
+    "checklist_for",
+    "checklist_questions",
+    "draw_checklist",
+    "draw_scorecard",
+    "thresholds",
+    "thresholds_editor",
+    "thresholds_set_by",
+]

@@ -34,7 +34,6 @@ DEEP_LINK = "deep_link"
 URL_NOTICE = "url"  # what a reload or a shared link could not restore
 
 
-
 # -------------------------------------------------------------------- accessors
 def get_workspace() -> Workspace | None:
     return st.session_state.get(WORKSPACE)
@@ -178,8 +177,7 @@ def keep_shared(key: str, default: Any) -> None:
     instead of the value the other page's widget left; setting the value through the
     Session State API before drawing hands it over. Pair with ``on_change=mirror``.
     """
-    st.session_state[key] = st.session_state.get(_kept_key(key),
-                                                 st.session_state.get(key, default))
+    st.session_state[key] = st.session_state.get(_kept_key(key), st.session_state.get(key, default))
     st.session_state[_kept_key(key)] = st.session_state[key]
 
 
@@ -206,8 +204,9 @@ def set_widget(key: str, value: Any) -> None:
     url_state.write_setting(key, value)
 
 
-def default_threat(schema: pc.Schema, max_qis: int = 6, real: pd.DataFrame | None = None
-                   ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def default_threat(
+    schema: pc.Schema, max_qis: int = 6, real: pd.DataFrame | None = None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A starting threat model for an uploaded table, for the user to adjust: the last
     categorical column with two or more classes as sensitive (else the last column); as
     quasi-identifiers, the engine's suggestion when ``real`` is given, else the first other

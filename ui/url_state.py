@@ -24,25 +24,28 @@ import privacy_core as pc
 DATASET, N, KAPPA, SEED, QI, SENSITIVE = "data", "n", "kappa", "seed", "qi", "s"
 BUILTIN = ("health", "adult")
 KAPPAS = (0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
-UPLOAD_LOST = ("This address was made for uploaded files. Uploaded data lives only in the "
-               "browser session that loaded it and is never stored, so a reload or a shared "
-               "link cannot bring it back: the built-in demo is shown instead. Upload the "
-               "files again on the Data & threat model page; the page settings in the "
-               "address are kept.")
+UPLOAD_LOST = (
+    "This address was made for uploaded files. Uploaded data lives only in the "
+    "browser session that loaded it and is never stored, so a reload or a shared "
+    "link cannot bring it back: the built-in demo is shown instead. Upload the "
+    "files again on the Data & threat model page; the page settings in the "
+    "address are kept."
+)
 
 
 def _number(lo: float, hi: float) -> Callable[[str], float | None]:
     def parse(text: str) -> float | None:
         value = float(text)
         return value if lo <= value <= hi else None
+
     return parse
 
 
-def _one_of(options: tuple[Any, ...], cast: Callable[[str], Any] = str
-            ) -> Callable[[str], Any]:
+def _one_of(options: tuple[Any, ...], cast: Callable[[str], Any] = str) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         value = cast(text)
         return value if value in options else None
+
     return parse
 
 
@@ -87,8 +90,13 @@ def sync(ws: Any, settings: dict[str, Any]) -> None:
     params = dict(ws.dataset_params)
     wanted: dict[str, str] = {DATASET: ws.dataset}
     if ws.dataset in BUILTIN:
-        wanted.update({N: str(params.get("n") or 0), KAPPA: str(params.get("kappa", 1.0)),
-                       SEED: str(params.get("seed", 0))})
+        wanted.update(
+            {
+                N: str(params.get("n") or 0),
+                KAPPA: str(params.get("kappa", 1.0)),
+                SEED: str(params.get("seed", 0)),
+            }
+        )
     wanted[QI] = ",".join(ws.quasi_identifiers)
     wanted[SENSITIVE] = ",".join(ws.sensitive)
     for key, value in settings.items():
@@ -130,12 +138,15 @@ def workspace_from_url(load_builtin: Callable[..., Any]) -> tuple[Any | None, st
         return ws, None
     columns = set(ws.schema.included)
     if not set(qis) | set(sensitive) <= columns:
-        return ws, ("The threat model in the address names columns this table does not "
-                    "have; the dataset's own threat model is used.")
+        return ws, (
+            "The threat model in the address names columns this table does not "
+            "have; the dataset's own threat model is used."
+        )
     try:
         candidate = replace(ws, quasi_identifiers=qis, sensitive=sensitive)
         candidate.validate()
     except pc.PrivacyCoreError as exc:
-        return ws, (f"The threat model in the address is not usable ({exc}); the "
-                    "dataset's own is used.")
+        return ws, (
+            f"The threat model in the address is not usable ({exc}); the dataset's own is used."
+        )
     return candidate, None

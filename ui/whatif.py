@@ -48,31 +48,48 @@ class WhatIf:
 
 def _workspace(view: Workspace, mi: MitigatedInputs) -> Workspace:
     tag = mi.mitigation.describe()
-    real = view.real if mi.real is view.real.frame else Table.make(
-        f"{view.real.name} ({tag})", mi.real, "generated")
+    real = (
+        view.real
+        if mi.real is view.real.frame
+        else Table.make(f"{view.real.name} ({tag})", mi.real, "generated")
+    )
     releases = tuple(
-        t if f is t.frame else Table.make(f"{t.name} · {tag}", f, "generated",
-                                          group=f"{t.group} · what-if" if t.group else "")
-        for t, f in zip(view.releases, mi.synthetic, strict=True))
+        t
+        if f is t.frame
+        else Table.make(
+            f"{t.name} · {tag}", f, "generated", group=f"{t.group} · what-if" if t.group else ""
+        )
+        for t, f in zip(view.releases, mi.synthetic, strict=True)
+    )
     holdout = view.holdout
     if view.holdout is not None and mi.holdout is not view.holdout.frame:
         holdout = Table.make(f"{view.holdout.name} ({tag})", mi.holdout, "generated")
     column = mi.mitigation.column
-    return replace(view, real=real, releases=releases, holdout=holdout,
-                   quasi_identifiers=tuple(mi.threat.quasi_identifiers),
-                   overrides=tuple((c, k) for c, k in view.overrides if c != column))
+    return replace(
+        view,
+        real=real,
+        releases=releases,
+        holdout=holdout,
+        quasi_identifiers=tuple(mi.threat.quasi_identifiers),
+        overrides=tuple((c, k) for c, k in view.overrides if c != column),
+    )
 
 
-def mitigated(view: Workspace, mitigation: Mitigation, seed: int
-              ) -> tuple[Workspace, tuple[str, ...]]:
+def mitigated(
+    view: Workspace, mitigation: Mitigation, seed: int
+) -> tuple[Workspace, tuple[str, ...]]:
     """The candidate's workspace after ``mitigation`` (made once per session)."""
     store = st.session_state.setdefault(_MITIGATED, {})
     key = (view.key, mitigation, int(seed))
     if key not in store:
         mi = apply_mitigation(
-            view.real.frame, [t.frame for t in view.releases], threat=view.threat,
-            mitigation=mitigation, seed=int(seed),
-            holdout=view.holdout.frame if view.holdout is not None else None)
+            view.real.frame,
+            [t.frame for t in view.releases],
+            threat=view.threat,
+            mitigation=mitigation,
+            seed=int(seed),
+            holdout=view.holdout.frame if view.holdout is not None else None,
+        )
         new = _workspace(view, mi)
         new.validate()  # the engine's message if the mitigated tables are not usable
         store.clear()  # one mitigated copy at a time: the tables are the size of the data
@@ -90,8 +107,9 @@ def measures_of(view: Workspace, names: list[str]) -> dict[str, pc.MetricResult]
     return {m: have[m] for m in names if m in have}
 
 
-def run_whatif(view: Workspace, candidate: str, mitigation: Mitigation, names: list[str],
-               seed: int) -> WhatIf:
+def run_whatif(
+    view: Workspace, candidate: str, mitigation: Mitigation, names: list[str], seed: int
+) -> WhatIf:
     before = measures_of(view, names)
     after_view, notes = mitigated(view, mitigation, seed)
     after = measures_of(after_view, names)
@@ -101,8 +119,9 @@ def run_whatif(view: Workspace, candidate: str, mitigation: Mitigation, names: l
 def record_alternative(result: WhatIf) -> int:
     """Add the outcome to the review as a considered alternative; returns how many."""
     alts = st.session_state.setdefault(ALTERNATIVES, [])
-    record = alternative_record(result.mitigation, result.comparison,
-                                candidate=result.candidate, notes=result.notes)
+    record = alternative_record(
+        result.mitigation, result.comparison, candidate=result.candidate, notes=result.notes
+    )
     if record not in alts:
         alts.append(record)
     return len(alts)
@@ -118,8 +137,11 @@ def adopt_as_candidate(view: Workspace, mitigation: Mitigation, seed: int) -> No
     name = f"{next(iter(view.release_groups()))} · {mitigation.describe()}"
     added = tuple(replace(t, group=name) for t in new_view.releases)
     if commit(replace(ws, releases=ws.releases + added), control="whatif"):
-        set_notice("whatif", f"Added {name!r} as a candidate of its own: every page now shows "
-                             "it next to the original.")
+        set_notice(
+            "whatif",
+            f"Added {name!r} as a candidate of its own: every page now shows "
+            "it next to the original.",
+        )
 
 
 def continue_on_mitigated(view: Workspace, mitigation: Mitigation, seed: int) -> None:
@@ -132,9 +154,12 @@ def continue_on_mitigated(view: Workspace, mitigation: Mitigation, seed: int) ->
     original = st.session_state.get(ORIGINAL) or ws
     if commit(whole, control="whatif"):
         st.session_state[ORIGINAL] = original
-        set_notice("whatif", f"The review now runs on the mitigated data ({mitigation.describe()}"
-                             "). The original data is kept: *Back to the original data* "
-                             "restores it.")
+        set_notice(
+            "whatif",
+            f"The review now runs on the mitigated data ({mitigation.describe()}"
+            "). The original data is kept: *Back to the original data* "
+            "restores it.",
+        )
 
 
 def back_to_original() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from .state import get_error, get_notes, kept, pop_notice, remember, set_widget, Workspace
+from .state import Workspace, get_error, get_notes, kept, pop_notice, remember, set_widget
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
@@ -38,11 +38,16 @@ def candidate_picker(ws: Workspace) -> Workspace:
     chosen = kept(CANDIDATE, groups[0])
     set_widget(CANDIDATE, chosen if chosen in groups else groups[0])
     choice = st.radio(
-        "Candidate release", groups, key=CANDIDATE, horizontal=True, on_change=remember,
+        "Candidate release",
+        groups,
+        key=CANDIDATE,
+        horizontal=True,
+        on_change=remember,
         args=(CANDIDATE,),
         help="Each candidate is evaluated on its own releases (replicates of one generator "
-             "are averaged, with their spread); candidates are never averaged together. "
-             "Review & report shows them side by side.")
+        "are averaged, with their spread); candidates are never averaged together. "
+        "Review & report shows them side by side.",
+    )
     return ws.group_view(choice)
 
 
@@ -84,8 +89,10 @@ def sidebar_summary(ws: Workspace | None) -> None:
         if ws is None:
             st.info("No data loaded yet.")
             return
-        st.markdown(f"**Real:** {ws.real.name} — {len(ws.real.frame):,} rows × "
-                    f"{ws.real.frame.shape[1]} columns")
+        st.markdown(
+            f"**Real:** {ws.real.name} — {len(ws.real.frame):,} rows × "
+            f"{ws.real.frame.shape[1]} columns"
+        )
         if ws.holdout is not None:
             st.markdown(f"**Holdout:** {len(ws.holdout.frame):,} rows")
         if ws.releases:
@@ -96,12 +103,16 @@ def sidebar_summary(ws: Workspace | None) -> None:
             st.warning("No synthetic release loaded.")
         st.markdown("**Quasi-identifiers:** " + ", ".join(f"`{c}`" for c in ws.quasi_identifiers))
         st.markdown("**Sensitive:** " + ", ".join(f"`{c}`" for c in ws.sensitive))
-        st.caption("Your data stays in this browser session: nothing is written to disk "
-                   "unless you download it.")
+        st.caption(
+            "Your data stays in this browser session: nothing is written to disk "
+            "unless you download it."
+        )
         if ws.dataset == "upload":
-            st.caption(":material/warning: Reloading the page or opening a link drops the "
-                       "uploaded files (they are never stored); the settings are kept in the "
-                       "address.")
+            st.caption(
+                ":material/warning: Reloading the page or opening a link drops the "
+                "uploaded files (they are never stored); the settings are kept in the "
+                "address."
+            )
 
 
 def stop_button(slot, *, running: bool, key: str, help: str | None = None) -> None:
@@ -113,7 +124,11 @@ def stop_button(slot, *, running: bool, key: str, help: str | None = None) -> No
     """
     from .runner import request_stop
 
-    slot.button("Stop", icon=":material/stop_circle:", on_click=request_stop,
-                disabled=not running, key=f"{key}_{'running' if running else 'idle'}",
-                help=help or "Ends the run after the step being evaluated; finished rows "
-                             "are kept.")
+    slot.button(
+        "Stop",
+        icon=":material/stop_circle:",
+        on_click=request_stop,
+        disabled=not running,
+        key=f"{key}_{'running' if running else 'idle'}",
+        help=help or "Ends the run after the step being evaluated; finished rows are kept.",
+    )

@@ -31,8 +31,9 @@ class Table:
 
     @classmethod
     def make(cls, name: str, frame: pd.DataFrame, origin: str, group: str = "") -> Table:
-        return cls(name=name, frame=frame, origin=origin, fingerprint=pc.fingerprint(frame),
-                   group=group)
+        return cls(
+            name=name, frame=frame, origin=origin, fingerprint=pc.fingerprint(frame), group=group
+        )
 
     @property
     def candidate(self) -> str:
@@ -71,9 +72,14 @@ class Workspace:
         releases it was computed on (a :meth:`group_view` holds one candidate's), so it
         survives other candidates coming and going and a renamed group.
         """
-        parts = [self.real.fingerprint, *(t.fingerprint for t in self.releases),
-                 self.holdout.fingerprint if self.holdout else "-", repr(self.overrides),
-                 repr(self.quasi_identifiers), repr(self.sensitive)]
+        parts = [
+            self.real.fingerprint,
+            *(t.fingerprint for t in self.releases),
+            self.holdout.fingerprint if self.holdout else "-",
+            repr(self.overrides),
+            repr(self.quasi_identifiers),
+            repr(self.sensitive),
+        ]
         return "|".join(parts)
 
     # ----------------------------------------------------------- release groups
@@ -93,24 +99,29 @@ class Workspace:
         """
         groups = self.release_groups()
         if name not in groups:
-            raise pc.ParameterError(f"No release group {name!r}; the groups are "
-                                      f"{list(groups)}.")
+            raise pc.ParameterError(f"No release group {name!r}; the groups are {list(groups)}.")
         return replace(self, releases=groups[name])
 
     def candidate_views(self) -> dict[str, Workspace]:
         """Group name -> :meth:`group_view`, one per candidate."""
-        return {name: replace(self, releases=tables)
-                for name, tables in self.release_groups().items()}
+        return {
+            name: replace(self, releases=tables) for name, tables in self.release_groups().items()
+        }
 
     def with_groups(self, groups: list[str] | tuple[str, ...]) -> Workspace:
         """The releases regrouped: ``groups[i]`` is release i's group name (blank: its own
         candidate). Content and keys stay the same; only the grouping changes."""
         if len(groups) != len(self.releases):
-            raise pc.ParameterError(f"Give one group name per release: {len(self.releases)} "
-                                      f"releases, {len(groups)} names received.")
-        return replace(self, releases=tuple(
-            replace(t, group=str(g).strip()) for t, g in zip(self.releases, groups,
-                                                              strict=True)))
+            raise pc.ParameterError(
+                f"Give one group name per release: {len(self.releases)} "
+                f"releases, {len(groups)} names received."
+            )
+        return replace(
+            self,
+            releases=tuple(
+                replace(t, group=str(g).strip()) for t, g in zip(self.releases, groups, strict=True)
+            ),
+        )
 
     def setting(self, name: str, default: Any = None) -> Any:
         return dict(self.settings).get(name, default)
@@ -135,8 +146,7 @@ class Workspace:
             for t in self.releases:
                 pc.conform_table(t.frame, schema, table=f"synthetic {t.name!r}")
             if self.holdout is not None:
-                pc.conform_table(self.holdout.frame, schema,
-                                 table=f"holdout {self.holdout.name!r}")
+                pc.conform_table(self.holdout.frame, schema, table=f"holdout {self.holdout.name!r}")
         for w in caught:
             if isinstance(w.message, pc.UnseenCategoryWarning):
                 unseen.update(w.message.unseen)
@@ -144,14 +154,16 @@ class Workspace:
         return [pc.unseen_message(unseen)] if unseen else []
 
 
-def _schema(fingerprint: str, frame: pd.DataFrame, overrides: tuple[tuple[str, str], ...]
-            ) -> pc.Schema:
+def _schema(
+    fingerprint: str, frame: pd.DataFrame, overrides: tuple[tuple[str, str], ...]
+) -> pc.Schema:
     return _schema_cached(fingerprint, frame, overrides)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _schema_cached(fingerprint: str, _frame: pd.DataFrame,
-                   overrides: tuple[tuple[str, str], ...]) -> pc.Schema:
+def _schema_cached(
+    fingerprint: str, _frame: pd.DataFrame, overrides: tuple[tuple[str, str], ...]
+) -> pc.Schema:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return pc.infer_schema(_frame, dict(overrides))

@@ -36,8 +36,10 @@ from .common import (
 def cmd_demo_data(args: argparse.Namespace) -> int:
     frame = simulate_health(args.n, kappa=args.kappa, seed=args.seed)
     _write_table(frame, args.out)
-    sys.stdout.write(f"wrote {len(frame)} simulated records (kappa={args.kappa}, "
-                     f"seed={args.seed}) to {args.out}\n")
+    sys.stdout.write(
+        f"wrote {len(frame)} simulated records (kappa={args.kappa}, "
+        f"seed={args.seed}) to {args.out}\n"
+    )
     return 0
 
 
@@ -57,8 +59,9 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     # the generator's default size: the real table's, except HALF's half (no replacement)
     syn = gen.sample(gen.default_size() if args.n is None else args.n, seed=args.seed)
     _write_table(syn, args.out)
-    sys.stdout.write(f"wrote {len(syn)} synthetic records ({args.method}, seed={args.seed}) "
-                     f"to {args.out}\n")
+    sys.stdout.write(
+        f"wrote {len(syn)} synthetic records ({args.method}, seed={args.seed}) to {args.out}\n"
+    )
     return 0
 
 
@@ -69,21 +72,32 @@ def _rapid_paper_study(args: argparse.Namespace, preset: dict[str, Any]) -> int:
     try:
         kappas = [float(k) for k in _csv_list(args.kappa)] or [10.0]
         taus = [float(t) for t in _csv_list(args.taus)] or [
-            args.tau if args.tau is not None else preset["tau"]]
+            args.tau if args.tau is not None else preset["tau"]
+        ]
     except ValueError:
         raise CLIError("--kappa and --taus take comma-separated numbers.") from None
-    study = rapid_paper_study(kappas, n_sims=args.simulations, taus=taus,
-                              attackers=args.attackers or preset["attackers"],
-                              n_trees=args.n_trees or preset["n_trees"], seed=args.seed)
+    study = rapid_paper_study(
+        kappas,
+        n_sims=args.simulations,
+        taus=taus,
+        attackers=args.attackers or preset["attackers"],
+        n_trees=args.n_trees or preset["n_trees"],
+        seed=args.seed,
+    )
     summary = summarize_paper_study(study)
-    payload = {"command": "rapid", "preset": "paper", "seed": args.seed,
-               "settings": {k: v for k, v in preset.items()},
-               "study": summary.to_dict(orient="records")}
+    payload = {
+        "command": "rapid",
+        "preset": "paper",
+        "seed": args.seed,
+        "settings": {k: v for k, v in preset.items()},
+        "study": summary.to_dict(orient="records"),
+    }
     text = "\n".join(
         f"kappa {r.kappa:g} {r.attacker} tau {r.tau:g}: RAPID {r.rapid:.4f} ± {r.rapid_sd:.4f} "
         f"(se {r.rapid_se:.4f}), accuracy {r.accuracy:.4f}; oracle RAPID {r.oracle_rapid:.4f}, "
         f"accuracy {r.oracle_accuracy:.4f} ({r.n_sims} simulations)"
-        for r in summary.itertuples())
+        for r in summary.itertuples()
+    )
     _emit(args, payload, text)
     return 0
 
@@ -112,44 +126,72 @@ def cmd_rapid(args: argparse.Namespace) -> int:
     tau = args.tau if args.tau is not None or preset is None else preset["tau"]
     n_trees = args.n_trees or (preset["n_trees"] if preset else 500)
     control = _load(args.control, "control") if args.control else None
-    result = rapid(real, synthetic, threat=threat, control=control, attackers=attackers,
-                   tau=tau, epsilon=args.epsilon, method=args.method, error=args.error,
-                   bootstrap=args.bootstrap, n_trees=n_trees, seed=args.seed)
+    result = rapid(
+        real,
+        synthetic,
+        threat=threat,
+        control=control,
+        attackers=attackers,
+        tau=tau,
+        epsilon=args.epsilon,
+        method=args.method,
+        error=args.error,
+        bootstrap=args.bootstrap,
+        n_trees=n_trees,
+        seed=args.seed,
+    )
     payload = _payload("rapid", real, synthetic, args.seed, {"rapid": result})
     lo, hi = result.ci or (float("nan"), float("nan"))
     head = result.headline
     perf = "accuracy" if result.kind == "categorical" else "r2"
-    summary = (f"RAPID ({result.kind}, threshold {result.threshold:g}): headline (max, "
-               f"strongest attacker {head['attacker']}) {result.rate_max:.4f}; mean of "
-               f"attackers {result.value:.4f} [{lo:.4f}, {hi:.4f}]\n" + "\n".join(
-                   f"  {a}: {v['value']:.4f} ({perf} {v.get(perf) or float('nan'):.4f})"
-                   for a, v in result.by_attacker.items()))
+    summary = (
+        f"RAPID ({result.kind}, threshold {result.threshold:g}): headline (max, "
+        f"strongest attacker {head['attacker']}) {result.rate_max:.4f}; mean of "
+        f"attackers {result.value:.4f} [{lo:.4f}, {hi:.4f}]\n"
+        + "\n".join(
+            f"  {a}: {v['value']:.4f} ({perf} {v.get(perf) or float('nan'):.4f})"
+            for a, v in result.by_attacker.items()
+        )
+    )
     gap = result.members_vs_non_members()
     if gap is not None:
         d, rel = gap["difference"], gap["relative"]
-        summary += (f"\nmembers {gap['members']['value']:.4f} vs non-members (holdout) "
-                    f"{gap['non_members']['value']:.4f} ({gap['attacker']}): difference "
-                    f"{d['value']:.4f} [{d['ci'][0]:.4f}, {d['ci'][1]:.4f}], relative "
-                    f"{rel['value']:.4f}")
+        summary += (
+            f"\nmembers {gap['members']['value']:.4f} vs non-members (holdout) "
+            f"{gap['non_members']['value']:.4f} ({gap['attacker']}): difference "
+            f"{d['value']:.4f} [{d['ci'][0]:.4f}, {d['ci'][1]:.4f}], relative "
+            f"{rel['value']:.4f}"
+        )
     if args.calibrate:
         if args.calibrate == "null-rapid" and args.permute == "labels":
-            cal = rapid_null_calibration(result, seed=args.seed,
-                                         **({"n_permutations": args.permutations}
-                                            if args.permutations else {}))
+            cal = rapid_null_calibration(
+                result,
+                seed=args.seed,
+                **({"n_permutations": args.permutations} if args.permutations else {}),
+            )
         else:
             cal = rapid_permutation_threshold(
-                real, synthetic, threat=threat, rule=args.calibrate, permute=args.permute,
-                attackers=attackers, n_permutations=args.permutations, method=args.method,
-                error=args.error, n_trees=min(n_trees, 200), seed=args.seed)
+                real,
+                synthetic,
+                threat=threat,
+                rule=args.calibrate,
+                permute=args.permute,
+                attackers=attackers,
+                n_permutations=args.permutations,
+                method=args.method,
+                error=args.error,
+                n_trees=min(n_trees, 200),
+                seed=args.seed,
+            )
         payload["calibration"] = cal.to_dict()
-        summary += (f"\ncalibration ({cal.rule}): suggested threshold "
-                    f"{cal.suggested_threshold:g}")
+        summary += f"\ncalibration ({cal.rule}): suggested threshold {cal.suggested_threshold:g}"
     _emit(args, payload, summary)
     return 0
 
 
-def _measure_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, list[pd.DataFrame],
-                                                      pd.DataFrame | None]:
+def _measure_inputs(
+    args: argparse.Namespace,
+) -> tuple[pd.DataFrame, list[pd.DataFrame], pd.DataFrame | None]:
     real = _load(args.real, "real")
     if not args.synthetic:
         raise CLIError("--synthetic is required (repeat it for several releases).")
@@ -158,16 +200,19 @@ def _measure_inputs(args: argparse.Namespace) -> tuple[pd.DataFrame, list[pd.Dat
     return real, synthetic, control
 
 
-def _run_measures(args: argparse.Namespace, family: str, default: list[str],
-                  options: dict[str, dict[str, Any]]) -> tuple[dict[str, MetricResult], Any]:
+def _run_measures(
+    args: argparse.Namespace, family: str, default: list[str], options: dict[str, dict[str, Any]]
+) -> tuple[dict[str, MetricResult], Any]:
     from ..measures import evaluate_measures, get_measure
 
     real, synthetic, control = _measure_inputs(args)
     names = _csv_list(args.metrics) or default
     for n in names:
         if get_measure(n).family != family:
-            raise CLIError(f"{n!r} is not a {family} measure; use the `"
-                           f"{get_measure(n).family}` command for it.")
+            raise CLIError(
+                f"{n!r} is not a {family} measure; use the `"
+                f"{get_measure(n).family}` command for it."
+            )
     if control is None:
         skipped = [n for n in names if get_measure(n).needs_holdout]
         if skipped and not _csv_list(args.metrics):
@@ -175,8 +220,15 @@ def _run_measures(args: argparse.Namespace, family: str, default: list[str],
             sys.stderr.write(f"warning: no --control given; skipped {', '.join(skipped)}\n")
     needs_threat = any(get_measure(n).needs_threat for n in names)
     threat = _threat(args, real) if (needs_threat or args.sensitive) else None
-    results = evaluate_measures(real, synthetic, names=names, threat=threat, holdout=control,
-                                seed=args.seed, options=options)
+    results = evaluate_measures(
+        real,
+        synthetic,
+        names=names,
+        threat=threat,
+        holdout=control,
+        seed=args.seed,
+        options=options,
+    )
     return results, (real, synthetic, control, threat)
 
 
@@ -185,11 +237,15 @@ def cmd_privacy(args: argparse.Namespace) -> int:
 
     space = {"space": args.space}
     options: dict[str, dict[str, Any]] = {
-        "dcr": {"alpha": args.alpha, **space}, "knn": {"alpha": args.alpha, "k_max": args.k,
-                                                      **space},
+        "dcr": {"alpha": args.alpha, **space},
+        "knn": {"alpha": args.alpha, "k_max": args.k, **space},
         # "auto": 500 predicates, 2,000 per configuration under the paper protocol
-        "singling_out": {"n_attacks": args.n_attacks or "auto", "mode": args.singling_out_mode,
-                         "n_cols": args.singling_out_cols, **space},
+        "singling_out": {
+            "n_attacks": args.n_attacks or "auto",
+            "mode": args.singling_out_mode,
+            "n_cols": args.singling_out_cols,
+            **space,
+        },
         "linkability": {"n_attacks": args.n_attacks, **space},
         "inference": {"n_attacks": args.n_attacks, **space},
         "ml_inference": {"n_attacks": args.n_attacks},
@@ -209,15 +265,24 @@ def cmd_fidelity(args: argparse.Namespace) -> int:
 
     options = {"wasserstein": {"max_rows": args.max_rows}}
     results, (real, synthetic, _, _) = _run_measures(
-        args, "fidelity", measure_names("fidelity"), options)
+        args, "fidelity", measure_names("fidelity"), options
+    )
     _emit(args, _payload("fidelity", real, synthetic, args.seed, results), _summary(results))
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    names = _csv_list(args.metrics) or ["rapid", "ims", "dcr", "singling_out", "linkability",
-                                        "inference", "wasserstein", "query_error",
-                                        "discriminator"]
+    names = _csv_list(args.metrics) or [
+        "rapid",
+        "ims",
+        "dcr",
+        "singling_out",
+        "linkability",
+        "inference",
+        "wasserstein",
+        "query_error",
+        "discriminator",
+    ]
     # a bad --db fails now, not after minutes of computing
     store = _open_store(args.db) if args.db else None
     try:
@@ -240,36 +305,61 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = infer_schema(real)
-    results = evaluate_measures(real, synthetic, names=names, threat=threat, holdout=control,
-                                schema=schema, seed=args.seed, options=measure_opts)
+    results = evaluate_measures(
+        real,
+        synthetic,
+        names=names,
+        threat=threat,
+        holdout=control,
+        schema=schema,
+        seed=args.seed,
+        options=measure_opts,
+    )
     calibration = None
     if args.calibrate:
         from ..calibration import calibrate
 
         privacy = [n for n in names if get_measure(n).family == "privacy"]
-        calibration = calibrate(real, threat=threat, holdout=control, schema=schema,
-                                measures=privacy, max_training=args.calibrate_max_training,
-                                options=measure_opts, seed=args.seed)
-    report = build_report(real=real, synthetic=synthetic, results=results, threat=threat,
-                          schema=schema, holdout=control,
-                          names={"real": args.real, "synthetic": list(args.synthetic),
-                                 "holdout": args.control},
-                          decision=args.decision, notes=args.notes or "",
-                          include_records=args.include_records, calibration=calibration,
-                          reviewer=args.reviewer, role=args.role,
-                          review_date=_review_date(args.date),
-                          answers={"qi_justification": args.qi_justification,
-                                   "same_population": args.same_population,
-                                   "thresholds_set_by": args.thresholds_set_by,
-                                   "scenario": args.review_of},
-                          thresholds_set_by=args.thresholds_set_by)
+        calibration = calibrate(
+            real,
+            threat=threat,
+            holdout=control,
+            schema=schema,
+            measures=privacy,
+            max_training=args.calibrate_max_training,
+            options=measure_opts,
+            seed=args.seed,
+        )
+    report = build_report(
+        real=real,
+        synthetic=synthetic,
+        results=results,
+        threat=threat,
+        schema=schema,
+        holdout=control,
+        names={"real": args.real, "synthetic": list(args.synthetic), "holdout": args.control},
+        decision=args.decision,
+        notes=args.notes or "",
+        include_records=args.include_records,
+        calibration=calibration,
+        reviewer=args.reviewer,
+        role=args.role,
+        review_date=_review_date(args.date),
+        answers={
+            "qi_justification": args.qi_justification,
+            "same_population": args.same_population,
+            "thresholds_set_by": args.thresholds_set_by,
+            "scenario": args.review_of,
+        },
+        thresholds_set_by=args.thresholds_set_by,
+    )
     try:
         if Path(args.out).suffix.lower() == ".pdf":
             Path(args.out).write_bytes(render_pdf(report))
         else:
-            Path(args.out).write_text(render_html(report, _report_figures(results,
-                                                                          calibration)),
-                                      encoding="utf-8")
+            Path(args.out).write_text(
+                render_html(report, _report_figures(results, calibration)), encoding="utf-8"
+            )
     except OSError as exc:
         raise CLIError(f"cannot write {args.out!r}: {exc.strerror or exc}") from None
     payload = _payload("report", real, synthetic, args.seed, results)
@@ -303,10 +393,12 @@ def _store_review(store: Any, report: Any) -> tuple[dict[str, Any], str]:
         differ = [i for i in earlier if not reproduces(store.get(i), mine)]
         same = not differ
         ids = ", ".join(map(str, earlier))
-        sentence += (f"; same inputs as review {ids}: "
-                     + ("every number identical" if same else
-                        f"numbers differ from review {', '.join(map(str, differ))} (see "
-                        f"`history --compare {differ[-1]},{review_id}`)"))
+        sentence += f"; same inputs as review {ids}: " + (
+            "every number identical"
+            if same
+            else f"numbers differ from review {', '.join(map(str, differ))} (see "
+            f"`history --compare {differ[-1]},{review_id}`)"
+        )
     return {"id": review_id, "same_inputs": earlier, "reproduces": same}, sentence
 
 
@@ -326,28 +418,61 @@ def _report_figures(results: dict[str, MetricResult], calibration: Any = None) -
     same ones)."""
     from .. import plots
     from ..report import ReportFigure
+    from ..risk.attacks.common import AttackResult
+    from ..risk.distance import DcrResult
+    from ..risk.rapid import RapidResult
 
     figures = []
-    if "rapid" in results:
-        figures.append(ReportFigure("inference", "RAPID against the threshold",
-                                    plots.rapid_threshold_curve(results["rapid"])))
-    attacks = [results[n] for n in ("singling_out", "linkability", "inference")
-               if n in results and hasattr(results[n], "rates")]
+    rapid = results.get("rapid")
+    if isinstance(rapid, RapidResult):
+        figures.append(
+            ReportFigure(
+                "inference",
+                "RAPID against the threshold",
+                plots.rapid_threshold_curve(rapid),
+            )
+        )
+    attacks = [
+        r
+        for r in (results.get(n) for n in ("singling_out", "linkability", "inference"))
+        if isinstance(r, AttackResult)
+    ]
     if attacks:
-        figures.append(ReportFigure("attacks", "Attack success: training vs control vs random",
-                                    plots.attack_rates_figure(attacks)))
-    if "dcr" in results and hasattr(results["dcr"], "srd"):
-        figures.append(ReportFigure("similarity", "Distance to the closest record",
-                                    plots.dcr_histogram(results["dcr"])))
-    fid = {m: r for m, r in results.items()
-           if m in ("wasserstein", "mla", "query_error", "discriminator")}
+        figures.append(
+            ReportFigure(
+                "attacks",
+                "Attack success: training vs control vs random",
+                plots.attack_rates_figure(attacks),
+            )
+        )
+    dcr = results.get("dcr")
+    if isinstance(dcr, DcrResult):
+        figures.append(
+            ReportFigure("similarity", "Distance to the closest record", plots.dcr_histogram(dcr))
+        )
+    fid = {
+        m: r
+        for m, r in results.items()
+        if m in ("wasserstein", "mla", "query_error", "discriminator")
+    }
     if fid:
-        figures.append(ReportFigure("fidelity", "Fidelity and utility",
-                                    plots.fidelity_reference_figure({"release": fid})))
+        figures.append(
+            ReportFigure(
+                "fidelity",
+                "Fidelity and utility",
+                plots.fidelity_reference_figure({"release": fid}),
+            )
+        )
     if calibration is not None:
-        figures.append(ReportFigure("calibration", "Each measure against the leak fraction",
-                                    plots.calibration_figure(calibration)))
+        figures.append(
+            ReportFigure(
+                "calibration",
+                "Each measure against the leak fraction",
+                plots.calibration_figure(calibration),
+            )
+        )
     return figures
+
 
 def cmd_history(args: argparse.Namespace) -> int:
     from ..history import ReviewStore
@@ -358,23 +483,36 @@ def cmd_history(args: argparse.Namespace) -> int:
     with ReviewStore(args.db, create=False) as store:
         if args.show is not None:
             doc = store.get(args.show)
-            text = json.dumps(jsonable({"command": "history", "review": doc}), indent=2,
-                              allow_nan=False)
+            text = json.dumps(
+                jsonable({"command": "history", "review": doc}), indent=2, allow_nan=False
+            )
             if args.json and args.json != "-":
-                _emit(args, {"command": "history", "review": doc},
-                      f"wrote review {args.show} to {args.json}")
+                _emit(
+                    args,
+                    {"command": "history", "review": doc},
+                    f"wrote review {args.show} to {args.json}",
+                )
             else:
                 sys.stdout.write(text + "\n")
             return 0
         if pair is not None:
             comparison = store.compare(*pair)
-            _emit(args, {"command": "history", "compare": comparison.to_dict()},
-                  _comparison_text(comparison))
+            _emit(
+                args,
+                {"command": "history", "compare": comparison.to_dict()},
+                _comparison_text(comparison),
+            )
             return 0
         reviews = store.list()
-        _emit(args, {"command": "history", "database": store.location,
-                     "reviews": [r.to_dict() for r in reviews]},
-              _history_table(reviews, store.location))
+        _emit(
+            args,
+            {
+                "command": "history",
+                "database": store.location,
+                "reviews": [r.to_dict() for r in reviews],
+            },
+            _history_table(reviews, store.location),
+        )
     return 0
 
 
@@ -389,19 +527,24 @@ def _review_pair(text: str) -> tuple[int, int]:
 
 def _history_table(reviews: Sequence[Any], location: str) -> str:
     if not reviews:
-        return (f"no reviews stored in {location} yet; store one with "
-                "`report ... --db URL`.")
-    lines = [(f"{'id':>4}  {'created':<25}  {'decision':<20}  {'reviewer':<16}  "
-              f"{'real data':<16}  synthetic data, headline numbers")]
+        return f"no reviews stored in {location} yet; store one with `report ... --db URL`."
+    lines = [
+        (
+            f"{'id':>4}  {'created':<25}  {'decision':<20}  {'reviewer':<16}  "
+            f"{'real data':<16}  synthetic data, headline numbers"
+        )
+    ]
     for r in reviews:
         heads = "; ".join(
             (f"{cand}: " if len(r.headline) > 1 else "")
-            + ", ".join(f"{m} {v:.4f}" if v is not None else f"{m} —"
-                        for m, v in values.items())
-            for cand, values in r.headline.items())
-        lines.append(f"{r.id:>4}  {r.created:<25}  {r.decision:<20}  "
-                     f"{(r.reviewer or '-')[:16]:<16}  {r.real_fingerprint:<16}  "
-                     f"{','.join(r.synthetic_fingerprints)}  {heads}")
+            + ", ".join(f"{m} {v:.4f}" if v is not None else f"{m} —" for m, v in values.items())
+            for cand, values in r.headline.items()
+        )
+        lines.append(
+            f"{r.id:>4}  {r.created:<25}  {r.decision:<20}  "
+            f"{(r.reviewer or '-')[:16]:<16}  {r.real_fingerprint:<16}  "
+            f"{','.join(r.synthetic_fingerprints)}  {heads}"
+        )
     return "\n".join(lines)
 
 
@@ -410,8 +553,10 @@ def _comparison_text(comparison: Any) -> str:
     lines += [f"  changed: {line}" for line in comparison.inputs]
     for row in comparison.metrics.to_dict("records"):
         if row["moved"]:
-            lines.append(f"  moved: {row['candidate']} {row['metric']} "
-                         f"{row['value_a']:.4f} -> {row['value_b']:.4f}")
+            lines.append(
+                f"  moved: {row['candidate']} {row['metric']} "
+                f"{row['value_a']:.4f} -> {row['value_b']:.4f}"
+            )
     return "\n".join(lines)
 
 
@@ -420,8 +565,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     real = _load(args.real, "real")
     if args.synthetic:
-        raise CLIError("calibrate builds its own reference releases (a copy of the training "
-                       "rows, unseen real rows and mixtures); --synthetic is not used.")
+        raise CLIError(
+            "calibrate builds its own reference releases (a copy of the training "
+            "rows, unseen real rows and mixtures); --synthetic is not used."
+        )
     control = load_table(args.control) if args.control else None
     if control is not None and list(control.columns) != list(real.columns):
         raise CLIError("--control must have the same columns as --real.")
@@ -429,22 +576,36 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..measures import measure_names
 
     result = calibrate(
-        real, threat=threat, holdout=control, measures=_csv_list(args.metrics) or None,
+        real,
+        threat=threat,
+        holdout=control,
+        measures=_csv_list(args.metrics) or None,
         options={"membership": _membership_options(args)},
         levels=_float_list(args.levels, "--levels") or DEFAULT_LEVELS,
         ratios=_float_list(args.ratios, "--ratios") or DEFAULT_RATIOS,
-        max_training=args.max_training, seed=args.seed)
+        max_training=args.max_training,
+        seed=args.seed,
+    )
     _note_fallback(args, _csv_list(args.metrics) or measure_names("privacy"))
-    payload = {"command": "calibrate", "n_real": result.n_real, "n_synthetic": [],
-               "seed": args.seed, **result.to_dict()}
+    payload = {
+        "command": "calibrate",
+        "n_real": result.n_real,
+        "n_synthetic": [],
+        "seed": args.seed,
+        **result.to_dict(),
+    }
     frame = result.summary_frame()
-    lines = [f"calibration: {result.params['n_training']} training rows, ratios "
-             f"{', '.join(f'{r:g}:1' for r in result.ratios)}, "
-             f"{result.params['seconds']:.1f} s",
-             f"{'measure':<34} {'floor':>6} {'ceiling':>7} {'slope':>6} {'gap':>5}  result"]
+    lines = [
+        f"calibration: {result.params['n_training']} training rows, ratios "
+        f"{', '.join(f'{r:g}:1' for r in result.ratios)}, "
+        f"{result.params['seconds']:.1f} s",
+        f"{'measure':<34} {'floor':>6} {'ceiling':>7} {'slope':>6} {'gap':>5}  result",
+    ]
     for r in frame.to_dict("records"):
         verdict = "pass" if r["pass"] else f"FAIL: {r['reasons']}"
-        lines.append(f"{r['measure']:<34} {r['floor']:>6.3f} {r['ceiling']:>7.3f} "
-                     f"{r['slope']:>6.2f} {r['ratio_gap']:>5.2f}  {verdict}")
+        lines.append(
+            f"{r['measure']:<34} {r['floor']:>6.3f} {r['ceiling']:>7.3f} "
+            f"{r['slope']:>6.2f} {r['ratio_gap']:>5.2f}  {verdict}"
+        )
     _emit(args, payload, "\n".join(lines))
     return 0

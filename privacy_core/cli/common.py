@@ -7,9 +7,9 @@ import argparse
 import json
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pandas as pd
 
@@ -25,7 +25,7 @@ class CLIError(PrivacyCoreError):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
         sys.stderr.write(f"error: {message} (see `{self.prog} --help`)\n")
         sys.exit(2)
 
@@ -71,13 +71,19 @@ def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
             raise CLIError("No column is left to be a quasi-identifier: name them with --qi.")
         excluded = [c for c in real.columns if c not in sensitive and c not in kept]
         if excluded:
-            print(f"note: quasi-identifiers default to every other column; excluded as "
-                  f"ID-like or constant: {', '.join(map(str, excluded))}", file=sys.stderr)
+            print(
+                f"note: quasi-identifiers default to every other column; excluded as "
+                f"ID-like or constant: {', '.join(map(str, excluded))}",
+                file=sys.stderr,
+            )
     # membership prevalence (consensus R4, R5): only the commands with the flags set them
-    return ThreatModel(qis, sensitive,
-                       sampling_fraction=getattr(args, "sampling_fraction", None),
-                       membership_scenario=getattr(args, "scenario", None) or "A",
-                       population_share=getattr(args, "population_share", None))
+    return ThreatModel(
+        qis,
+        sensitive,
+        sampling_fraction=getattr(args, "sampling_fraction", None),
+        membership_scenario=getattr(args, "scenario", None) or "A",
+        population_share=getattr(args, "population_share", None),
+    )
 
 
 def _membership_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -96,8 +102,10 @@ def _note_fallback(args: argparse.Namespace, names: Sequence[str]) -> None:
             "no --sampling-fraction given: membership F_rel falls back to t = |training| / "
             "(|training| + |holdout|) in every calibration cell. That says how the real "
             "rows were split, not the share of the population in the training data, so "
-            "it is arbitrary (consensus R5, Figure 3).", UntrustworthyResultWarning,
-            stacklevel=2)
+            "it is arbitrary (consensus R5, Figure 3).",
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
 
 
 def _emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> None:
@@ -114,15 +122,21 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> No
     sys.stdout.write(summary + "\n")
 
 
-def _payload(command: str, real: pd.DataFrame, synthetic: Sequence[pd.DataFrame], seed: int,
-             metrics: dict[str, MetricResult | dict]) -> dict[str, Any]:
+def _payload(
+    command: str,
+    real: pd.DataFrame,
+    synthetic: Sequence[pd.DataFrame],
+    seed: int,
+    metrics: Mapping[str, MetricResult | dict],
+) -> dict[str, Any]:
     return {
         "command": command,
         "n_real": len(real),
         "n_synthetic": [len(s) for s in synthetic],
         "seed": seed,
-        "metrics": {name: (m.to_dict() if hasattr(m, "to_dict") else m)
-                    for name, m in metrics.items()},
+        "metrics": {
+            name: (m.to_dict() if hasattr(m, "to_dict") else m) for name, m in metrics.items()
+        },
     }
 
 
@@ -132,11 +146,12 @@ def _summary(metrics: dict[str, MetricResult]) -> str:
         ci = f" [{m.ci[0]:.3f}, {m.ci[1]:.3f}]" if m.ci else ""
         lines.append(f"{name}: {m.value:.4f}{ci} ({m.goal} is better)")
         if name == "singling_out" and "mode" in m.params:
+            from ..risk.attacks.common import AttackResult
             from ..risk.attacks.predicates import describe_configuration
 
-            lines[-1] += f"; {describe_configuration(m)}"
+            if isinstance(m, AttackResult):
+                lines[-1] += f"; {describe_configuration(m)}"
     return "\n".join(lines)
-
 
 
 def _float_list(text: str | None, option: str) -> list[float] | None:
@@ -154,8 +169,10 @@ def _gtcap_weighting(args: argparse.Namespace) -> str:
     name = args.gtcap_weighting
     if name in DEPRECATED_WEIGHTINGS:  # the engine's DeprecationWarning is not shown here
         new = DEPRECATED_WEIGHTINGS[name]
-        sys.stderr.write(f"warning: --gtcap-weighting {name} is deprecated: it is a box of "
-                         f"half-width radius per column pooled over records; use {new}.\n")
+        sys.stderr.write(
+            f"warning: --gtcap-weighting {name} is deprecated: it is a box of "
+            f"half-width radius per column pooled over records; use {new}.\n"
+        )
         return new
     return name
 
@@ -164,62 +181,119 @@ def _add_membership(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "membership prevalence (consensus R4, R5, Figure 3)",
         "Who the attacker targets decides how many of the targets are members, and F_rel "
-        "is relative to a naive attacker who calls every target a member.")
-    g.add_argument("--sampling-fraction", type=float, default=None, metavar="T",
-                   help="t: the share of the population that is in the training data, "
-                        "in (0, 1); e.g. 0.05 when the training data hold 5%% of the "
-                        "patients the attacker might target. Without it F_rel falls back "
-                        "to |training| / (|training| + |holdout|), which only says how the "
-                        "real rows were split and is arbitrary")
-    g.add_argument("--h", type=int, default=0, metavar="H",
-                   help="matching tolerance: a target is called a member when at most H of "
-                        "its binned quasi-identifiers differ from some synthetic record "
-                        "(default 0: an exact match)")
-    g.add_argument("--beta", type=float, default=1.0,
-                   help="weight of recall against precision in the F-beta score: 1 = F1; "
-                        "0.5 when wrongly calling a non-member a member is costly, 2 when "
-                        "missing a member is (default 1)")
-    g.add_argument("--scenario", type=str.upper, default="A", choices=["A", "B"],
-                   help="A: targets drawn from the population the training data were "
-                        "sampled from (member prevalence t); B: targets drawn from a wider "
-                        "superpopulation, where membership itself can reveal the sensitive "
-                        "trait (member prevalence t x --population-share)")
-    g.add_argument("--population-share", type=float, default=None, metavar="P",
-                   help="scenario B: the share of the superpopulation that belongs to the "
-                        "training data's population, in (0, 1]")
+        "is relative to a naive attacker who calls every target a member.",
+    )
+    g.add_argument(
+        "--sampling-fraction",
+        type=float,
+        default=None,
+        metavar="T",
+        help="t: the share of the population that is in the training data, "
+        "in (0, 1); e.g. 0.05 when the training data hold 5%% of the "
+        "patients the attacker might target. Without it F_rel falls back "
+        "to |training| / (|training| + |holdout|), which only says how the "
+        "real rows were split and is arbitrary",
+    )
+    g.add_argument(
+        "--h",
+        type=int,
+        default=0,
+        metavar="H",
+        help="matching tolerance: a target is called a member when at most H of "
+        "its binned quasi-identifiers differ from some synthetic record "
+        "(default 0: an exact match)",
+    )
+    g.add_argument(
+        "--beta",
+        type=float,
+        default=1.0,
+        help="weight of recall against precision in the F-beta score: 1 = F1; "
+        "0.5 when wrongly calling a non-member a member is costly, 2 when "
+        "missing a member is (default 1)",
+    )
+    g.add_argument(
+        "--scenario",
+        type=str.upper,
+        default="A",
+        choices=["A", "B"],
+        help="A: targets drawn from the population the training data were "
+        "sampled from (member prevalence t); B: targets drawn from a wider "
+        "superpopulation, where membership itself can reveal the sensitive "
+        "trait (member prevalence t x --population-share)",
+    )
+    g.add_argument(
+        "--population-share",
+        type=float,
+        default=None,
+        metavar="P",
+        help="scenario B: the share of the superpopulation that belongs to the "
+        "training data's population, in (0, 1]",
+    )
 
 
 def _add_mds(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("membership disclosure score (mds; needs --control)")
-    g.add_argument("--shadow-method", default="cart",
-                   help="the built-in generator each shadow model is (cart, autoregressive, "
-                        "histogram, dp-mst, ...; default cart)")
-    g.add_argument("--shadow-models", type=int, default=10,
-                   help="shadow models m; every record trains floor(m/2) of them (10)")
-    g.add_argument("--shadow-sets", type=int, default=5,
-                   help="tables each shadow model emits (5)")
-    g.add_argument("--mds-records", type=int, default=2000,
-                   help="records whose disclosure score is computed, a seeded subsample (2000)")
-    g.add_argument("--mds-reading", default="relative", choices=["relative", "max"],
-                   help="relative: (MDS - HALF) / (SELF - HALF), 0 = emits unseen records, "
-                        "1 = copies; max: the paper's raw distance")
-    g.add_argument("--n-jobs", type=int, default=1,
-                   help="worker processes for the shadow models (-1 = all cores)")
-    g.add_argument("--ray", default=None, metavar="ADDRESS",
-                   help="fit the shadow models on this Ray cluster ('local' starts one)")
+    g.add_argument(
+        "--shadow-method",
+        default="cart",
+        help="the built-in generator each shadow model is (cart, autoregressive, "
+        "histogram, dp-mst, ...; default cart)",
+    )
+    g.add_argument(
+        "--shadow-models",
+        type=int,
+        default=10,
+        help="shadow models m; every record trains floor(m/2) of them (10)",
+    )
+    g.add_argument("--shadow-sets", type=int, default=5, help="tables each shadow model emits (5)")
+    g.add_argument(
+        "--mds-records",
+        type=int,
+        default=2000,
+        help="records whose disclosure score is computed, a seeded subsample (2000)",
+    )
+    g.add_argument(
+        "--mds-reading",
+        default="relative",
+        choices=["relative", "max"],
+        help="relative: (MDS - HALF) / (SELF - HALF), 0 = emits unseen records, "
+        "1 = copies; max: the paper's raw distance",
+    )
+    g.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        help="worker processes for the shadow models (-1 = all cores)",
+    )
+    g.add_argument(
+        "--ray",
+        default=None,
+        metavar="ADDRESS",
+        help="fit the shadow models on this Ray cluster ('local' starts one)",
+    )
 
 
 def _mds_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"shadow_method": args.shadow_method, "shadow_models": args.shadow_models,
-            "shadow_sets": args.shadow_sets, "records": args.mds_records,
-            "reading": args.mds_reading, "n_jobs": args.n_jobs,
-            "backend": "ray" if args.ray else "local", "ray_address": args.ray}
+    return {
+        "shadow_method": args.shadow_method,
+        "shadow_models": args.shadow_models,
+        "shadow_sets": args.shadow_sets,
+        "records": args.mds_records,
+        "reading": args.mds_reading,
+        "n_jobs": args.n_jobs,
+        "backend": "ray" if args.ray else "local",
+        "ray_address": args.ray,
+    }
 
 
 def _add_shared(p: argparse.ArgumentParser) -> None:
     p.add_argument("--real", help="original / training data (CSV or Parquet)")
-    p.add_argument("--synthetic", action="append", default=[],
-                   help="synthetic release (repeat for several releases or replicates)")
+    p.add_argument(
+        "--synthetic",
+        action="append",
+        default=[],
+        help="synthetic release (repeat for several releases or replicates)",
+    )
     p.add_argument("--control", help="real holdout rows the generator never saw")
     p.add_argument("--qi", help="quasi-identifiers, comma separated (default: all but sensitive)")
     p.add_argument("--sensitive", help="sensitive attribute(s), comma separated")

@@ -6,6 +6,7 @@ Plotly is imported here only, so ``import privacy_core`` stays light.
 
 from .agreement import flag_agreement_heatmap, flag_matrix_figure
 from .calibration import calibration_figure, calibration_status, calibration_table
+from .embedding import embedding_projection_figure
 from .fidelity import (
     discriminator_importance,
     fidelity_family_figure,
@@ -23,14 +24,13 @@ from .lab import (
     lab_training_curve,
 )
 from .map import map_table, risk_utility_map
+from .mds import mds_distribution, mds_scale_figure
 from .privacy_attacks import (
     attack_rates_figure,
     attack_rates_table,
     attack_risk_figure,
     linkability_neighbors_figure,
 )
-from .embedding import embedding_projection_figure
-from .mds import mds_distribution, mds_scale_figure
 from .privacy_distance import dcr_histogram, knn_curve
 from .rapid import (
     FigureSpec,

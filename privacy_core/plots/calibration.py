@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from itertools import product
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,10 +42,12 @@ FLOOR_COLOUR = "rgba(0,158,115,0.16)"
 IDEAL_COLOUR = "#777"
 CEILING_COLOUR = "#555"
 
-STATUS_TEXT = {"pass": "✓ pass", "uncalibrated": "✗ uncalibrated on this data",
-               "incomplete": "… incomplete (stopped)"}
-_TITLE_MARK = {"pass": "✓ pass", "uncalibrated": "✗ uncalibrated",
-               "incomplete": "… incomplete"}
+STATUS_TEXT = {
+    "pass": "✓ pass",
+    "uncalibrated": "✗ uncalibrated on this data",
+    "incomplete": "… incomplete (stopped)",
+}
+_TITLE_MARK = {"pass": "✓ pass", "uncalibrated": "✗ uncalibrated", "incomplete": "… incomplete"}
 
 
 def measure_label(metric: str, mode: str = "default") -> str:
@@ -81,7 +84,8 @@ def _panels(result: CalibrationResult) -> list[tuple[str, str]]:
         metric, _, mode = str(key).partition(":")
         out.append((metric, mode or "default"))
     for pair in [(s.metric, s.mode) for s in result.summaries] + list(
-            zip(result.rows["metric"], result.rows["mode"], strict=True)):
+        zip(result.rows["metric"], result.rows["mode"], strict=True)
+    ):
         if pair not in out:
             out.append(pair)
     return out
@@ -112,53 +116,97 @@ def calibration_figure(result: CalibrationResult, *, columns: int = 3) -> go.Fig
     panels = _panels(result)
     if not panels:
         fig = go.Figure()
-        fig.update_layout(height=200, annotations=[{
-            "text": "No calibration values yet", "showarrow": False, "x": 0.5, "y": 0.5,
-            "xref": "paper", "yref": "paper"}])
+        fig.update_layout(
+            height=200,
+            annotations=[
+                {
+                    "text": "No calibration values yet",
+                    "showarrow": False,
+                    "x": 0.5,
+                    "y": 0.5,
+                    "xref": "paper",
+                    "yref": "paper",
+                }
+            ],
+        )
         return fig
     n_cols = min(columns, len(panels))
     n_rows = math.ceil(len(panels) / n_cols)
-    fig = make_subplots(rows=n_rows, cols=n_cols,
-                        subplot_titles=[_panel_title(result, m, md) for m, md in panels],
-                        horizontal_spacing=0.06,
-                        # about 85 px between rows for the two-line panel titles
-                        vertical_spacing=(min(85 / (290 * n_rows - 30), 0.3)
-                                          if n_rows > 1 else 0.0))
+    fig = make_subplots(
+        rows=n_rows,
+        cols=n_cols,
+        subplot_titles=[_panel_title(result, m, md) for m, md in panels],
+        horizontal_spacing=0.06,
+        # about 85 px between rows for the two-line panel titles
+        vertical_spacing=(min(85 / (290 * n_rows - 30), 0.3) if n_rows > 1 else 0.0),
+    )
     rows = result.rows
     ratios = list(result.ratios) or sorted(rows["ratio"].unique())
     levels = list(result.levels) or sorted(rows["level"].unique())
     width = (max(levels) - min(levels)) if len(levels) > 1 else 1.0
     dodge = 0.012 * width
-    lo_all = np.nanmin(np.r_[_finite(rows["ci_low"]), _finite(rows["value"]), 0.0]) \
-        if len(rows) else 0.0
-    hi_all = np.nanmax(np.r_[_finite(rows["ci_high"]), _finite(rows["value"]), 1.0]) \
-        if len(rows) else 1.0
+    lo_all = (
+        np.nanmin(np.r_[_finite(rows["ci_low"]), _finite(rows["value"]), 0.0]) if len(rows) else 0.0
+    )
+    hi_all = (
+        np.nanmax(np.r_[_finite(rows["ci_high"]), _finite(rows["value"]), 1.0])
+        if len(rows)
+        else 1.0
+    )
     y_range = [min(-0.05, float(lo_all) - 0.03), max(1.08, float(hi_all) + 0.03)]
     x_range = [min(levels) - 0.06 * width, max(levels) + 0.06 * width]
     for i, (metric, mode) in enumerate(panels):
         r, c = i // n_cols + 1, i % n_cols + 1
         first = i == 0
-        fig.add_trace(go.Scatter(
-            x=[x_range[0], x_range[1], x_range[1], x_range[0]], y=[0, 0, FLOOR_MAX, FLOOR_MAX],
-            mode="lines", fill="toself", fillcolor=FLOOR_COLOUR, line={"width": 0},
-            name=f"floor band (0 – {FLOOR_MAX:g})", legendgroup="floor", showlegend=first,
-            hoverinfo="skip", meta={"role": "floor", "panel": calibration_key(metric, mode)}),
-            row=r, col=c)
-        fig.add_trace(go.Scatter(
-            x=[min(levels), max(levels)], y=[min(levels), max(levels)], mode="lines",
-            name="ideal response y = f_l", legendgroup="ideal", showlegend=first,
-            line={"color": IDEAL_COLOUR, "dash": "dash", "width": 1.2}, hoverinfo="skip",
-            meta={"role": "ideal", "panel": calibration_key(metric, mode)}), row=r, col=c)
+        fig.add_trace(
+            go.Scatter(
+                x=[x_range[0], x_range[1], x_range[1], x_range[0]],
+                y=[0, 0, FLOOR_MAX, FLOOR_MAX],
+                mode="lines",
+                fill="toself",
+                fillcolor=FLOOR_COLOUR,
+                line={"width": 0},
+                name=f"floor band (0 – {FLOOR_MAX:g})",
+                legendgroup="floor",
+                showlegend=first,
+                hoverinfo="skip",
+                meta={"role": "floor", "panel": calibration_key(metric, mode)},
+            ),
+            row=r,
+            col=c,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[min(levels), max(levels)],
+                y=[min(levels), max(levels)],
+                mode="lines",
+                name="ideal response y = f_l",
+                legendgroup="ideal",
+                showlegend=first,
+                line={"color": IDEAL_COLOUR, "dash": "dash", "width": 1.2},
+                hoverinfo="skip",
+                meta={"role": "ideal", "panel": calibration_key(metric, mode)},
+            ),
+            row=r,
+            col=c,
+        )
         spec = MEASURES.get(metric)
         if spec is not None and spec.documented_ceiling is not None:
-            fig.add_trace(go.Scatter(
-                x=x_range, y=[spec.documented_ceiling] * 2, mode="lines",
-                name="documented ceiling", legendgroup="ceiling",
-                showlegend=not any(t.legendgroup == "ceiling" for t in fig.data),
-                line={"color": CEILING_COLOUR, "dash": "dot", "width": 1.5},
-                hovertemplate=f"documented ceiling {spec.documented_ceiling:g}<extra></extra>",
-                meta={"role": "ceiling", "panel": calibration_key(metric, mode)}),
-                row=r, col=c)
+            fig.add_trace(
+                go.Scatter(
+                    x=x_range,
+                    y=[spec.documented_ceiling] * 2,
+                    mode="lines",
+                    name="documented ceiling",
+                    legendgroup="ceiling",
+                    showlegend=not any(t.legendgroup == "ceiling" for t in fig.data),
+                    line={"color": CEILING_COLOUR, "dash": "dot", "width": 1.5},
+                    hovertemplate=f"documented ceiling {spec.documented_ceiling:g}<extra></extra>",
+                    meta={"role": "ceiling", "panel": calibration_key(metric, mode)},
+                ),
+                row=r,
+                col=c,
+            )
         part = rows[(rows["metric"] == metric) & (rows["mode"] == mode)]
         for j, ratio in enumerate(ratios):
             g = part[np.isclose(part["ratio"].to_numpy(dtype=float), ratio)].sort_values("level")
@@ -170,33 +218,68 @@ def calibration_figure(result: CalibrationResult, *, columns: int = 3) -> go.Fig
             minus = np.where(has_ci, np.maximum(value - lo, 0.0), 0.0)
             offset = (j - (len(ratios) - 1) / 2) * dodge
             level = _finite(g["level"])
-            fig.add_trace(go.Scatter(
-                x=level + offset, y=value, mode="lines+markers", name=ratio_label(ratio),
-                legendgroup=ratio_label(ratio), showlegend=first,
-                line={"color": colour, "width": 2},
-                marker={"color": colour, "size": 7, "symbol": RATIO_SYMBOLS[j % len(
-                    RATIO_SYMBOLS)]},
-                error_y={"type": "data", "symmetric": False, "array": plus,
-                         "arrayminus": minus, "color": colour, "thickness": 1.2, "width": 3},
-                customdata=np.c_[level, np.where(has_ci, lo, np.nan),
-                                 np.where(has_ci, hi, np.nan)],
-                hovertemplate=(f"{measure_label(metric, mode)} · {ratio_label(ratio)}<br>"
-                               "f_l %{customdata[0]:g}: %{y:.3f}<br>interval "
-                               "%{customdata[1]:.3f} – %{customdata[2]:.3f}<extra></extra>"),
-                meta={"role": "ratio", "ratio": float(ratio),
-                      "panel": calibration_key(metric, mode)}), row=r, col=c)
-    fig.update_xaxes(range=x_range, tickvals=levels, ticktext=[f"{v:g}" for v in levels],
-                     zeroline=False)
+            fig.add_trace(
+                go.Scatter(
+                    x=level + offset,
+                    y=value,
+                    mode="lines+markers",
+                    name=ratio_label(ratio),
+                    legendgroup=ratio_label(ratio),
+                    showlegend=first,
+                    line={"color": colour, "width": 2},
+                    marker={
+                        "color": colour,
+                        "size": 7,
+                        "symbol": RATIO_SYMBOLS[j % len(RATIO_SYMBOLS)],
+                    },
+                    error_y={
+                        "type": "data",
+                        "symmetric": False,
+                        "array": plus,
+                        "arrayminus": minus,
+                        "color": colour,
+                        "thickness": 1.2,
+                        "width": 3,
+                    },
+                    customdata=np.c_[
+                        level, np.where(has_ci, lo, np.nan), np.where(has_ci, hi, np.nan)
+                    ],
+                    hovertemplate=(
+                        f"{measure_label(metric, mode)} · {ratio_label(ratio)}<br>"
+                        "f_l %{customdata[0]:g}: %{y:.3f}<br>interval "
+                        "%{customdata[1]:.3f} – %{customdata[2]:.3f}<extra></extra>"
+                    ),
+                    meta={
+                        "role": "ratio",
+                        "ratio": float(ratio),
+                        "panel": calibration_key(metric, mode),
+                    },
+                ),
+                row=r,
+                col=c,
+            )
+    fig.update_xaxes(
+        range=x_range, tickvals=levels, ticktext=[f"{v:g}" for v in levels], zeroline=False
+    )
     fig.update_yaxes(range=y_range, zeroline=False)
     for c in range(1, n_cols + 1):
         fig.update_xaxes(title_text="leak fraction f_l", title_standoff=4, row=n_rows, col=c)
     for r in range(1, n_rows + 1):
         fig.update_yaxes(title_text="measured value", title_standoff=4, row=r, col=1)
     fig.update_annotations(font_size=13)
-    fig.update_layout(height=290 * n_rows + 110, margin={"t": 100, "b": 40, "l": 60, "r": 20},
-                      legend={"orientation": "h", "x": 0, "xanchor": "left", "yref": "container",
-                              "y": 1.0, "yanchor": "top"},
-                      hovermode="closest")
+    fig.update_layout(
+        height=290 * n_rows + 110,
+        margin={"t": 100, "b": 40, "l": 60, "r": 20},
+        legend={
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "yref": "container",
+            "y": 1.0,
+            "yanchor": "top",
+        },
+        hovermode="closest",
+    )
     return fig
 
 
@@ -210,45 +293,78 @@ def calibration_table(result: CalibrationResult) -> pd.DataFrame:
     asked for; one it did not finish shows only its floor (if its lowest level ran), one
     it never reached no value. Aggregates only.
     """
-    out = []
+    out: list[dict[str, Any]] = []
     for metric, mode in _panels(result):
         s = result.summary(metric, mode)
         if s is None:  # asked for, but the run stopped before its first value
             spec = MEASURES.get(metric)
-            out.append({"measure": measure_label(metric, mode),
-                        "key": calibration_key(metric, mode),
-                        "status": STATUS_TEXT["incomplete"],
-                        "reasons": "not run before the stop",
-                        "note": spec.calibration_note if spec is not None else ""})
+            out.append(
+                {
+                    "measure": measure_label(metric, mode),
+                    "key": calibration_key(metric, mode),
+                    "status": STATUS_TEXT["incomplete"],
+                    "reasons": "not run before the stop",
+                    "note": spec.calibration_note if spec is not None else "",
+                }
+            )
             continue
         status = calibration_status(result, s)
         if status == "incomplete":  # only the floor can be read, and only if it was reached
             rows = result.rows
-            reached = ((rows["metric"] == metric) & (rows["mode"] == mode)
-                       & np.isclose(rows["level"].to_numpy(dtype=float),
-                                    min(result.levels))).any()
-            out.append({"measure": measure_label(metric, mode), "key": s.key,
-                        "status": STATUS_TEXT[status],
-                        "floor": s.floor if reached else math.nan,
-                        "reasons": "stopped before every level and ratio ran",
-                        "note": s.note})
+            reached = (
+                (rows["metric"] == metric)
+                & (rows["mode"] == mode)
+                & np.isclose(rows["level"].to_numpy(dtype=float), min(result.levels))
+            ).any()
+            out.append(
+                {
+                    "measure": measure_label(metric, mode),
+                    "key": s.key,
+                    "status": STATUS_TEXT[status],
+                    "floor": s.floor if reached else math.nan,
+                    "reasons": "stopped before every level and ratio ran",
+                    "note": s.note,
+                }
+            )
             continue
         reasons = "; ".join(s.reasons) if status == "uncalibrated" else ""
-        out.append({
-            "measure": measure_label(s.metric, s.mode), "key": s.key,
-            "status": STATUS_TEXT[status], "floor": s.floor, "ceiling": s.ceiling,
-            "slope": s.slope, "linearity": s.linearity, "monotone": s.monotone,
-            "ratio gap": s.ratio_gap,
-            # the share of the gap beyond the two readings' intervals (the contract allows
-            # a larger gap inside the noise of small data)
-            "gap beyond intervals": getattr(s, "ratio_gap_beyond_noise", math.nan),
-            "documented ceiling": s.documented_ceiling,
-            "reasons": reasons, "note": s.note,
-        })
-    return pd.DataFrame(out, columns=["measure", "key", "status", "floor", "ceiling", "slope",
-                                      "linearity", "monotone", "ratio gap",
-                                      "gap beyond intervals", "documented ceiling",
-                                      "reasons", "note"])
+        out.append(
+            {
+                "measure": measure_label(s.metric, s.mode),
+                "key": s.key,
+                "status": STATUS_TEXT[status],
+                "floor": s.floor,
+                "ceiling": s.ceiling,
+                "slope": s.slope,
+                "linearity": s.linearity,
+                "monotone": s.monotone,
+                "ratio gap": s.ratio_gap,
+                # the share of the gap beyond the two readings' intervals (the contract allows
+                # a larger gap inside the noise of small data)
+                "gap beyond intervals": getattr(s, "ratio_gap_beyond_noise", math.nan),
+                "documented ceiling": s.documented_ceiling,
+                "reasons": reasons,
+                "note": s.note,
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            "measure",
+            "key",
+            "status",
+            "floor",
+            "ceiling",
+            "slope",
+            "linearity",
+            "monotone",
+            "ratio gap",
+            "gap beyond intervals",
+            "documented ceiling",
+            "reasons",
+            "note",
+        ],
+    )
 
 
 __all__ = ["STATUS_TEXT", "calibration_figure", "calibration_status", "calibration_table"]

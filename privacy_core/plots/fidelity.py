@@ -16,20 +16,36 @@ from plotly.subplots import make_subplots
 from ..data import Schema
 from ..errors import ParameterError
 from ..fidelity import FAMILIES, WassersteinResult
-from ..results import MetricResult
 from ..inputs import prepare_release_tables
+from ..results import MetricResult
 from ..utility import EVALUATOR_LABELS
 
 REAL_COLOR = "#1f77b4"
 SYNTHETIC_COLOR = "#ff7f0e"
-FAMILY_COLORS = {"cat": "#8c564b", "num": "#17becf", "cat-cat": "#9467bd",
-                 "num-num": "#2ca02c", "cat-num": "#d62728"}
-FAMILY_LABELS = {"cat": "categorical", "num": "numeric", "cat-cat": "categorical pair",
-                 "num-num": "numeric pair", "cat-num": "mixed pair"}
-BASELINE_STYLE = {"half": ("HALF (two real halves)", "#2ca02c", "diamond"),
-                  "histogram": ("HISTOGRAM (independent columns)", "#7f7f7f", "x")}
-METRIC_TITLES = {"wasserstein": "Wasserstein distance", "mla": "ML affinity (relative gap)",
-                 "query_error": "Query error", "discriminator": "Discriminator AUC"}
+FAMILY_COLORS = {
+    "cat": "#8c564b",
+    "num": "#17becf",
+    "cat-cat": "#9467bd",
+    "num-num": "#2ca02c",
+    "cat-num": "#d62728",
+}
+FAMILY_LABELS = {
+    "cat": "categorical",
+    "num": "numeric",
+    "cat-cat": "categorical pair",
+    "num-num": "numeric pair",
+    "cat-num": "mixed pair",
+}
+BASELINE_STYLE = {
+    "half": ("HALF (two real halves)", "#2ca02c", "diamond"),
+    "histogram": ("HISTOGRAM (independent columns)", "#7f7f7f", "x"),
+}
+METRIC_TITLES = {
+    "wasserstein": "Wasserstein distance",
+    "mla": "ML affinity (relative gap)",
+    "query_error": "Query error",
+    "discriminator": "Discriminator AUC",
+}
 
 
 # ============================================================================ Wasserstein
@@ -37,19 +53,32 @@ def fidelity_pair_heatmap(result: WassersteinResult) -> go.Figure:
     """Heatmap of the 2-way marginal distances (columns × columns), darker = worse."""
     mat = result.pair_matrix()
     text = mat.map(lambda v: "" if pd.isna(v) else f"{v:.3f}")
-    fig = go.Figure(go.Heatmap(
-        z=mat.to_numpy(), x=list(mat.columns), y=list(mat.index), colorscale="Reds",
-        zmin=0, text=text.to_numpy(), texttemplate="%{text}" if len(mat) <= 12 else None,
-        colorbar={"title": "distance"}, hoverongaps=False,
-        hovertemplate="%{y} × %{x}<br>distance %{z:.4f}<extra></extra>"))
-    fig.update_layout(xaxis={"side": "bottom", "tickangle": -45},
-                      yaxis={"autorange": "reversed"}, margin={"t": 30, "b": 10},
-                      height=max(360, 32 * len(mat) + 140))
+    fig = go.Figure(
+        go.Heatmap(
+            z=mat.to_numpy(),
+            x=list(mat.columns),
+            y=list(mat.index),
+            colorscale="Reds",
+            zmin=0,
+            text=text.to_numpy(),
+            texttemplate="%{text}" if len(mat) <= 12 else None,
+            colorbar={"title": "distance"},
+            hoverongaps=False,
+            hovertemplate="%{y} × %{x}<br>distance %{z:.4f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        xaxis={"side": "bottom", "tickangle": -45},
+        yaxis={"autorange": "reversed"},
+        margin={"t": 30, "b": 10},
+        height=max(360, 32 * len(mat) + 140),
+    )
     return fig
 
 
-def fidelity_worst_marginals(result: WassersteinResult, k: int = 15, *,
-                             ways: int | None = None) -> go.Figure:
+def fidelity_worst_marginals(
+    result: WassersteinResult, k: int = 15, *, ways: int | None = None
+) -> go.Figure:
     """Horizontal bars of the ``k`` marginals farthest from the real data, by family."""
     worst = result.worst(k, ways=ways).iloc[::-1]
     fig = go.Figure()
@@ -60,35 +89,64 @@ def fidelity_worst_marginals(result: WassersteinResult, k: int = 15, *,
         err = None
         if part["sd"].notna().any():
             err = {"type": "data", "array": part["sd"].fillna(0).to_numpy(), "visible": True}
-        fig.add_trace(go.Bar(
-            x=part["distance"], y=part["marginal"].str.replace("|", " × ", regex=False),
-            orientation="h", name=FAMILY_LABELS[fam], marker_color=FAMILY_COLORS[fam],
-            error_x=err, hovertemplate="%{y}<br>distance %{x:.4f}<extra></extra>"))
-    fig.update_layout(xaxis_title="Wasserstein distance (lower is better)", barmode="overlay",
-                      yaxis={"categoryorder": "array",
-                             "categoryarray": worst["marginal"].str.replace(
-                                 "|", " × ", regex=False).tolist()},
-                      legend={"orientation": "h", "y": -0.2}, margin={"t": 30, "b": 10},
-                      height=max(320, 24 * len(worst) + 120))
+        fig.add_trace(
+            go.Bar(
+                x=part["distance"],
+                y=part["marginal"].str.replace("|", " × ", regex=False),
+                orientation="h",
+                name=FAMILY_LABELS[fam],
+                marker_color=FAMILY_COLORS[fam],
+                error_x=err,
+                hovertemplate="%{y}<br>distance %{x:.4f}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        xaxis_title="Wasserstein distance (lower is better)",
+        barmode="overlay",
+        yaxis={
+            "categoryorder": "array",
+            "categoryarray": worst["marginal"].str.replace("|", " × ", regex=False).tolist(),
+        },
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 30, "b": 10},
+        height=max(320, 24 * len(worst) + 120),
+    )
     return fig
 
 
 def fidelity_family_figure(result: WassersteinResult) -> go.Figure:
     """Mean distance per marginal family, with every marginal as a point."""
-    table = result.records
+    table = result.require_records()
     fig = go.Figure()
     for fam, mean in result.extra["families"].items():
         part = table[table["family"] == fam]
-        fig.add_trace(go.Box(
-            y=part["distance"], name=FAMILY_LABELS[fam], marker_color=FAMILY_COLORS[fam],
-            boxpoints="all", jitter=0.4, pointpos=0, text=part["marginal"],
-            hovertemplate="%{text}<br>%{y:.4f}<extra></extra>", showlegend=False))
-        fig.add_trace(go.Scatter(x=[FAMILY_LABELS[fam]], y=[mean], mode="markers",
-                                 marker={"symbol": "line-ew-open", "size": 30, "color": "#222"},
-                                 name="family mean", showlegend=False,
-                                 hovertemplate=f"mean {mean:.4f}<extra></extra>"))
-    fig.update_layout(yaxis_title="distance", yaxis_rangemode="tozero",
-                      margin={"t": 30, "b": 10}, height=380)
+        fig.add_trace(
+            go.Box(
+                y=part["distance"],
+                name=FAMILY_LABELS[fam],
+                marker_color=FAMILY_COLORS[fam],
+                boxpoints="all",
+                jitter=0.4,
+                pointpos=0,
+                text=part["marginal"],
+                hovertemplate="%{text}<br>%{y:.4f}<extra></extra>",
+                showlegend=False,
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[FAMILY_LABELS[fam]],
+                y=[mean],
+                mode="markers",
+                marker={"symbol": "line-ew-open", "size": 30, "color": "#222"},
+                name="family mean",
+                showlegend=False,
+                hovertemplate=f"mean {mean:.4f}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        yaxis_title="distance", yaxis_rangemode="tozero", margin={"t": 30, "b": 10}, height=380
+    )
     return fig
 
 
@@ -118,7 +176,8 @@ def marginal_overlay(
         if c not in data.schema.included:
             raise ParameterError(
                 f"Column {c!r} is not an included column; choose from "
-                f"{', '.join(data.schema.included)}.")
+                f"{', '.join(data.schema.included)}."
+            )
     r, s = data.real, data.synthetic[0]
     if len(cols) == 1:
         c = cols[0]
@@ -137,15 +196,31 @@ def _numeric_overlay(real: pd.Series, syn: pd.Series, name: str, bins: int) -> g
     for x, label, color in ((x_r, "real", REAL_COLOR), (x_s, "synthetic", SYNTHETIC_COLOR)):
         counts, _ = np.histogram(x, bins=edges)
         share = counts / max(counts.sum(), 1)
-        fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=share, width=np.diff(edges),
-                             name=label, marker_color=color, opacity=0.55,
-                             hovertemplate="%{x:.4g}<br>%{y:.3f}<extra>" + label + "</extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=(edges[:-1] + edges[1:]) / 2,
+                y=share,
+                width=np.diff(edges),
+                name=label,
+                marker_color=color,
+                opacity=0.55,
+                hovertemplate="%{x:.4g}<br>%{y:.3f}<extra>" + label + "</extra>",
+            )
+        )
     missing = (real.isna().mean(), syn.isna().mean())
-    title = name if max(missing) == 0 else \
-        f"{name} (missing: real {missing[0]:.1%}, synthetic {missing[1]:.1%})"
-    fig.update_layout(barmode="overlay", xaxis_title=title, yaxis_title="share of records",
-                      legend={"orientation": "h", "y": -0.2}, margin={"t": 30, "b": 10},
-                      height=380)
+    title = (
+        name
+        if max(missing) == 0
+        else f"{name} (missing: real {missing[0]:.1%}, synthetic {missing[1]:.1%})"
+    )
+    fig.update_layout(
+        barmode="overlay",
+        xaxis_title=title,
+        yaxis_title="share of records",
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 30, "b": 10},
+        height=380,
+    )
     return fig
 
 
@@ -159,24 +234,36 @@ def _pooled(values: pd.Series, levels: list[str]) -> pd.Series:
     return v.where(v.isin(levels), "other")
 
 
-def _categorical_overlay(real: pd.Series, syn: pd.Series, name: str,
-                         max_levels: int) -> go.Figure:
+def _categorical_overlay(real: pd.Series, syn: pd.Series, name: str, max_levels: int) -> go.Figure:
     levels = _levels(real, max_levels)
     r, s = _pooled(real, levels), _pooled(syn, levels)
     cats = levels + (["other"] if (r == "other").any() or (s == "other").any() else [])
     fig = go.Figure()
     for v, label, color in ((r, "real", REAL_COLOR), (s, "synthetic", SYNTHETIC_COLOR)):
         share = v.value_counts(normalize=True).reindex(cats, fill_value=0.0)
-        fig.add_trace(go.Bar(x=cats, y=share.to_numpy(), name=label, marker_color=color,
-                             hovertemplate="%{x}<br>%{y:.3f}<extra>" + label + "</extra>"))
-    fig.update_layout(barmode="group", xaxis_title=name, yaxis_title="share of records",
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 30, "b": 10},
-                      height=380)
+        fig.add_trace(
+            go.Bar(
+                x=cats,
+                y=share.to_numpy(),
+                name=label,
+                marker_color=color,
+                hovertemplate="%{x}<br>%{y:.3f}<extra>" + label + "</extra>",
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        xaxis_title=name,
+        yaxis_title="share of records",
+        legend={"orientation": "h", "y": -0.25},
+        margin={"t": 30, "b": 10},
+        height=380,
+    )
     return fig
 
 
-def _axis_codes(real: pd.Series, syn: pd.Series, numeric: bool, bins: int,
-                max_levels: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _axis_codes(
+    real: pd.Series, syn: pd.Series, numeric: bool, bins: int, max_levels: int
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Bin / level codes of both tables on a shared axis (missing as its own bin)."""
     if numeric:
         both = pd.concat([real, syn]).dropna().to_numpy(dtype=float)
@@ -197,8 +284,14 @@ def _axis_codes(real: pd.Series, syn: pd.Series, numeric: bool, bins: int,
     return index.get_indexer(r), index.get_indexer(s), cats
 
 
-def _pair_heatmaps(real: pd.DataFrame, syn: pd.DataFrame, cols: list[str], schema: Schema,
-                   bins: int, max_levels: int) -> go.Figure:
+def _pair_heatmaps(
+    real: pd.DataFrame,
+    syn: pd.DataFrame,
+    cols: list[str],
+    schema: Schema,
+    bins: int,
+    max_levels: int,
+) -> go.Figure:
     a, b = cols
     ra, sa, la = _axis_codes(real[a], syn[a], schema[a].is_numeric, bins, max_levels)
     rb, sb, lb = _axis_codes(real[b], syn[b], schema[b].is_numeric, bins, max_levels)
@@ -211,15 +304,56 @@ def _pair_heatmaps(real: pd.DataFrame, syn: pd.DataFrame, cols: list[str], schem
     top = float(max(p_r.max(), p_s.max(), 1e-12))
     diff = p_s - p_r
     span = float(max(np.abs(diff).max(), 1e-12))
-    fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=("real", "synthetic", "synthetic − real"))
+    fig = make_subplots(
+        rows=1,
+        cols=3,
+        shared_yaxes=True,
+        horizontal_spacing=0.04,
+        subplot_titles=("real", "synthetic", "synthetic − real"),
+    )
     hover = f"{a} %{{x}}<br>{b} %{{y}}<br>%{{z:.4f}}<extra></extra>"
-    fig.add_trace(go.Heatmap(z=p_r, x=la, y=lb, colorscale="Blues", zmin=0, zmax=top,
-                             showscale=False, hovertemplate=hover), row=1, col=1)
-    fig.add_trace(go.Heatmap(z=p_s, x=la, y=lb, colorscale="Blues", zmin=0, zmax=top,
-                             showscale=False, hovertemplate=hover), row=1, col=2)
-    fig.add_trace(go.Heatmap(z=diff, x=la, y=lb, colorscale="RdBu_r", zmin=-span, zmax=span,
-                             colorbar={"title": "Δ share"}, hovertemplate=hover), row=1, col=3)
+    fig.add_trace(
+        go.Heatmap(
+            z=p_r,
+            x=la,
+            y=lb,
+            colorscale="Blues",
+            zmin=0,
+            zmax=top,
+            showscale=False,
+            hovertemplate=hover,
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=p_s,
+            x=la,
+            y=lb,
+            colorscale="Blues",
+            zmin=0,
+            zmax=top,
+            showscale=False,
+            hovertemplate=hover,
+        ),
+        row=1,
+        col=2,
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=diff,
+            x=la,
+            y=lb,
+            colorscale="RdBu_r",
+            zmin=-span,
+            zmax=span,
+            colorbar={"title": "Δ share"},
+            hovertemplate=hover,
+        ),
+        row=1,
+        col=3,
+    )
     for i in (1, 2, 3):
         fig.update_xaxes(title_text=a, row=1, col=i, tickangle=-45)
     fig.update_yaxes(title_text=b, row=1, col=1)
@@ -237,30 +371,56 @@ def utility_by_evaluator(result: MetricResult) -> go.Figure:
     table = result.records
     if table is None or table.empty:
         return go.Figure()
-    agg = table.groupby("evaluator", sort=False).agg(
-        score_real=("score_real", "first"), score_synthetic=("score_synthetic", "mean"),
-        gap=("gap", "mean")).reset_index()
+    agg = (
+        table.groupby("evaluator", sort=False)
+        .agg(
+            score_real=("score_real", "first"),
+            score_synthetic=("score_synthetic", "mean"),
+            gap=("gap", "mean"),
+        )
+        .reset_index()
+    )
     labels = [EVALUATOR_LABELS.get(e, e) for e in agg["evaluator"]]
     score = result.extra.get("score", "score")
-    score_label = {"f1_weighted": "weighted F1 (higher is better)",
-                   "rmse": "RMSE (lower is better)"}.get(score, score)
+    score_label = {
+        "f1_weighted": "weighted F1 (higher is better)",
+        "rmse": "RMSE (lower is better)",
+    }.get(score, score)
     by_eval = result.extra.get("by_evaluator", {})
     text = []
     for e, g in zip(agg["evaluator"], agg["gap"], strict=True):
         ci = by_eval.get(e, {}).get("ci")
         text.append(f"gap {g:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=labels, y=agg["score_real"], name="trained on real",
-                         marker_color=REAL_COLOR,
-                         hovertemplate="%{x}<br>%{y:.4f}<extra>trained on real</extra>"))
-    fig.add_trace(go.Bar(x=labels, y=agg["score_synthetic"], name="trained on synthetic",
-                         marker_color=SYNTHETIC_COLOR, text=text, textposition="outside",
-                         hovertemplate="%{x}<br>%{y:.4f}<extra>trained on synthetic</extra>"))
+    fig.add_trace(
+        go.Bar(
+            x=labels,
+            y=agg["score_real"],
+            name="trained on real",
+            marker_color=REAL_COLOR,
+            hovertemplate="%{x}<br>%{y:.4f}<extra>trained on real</extra>",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=labels,
+            y=agg["score_synthetic"],
+            name="trained on synthetic",
+            marker_color=SYNTHETIC_COLOR,
+            text=text,
+            textposition="outside",
+            hovertemplate="%{x}<br>%{y:.4f}<extra>trained on synthetic</extra>",
+        )
+    )
     top = float(np.nanmax(agg[["score_real", "score_synthetic"]].to_numpy()))
-    fig.update_layout(barmode="group", yaxis_title=f"{score_label} on the real holdout",
-                      yaxis_range=[0, top * 1.2 if np.isfinite(top) and top > 0 else 1],
-                      legend={"orientation": "h", "y": -0.2}, margin={"t": 30, "b": 10},
-                      height=400)
+    fig.update_layout(
+        barmode="group",
+        yaxis_title=f"{score_label} on the real holdout",
+        yaxis_range=[0, top * 1.2 if np.isfinite(top) and top > 0 else 1],
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 30, "b": 10},
+        height=400,
+    )
     return fig
 
 
@@ -271,26 +431,50 @@ def query_error_figure(result: MetricResult) -> go.Figure:
     if table is None or table.empty:
         return fig
     for k, part in table.groupby("k", sort=True):
-        fig.add_trace(go.Box(y=part["error"], name=f"{k}-way", boxpoints="outliers",
-                             marker_color="#555", text=part["condition"],
-                             hovertemplate="%{text}<br>error %{y:.4f}<extra></extra>",
-                             boxmean=True, showlegend=False))
-    fig.update_layout(yaxis_title="|real share − synthetic share| per query",
-                      yaxis_rangemode="tozero", margin={"t": 30, "b": 10}, height=380)
+        fig.add_trace(
+            go.Box(
+                y=part["error"],
+                name=f"{k}-way",
+                boxpoints="outliers",
+                marker_color="#555",
+                text=part["condition"],
+                hovertemplate="%{text}<br>error %{y:.4f}<extra></extra>",
+                boxmean=True,
+                showlegend=False,
+            )
+        )
+    fig.update_layout(
+        yaxis_title="|real share − synthetic share| per query",
+        yaxis_rangemode="tozero",
+        margin={"t": 30, "b": 10},
+        height=380,
+    )
     return fig
 
 
 def discriminator_importance(result: MetricResult, k: int = 15) -> go.Figure:
     """Which columns let the discriminator tell real from synthetic (share of gain)."""
-    imp = pd.Series(result.extra.get("importance", {}), dtype=float).sort_values(
-        ascending=False).head(k).iloc[::-1]
-    fig = go.Figure(go.Bar(x=imp.to_numpy(), y=imp.index.tolist(), orientation="h",
-                           marker_color=SYNTHETIC_COLOR,
-                           hovertemplate="%{y}<br>%{x:.3f}<extra></extra>"))
-    fig.update_layout(xaxis_title="share of the classifier's gain",
-                      title={"text": f"AUC {result.value:.3f} (0.5 = indistinguishable)",
-                             "x": 0.01},
-                      margin={"t": 40, "b": 10}, height=max(300, 24 * len(imp) + 100))
+    imp = (
+        pd.Series(result.extra.get("importance", {}), dtype=float)
+        .sort_values(ascending=False)
+        .head(k)
+        .iloc[::-1]
+    )
+    fig = go.Figure(
+        go.Bar(
+            x=imp.to_numpy(),
+            y=imp.index.tolist(),
+            orientation="h",
+            marker_color=SYNTHETIC_COLOR,
+            hovertemplate="%{y}<br>%{x:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        xaxis_title="share of the classifier's gain",
+        title={"text": f"AUC {result.value:.3f} (0.5 = indistinguishable)", "x": 0.01},
+        margin={"t": 40, "b": 10},
+        height=max(300, 24 * len(imp) + 100),
+    )
     return fig
 
 
@@ -311,8 +495,7 @@ def fidelity_reference_figure(
     chosen = [m for m in (metrics or present) if m in present]
     if not chosen:
         return go.Figure()
-    fig = make_subplots(rows=1, cols=len(chosen), subplot_titles=[METRIC_TITLES[m]
-                                                                  for m in chosen])
+    fig = make_subplots(rows=1, cols=len(chosen), subplot_titles=[METRIC_TITLES[m] for m in chosen])
     palette = ["#ff7f0e", "#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#bcbd22"]
     shown: set[str] = set()
     releases = [n for n in names if n not in BASELINE_STYLE]
@@ -328,25 +511,43 @@ def fidelity_reference_figure(
                 label, color, symbol = name, palette[releases.index(name) % len(palette)], "circle"
             err = None
             if res.ci is not None and all(np.isfinite(res.ci)):
-                err = {"type": "data", "symmetric": False,
-                       "array": [max(res.ci[1] - res.value, 0)],
-                       "arrayminus": [max(res.value - res.ci[0], 0)]}
-            fig.add_trace(go.Scatter(
-                x=[label], y=[res.value], mode="markers", error_y=err, name=label,
-                marker={"color": color, "symbol": symbol, "size": 12},
-                legendgroup=label, showlegend=label not in shown,
-                hovertemplate=f"{label}<br>{METRIC_TITLES[metric]} %{{y:.4f}}<extra></extra>"),
-                row=1, col=j)
+                err = {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [max(res.ci[1] - res.value, 0)],
+                    "arrayminus": [max(res.value - res.ci[0], 0)],
+                }
+            fig.add_trace(
+                go.Scatter(
+                    x=[label],
+                    y=[res.value],
+                    mode="markers",
+                    error_y=err,
+                    name=label,
+                    marker={"color": color, "symbol": symbol, "size": 12},
+                    legendgroup=label,
+                    showlegend=label not in shown,
+                    hovertemplate=f"{label}<br>{METRIC_TITLES[metric]} %{{y:.4f}}<extra></extra>",
+                ),
+                row=1,
+                col=j,
+            )
             shown.add(label)
         if metric == "discriminator":
             fig.add_hline(y=0.5, line_dash="dot", line_color="#999", row=1, col=j)
         fig.update_xaxes(showticklabels=False, row=1, col=j)
         fig.update_yaxes(rangemode="tozero", row=1, col=j)
-    fig.update_layout(legend={"orientation": "h", "y": -0.1}, margin={"t": 40, "b": 10},
-                      height=380)
+    fig.update_layout(legend={"orientation": "h", "y": -0.1}, margin={"t": 40, "b": 10}, height=380)
     return fig
 
 
-__all__ = ["fidelity_pair_heatmap", "fidelity_worst_marginals", "fidelity_family_figure",
-           "marginal_overlay", "utility_by_evaluator", "query_error_figure",
-           "discriminator_importance", "fidelity_reference_figure"]
+__all__ = [
+    "fidelity_pair_heatmap",
+    "fidelity_worst_marginals",
+    "fidelity_family_figure",
+    "marginal_overlay",
+    "utility_by_evaluator",
+    "query_error_figure",
+    "discriminator_importance",
+    "fidelity_reference_figure",
+]

@@ -40,24 +40,47 @@ from ..measures import (
 from ..synth.autoregressive import TrainingCurve
 from ..validation import check_positive_int
 
-COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#17becf", "#bcbd22", "#7f7f7f", "#393b79", "#637939"]
-AXIS_TITLES = {"f_l": "leak fraction f_l (share of training records in the release)",
-               "f_o": "overfit ratio f_o (validation loss / its minimum L*)",
-               "epsilon": "privacy budget ε (log scale)"}
-SHORT_AXIS_TITLES = {"f_l": "leak fraction f_l", "f_o": "overfit ratio f_o",
-                     "epsilon": "privacy budget ε"}
+COLOURS = [
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#393b79",
+    "#637939",
+]
+AXIS_TITLES = {
+    "f_l": "leak fraction f_l (share of training records in the release)",
+    "f_o": "overfit ratio f_o (validation loss / its minimum L*)",
+    "epsilon": "privacy budget ε (log scale)",
+}
+SHORT_AXIS_TITLES = {
+    "f_l": "leak fraction f_l",
+    "f_o": "overfit ratio f_o",
+    "epsilon": "privacy budget ε",
+}
 UTILITY_GROUP = "Utility & fidelity"
 # y-axis titles per panel: disclosure measures read a risk, similarity indicators are no
 # disclosure evidence (consensus R3) and utility measures read how far the release is
 # from the real data, so none of the latter two is titled "risk".
-Y_TITLES = {"Similarity indicators": "indicator value",
-            UTILITY_GROUP: "utility / fidelity value", VARIANT_GROUP: "attack success rate"}
+Y_TITLES = {
+    "Similarity indicators": "indicator value",
+    UTILITY_GROUP: "utility / fidelity value",
+    VARIANT_GROUP: "attack success rate",
+}
 # panels without the ideal y = f_l: utility, and the canary rows (chance is their reference)
 NO_IDEAL = (UTILITY_GROUP, VARIANT_GROUP)
 # the panel order: the canary check next to the attacks it checks
-PANEL_ORDER = [g for group in MEASURE_GROUPS
-               for g in ((group, VARIANT_GROUP) if group == "Attribute inference" else (group,))]
+PANEL_ORDER = [
+    g
+    for group in MEASURE_GROUPS
+    for g in ((group, VARIANT_GROUP) if group == "Attribute inference" else (group,))
+]
 RISK_Y_TITLE = "measured risk"
 IDEAL_NAME = "ideal response y = f_l"
 SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x"]
@@ -71,12 +94,13 @@ def _label(measure: str) -> str:
 
 def _rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def _pick(result: SweepResult, measures: Sequence[str] | None,
-          outlier_fraction: float | None) -> tuple[pd.DataFrame, list[str]]:
+def _pick(
+    result: SweepResult, measures: Sequence[str] | None, outlier_fraction: float | None
+) -> tuple[pd.DataFrame, list[str]]:
     summary = result.summary()
     if outlier_fraction is not None:
         summary = summary[np.isclose(summary["outlier_fraction"], outlier_fraction)]
@@ -84,15 +108,18 @@ def _pick(result: SweepResult, measures: Sequence[str] | None,
         summary = summary[summary["outlier_fraction"] == summary["outlier_fraction"].min()]
     present = set(summary["measure"])
     # The sweep's own order (the user's), each measure followed by its @canary rows.
-    ordered = [m for base in result.measures for m in sorted(present)
-               if m == base or m.startswith(f"{base}@")]
+    ordered = [
+        m
+        for base in result.measures
+        for m in sorted(present)
+        if m == base or m.startswith(f"{base}@")
+    ]
     available = ordered + sorted(present - set(ordered))
     chosen = available if measures is None else [m for m in measures if m in available]
     if measures is not None:
         missing = [m for m in measures if m not in available]
         if missing:
-            raise ParameterError(f"No rows for measure(s) {missing}; the sweep has "
-                                 f"{available}.")
+            raise ParameterError(f"No rows for measure(s) {missing}; the sweep has {available}.")
     return summary, chosen
 
 
@@ -113,26 +140,43 @@ def measure_panels(measures: Sequence[str]) -> list[tuple[str, list[str]]]:
     groups: dict[str, list[str]] = {}
     for m in measures:
         groups.setdefault(measure_group(m), []).append(m)
-    return sorted(groups.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order
-                                                  else len(order), kv[0]))
+    return sorted(
+        groups.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order else len(order), kv[0])
+    )
 
 
 def panel_y_title(group: str) -> str:
     return Y_TITLES.get(group, RISK_Y_TITLE)
 
 
-def _band(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, colour: str, name: str,
-          legendgroup: str | None = None, alpha: float = 0.13) -> go.Scatter:
+def _band(
+    x: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    colour: str,
+    name: str,
+    legendgroup: str | None = None,
+    alpha: float = 0.13,
+) -> go.Scatter:
     ok = np.isfinite(lo) & np.isfinite(hi)
     x, lo, hi = x[ok], lo[ok], hi[ok]
-    return go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]),
-                      mode="lines", fill="toself", fillcolor=_rgba(colour, alpha),
-                      line={"width": 0}, hoverinfo="skip", showlegend=False,
-                      name=f"{name} interval", legendgroup=legendgroup or name)
+    return go.Scatter(
+        x=np.concatenate([x, x[::-1]]),
+        y=np.concatenate([hi, lo[::-1]]),
+        mode="lines",
+        fill="toself",
+        fillcolor=_rgba(colour, alpha),
+        line={"width": 0},
+        hoverinfo="skip",
+        showlegend=False,
+        name=f"{name} interval",
+        legendgroup=legendgroup or name,
+    )
 
 
-def _y_range(summary: pd.DataFrame, ms: Sequence[str], group: str, risk_model: str
-             ) -> list[float] | None:
+def _y_range(
+    summary: pd.DataFrame, ms: Sequence[str], group: str, risk_model: str
+) -> list[float] | None:
     """The panel's y range: its means (and 0-1 where the ideal or a rate lives), padded.
 
     Intervals over two or three replicates can be wide (Student t with 1-2 degrees of
@@ -156,15 +200,20 @@ def _chance(result: SweepResult, ms: Sequence[str]) -> float | None:
     rows = result.rows
     if "baseline" not in rows:
         return None
-    base = rows.loc[rows["measure"].isin([m for m in ms if m.endswith("@canary")]),
-                    "baseline"].to_numpy(float)
+    base = rows.loc[
+        rows["measure"].isin([m for m in ms if m.endswith("@canary")]), "baseline"
+    ].to_numpy(float)
     base = np.unique(np.round(base[np.isfinite(base)], 6))
     return float(base[0]) if len(base) == 1 else None
 
 
-def lab_response_figure(result: SweepResult, measures: Sequence[str] | None = None, *,
-                        outlier_fraction: float | None = None, columns: int = 3
-                        ) -> go.Figure:
+def lab_response_figure(
+    result: SweepResult,
+    measures: Sequence[str] | None = None,
+    *,
+    outlier_fraction: float | None = None,
+    columns: int = 3,
+) -> go.Figure:
     """Every measure's mean against the inserted risk level, one panel per measure group.
 
     Panels follow :data:`~privacy_core.measures.MEASURE_GROUPS` (attribute inference,
@@ -186,11 +235,17 @@ def lab_response_figure(result: SweepResult, measures: Sequence[str] | None = No
     cols = min(columns, len(panels))
     rows_n = math.ceil(len(panels) / cols)
     # no axes in the grid's unused cells (an empty frame reads as a panel without data)
-    specs = [[{} if r * cols + c < len(panels) else None for c in range(cols)]
-             for r in range(rows_n)]
-    fig = make_subplots(rows=rows_n, cols=cols, subplot_titles=[g for g, _ in panels],
-                        specs=specs, horizontal_spacing=0.09,
-                        vertical_spacing=0.13 if rows_n > 1 else 0.1)
+    specs: list[list[dict | None]] = [
+        [{} if r * cols + c < len(panels) else None for c in range(cols)] for r in range(rows_n)
+    ]
+    fig = make_subplots(
+        rows=rows_n,
+        cols=cols,
+        subplot_titles=[g for g, _ in panels],
+        specs=specs,
+        horizontal_spacing=0.09,
+        vertical_spacing=0.13 if rows_n > 1 else 0.1,
+    )
     colours = measure_colours(result, chosen)
     level_name = result.level_name
     place = {g: (i // cols + 1, i % cols + 1) for i, (g, _) in enumerate(panels)}
@@ -203,10 +258,21 @@ def lab_response_figure(result: SweepResult, measures: Sequence[str] | None = No
             if group in NO_IDEAL:
                 continue
             r, c = place[group]
-            fig.add_trace(go.Scatter(
-                x=[lo_x, hi_x], y=[lo_x, hi_x], mode="lines", name=IDEAL_NAME,
-                legendgroup="ideal", showlegend=first, legendrank=1, hoverinfo="skip",
-                line={"color": "#999", "dash": "dash", "width": 1.5}), row=r, col=c)
+            fig.add_trace(
+                go.Scatter(
+                    x=[lo_x, hi_x],
+                    y=[lo_x, hi_x],
+                    mode="lines",
+                    name=IDEAL_NAME,
+                    legendgroup="ideal",
+                    showlegend=first,
+                    legendrank=1,
+                    hoverinfo="skip",
+                    line={"color": "#999", "dash": "dash", "width": 1.5},
+                ),
+                row=r,
+                col=c,
+            )
             first = False
     for rank, (group, ms) in enumerate(panels, start=2):
         r, c = place[group]
@@ -216,37 +282,71 @@ def lab_response_figure(result: SweepResult, measures: Sequence[str] | None = No
             dash = VARIANT_DASH.get(split_measure_key(m)[2], "dashdot")
             x = part["level"].to_numpy(float)
             # fainter bands where several overlap, so the lines stay readable
-            fig.add_trace(_band(x, part["ci_low"].to_numpy(float),
-                                part["ci_high"].to_numpy(float), colour, label,
-                                legendgroup=group, alpha=0.13 if len(ms) <= 2 else 0.06),
-                          row=r, col=c)
-            fig.add_trace(go.Scatter(
-                x=x, y=part["mean"], mode="lines+markers", name=label, legendgroup=group,
-                legendrank=rank, legendgrouptitle={"text": group} if j == 0 else None,
-                line={"color": colour, "width": 2.2, "dash": dash},
-                # a symbol per line of the panel: lines that coincide stay visible
-                marker={"size": 7, "symbol": SYMBOLS[j % len(SYMBOLS)]},
-                customdata=part[["n", "ci_low", "ci_high"]],
-                hovertemplate=(f"{label}<br>{level_name} %{{x:g}}: %{{y:.3f}}<br>"
-                               "interval %{customdata[1]:.3f} – %{customdata[2]:.3f} "
-                               "(%{customdata[0]} replicates)<extra></extra>")),
-                row=r, col=c)
-        fig.update_yaxes(title_text=panel_y_title(group), title_standoff=4,
-                         range=_y_range(summary, ms, group, result.risk_model),
-                         row=r, col=c)
+            fig.add_trace(
+                _band(
+                    x,
+                    part["ci_low"].to_numpy(float),
+                    part["ci_high"].to_numpy(float),
+                    colour,
+                    label,
+                    legendgroup=group,
+                    alpha=0.13 if len(ms) <= 2 else 0.06,
+                ),
+                row=r,
+                col=c,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=x,
+                    y=part["mean"],
+                    mode="lines+markers",
+                    name=label,
+                    legendgroup=group,
+                    legendrank=rank,
+                    legendgrouptitle={"text": group} if j == 0 else None,
+                    line={"color": colour, "width": 2.2, "dash": dash},
+                    # a symbol per line of the panel: lines that coincide stay visible
+                    marker={"size": 7, "symbol": SYMBOLS[j % len(SYMBOLS)]},
+                    customdata=part[["n", "ci_low", "ci_high"]],
+                    hovertemplate=(
+                        f"{label}<br>{level_name} %{{x:g}}: %{{y:.3f}}<br>"
+                        "interval %{customdata[1]:.3f} – %{customdata[2]:.3f} "
+                        "(%{customdata[0]} replicates)<extra></extra>"
+                    ),
+                ),
+                row=r,
+                col=c,
+            )
+        fig.update_yaxes(
+            title_text=panel_y_title(group),
+            title_standoff=4,
+            range=_y_range(summary, ms, group, result.risk_model),
+            row=r,
+            col=c,
+        )
         if group == VARIANT_GROUP:
             chance = _chance(result, ms)
             if chance is not None:
-                fig.add_hline(y=chance, line={"color": "#bbb", "dash": "dot", "width": 1},
-                              annotation_text=f"chance on canaries ({chance:.2f})",
-                              annotation_font={"size": 10, "color": "#888"},
-                              annotation_position="bottom right", row=r, col=c)
+                fig.add_hline(
+                    y=chance,
+                    line={"color": "#bbb", "dash": "dot", "width": 1},
+                    annotation_text=f"chance on canaries ({chance:.2f})",
+                    annotation_font={"size": 10, "color": "#888"},
+                    annotation_position="bottom right",
+                    row=r,
+                    col=c,
+                )
         if group == UTILITY_GROUP and "discriminator" in ms:
             # the discriminator's ideal is AUC 0.5 (indistinguishable), not 0
-            fig.add_hline(y=0.5, line={"color": "#bbb", "dash": "dot", "width": 1},
-                          annotation_text="AUC 0.5 = indistinguishable",
-                          annotation_font={"size": 10, "color": "#888"},
-                          annotation_position="bottom right", row=r, col=c)
+            fig.add_hline(
+                y=0.5,
+                line={"color": "#bbb", "dash": "dot", "width": 1},
+                annotation_text="AUC 0.5 = indistinguishable",
+                annotation_font={"size": 10, "color": "#888"},
+                annotation_position="bottom right",
+                row=r,
+                col=c,
+            )
     fig.update_xaxes(title_text=SHORT_AXIS_TITLES[level_name], title_standoff=2)
     if result.risk_model == "dp":
         fig.update_xaxes(type="log")
@@ -254,8 +354,9 @@ def lab_response_figure(result: SweepResult, measures: Sequence[str] | None = No
     return fig
 
 
-def _place_legend(fig: go.Figure, panels: list[tuple[str, list[str]]], rows_n: int,
-                  cols: int) -> None:
+def _place_legend(
+    fig: go.Figure, panels: list[tuple[str, list[str]]], rows_n: int, cols: int
+) -> None:
     """Legends, grouped by panel, where they cost no plot space.
 
     A single row of panels gets one legend on its right. Otherwise the groups are split
@@ -263,13 +364,22 @@ def _place_legend(fig: go.Figure, panels: list[tuple[str, list[str]]], rows_n: i
     unused cells of the last row, or below the panels when the grid is full. Vertical
     legends never overlap, whatever the length of a label.
     """
-    base = {"groupclick": "toggleitem", "tracegroupgap": 8, "font": {"size": 12},
-            "orientation": "v", "yanchor": "top", "xanchor": "left"}
+    base = {
+        "groupclick": "toggleitem",
+        "tracegroupgap": 8,
+        "font": {"size": 12},
+        "orientation": "v",
+        "yanchor": "top",
+        "xanchor": "left",
+    }
     row_px, line_px, gap_px, top, bottom = 300, 20, 8, 40, 10
     height = row_px * rows_n + 70
     if rows_n == 1:
-        fig.update_layout(height=height, legend={**base, "x": 1.02, "y": 1},
-                          margin={"t": top, "b": bottom, "r": 10})
+        fig.update_layout(
+            height=height,
+            legend={**base, "x": 1.02, "y": 1},
+            margin={"t": top, "b": bottom, "r": 10},
+        )
         return
     free = rows_n * cols - len(panels)
     slots = free if free else cols
@@ -327,8 +437,13 @@ def _axis(kind: str, index: int) -> str:
     return kind if index == 0 else f"{kind}{index + 1}"
 
 
-def lab_small_multiples(result: SweepResult, measures: Sequence[str] | None = None, *,
-                        columns: int = 3, outlier_fraction: float | None = None) -> go.Figure:
+def lab_small_multiples(
+    result: SweepResult,
+    measures: Sequence[str] | None = None,
+    *,
+    columns: int = 3,
+    outlier_fraction: float | None = None,
+) -> go.Figure:
     """One panel per measure: mean line, interval band, replicate points (and y = x).
 
     Each panel has its own y range, so measures on different scales stay readable; the
@@ -340,9 +455,13 @@ def lab_small_multiples(result: SweepResult, measures: Sequence[str] | None = No
     if not chosen:
         return go.Figure()
     rows_n = math.ceil(len(chosen) / columns)
-    fig = make_subplots(rows=rows_n, cols=min(columns, len(chosen)),
-                        subplot_titles=[_label(m) for m in chosen],
-                        horizontal_spacing=0.07, vertical_spacing=0.12 if rows_n > 1 else 0.1)
+    fig = make_subplots(
+        rows=rows_n,
+        cols=min(columns, len(chosen)),
+        subplot_titles=[_label(m) for m in chosen],
+        horizontal_spacing=0.07,
+        vertical_spacing=0.12 if rows_n > 1 else 0.1,
+    )
     raw = result.rows
     if outlier_fraction is not None:
         raw = raw[np.isclose(raw["outlier_fraction"], outlier_fraction)]
@@ -355,20 +474,54 @@ def lab_small_multiples(result: SweepResult, measures: Sequence[str] | None = No
         part = summary[summary["measure"] == m].sort_values("level")
         x = part["level"].to_numpy(float)
         if result.risk_model == "leaky" and measure_group(m) not in NO_IDEAL:
-            fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", showlegend=False,
-                                     line={"color": "#999", "dash": "dash", "width": 1},
-                                     hoverinfo="skip"), row=r, col=c)
-        fig.add_trace(_band(x, part["ci_low"].to_numpy(float),
-                            part["ci_high"].to_numpy(float), colour, _label(m)), row=r, col=c)
+            fig.add_trace(
+                go.Scatter(
+                    x=[0, 1],
+                    y=[0, 1],
+                    mode="lines",
+                    showlegend=False,
+                    line={"color": "#999", "dash": "dash", "width": 1},
+                    hoverinfo="skip",
+                ),
+                row=r,
+                col=c,
+            )
+        fig.add_trace(
+            _band(
+                x,
+                part["ci_low"].to_numpy(float),
+                part["ci_high"].to_numpy(float),
+                colour,
+                _label(m),
+            ),
+            row=r,
+            col=c,
+        )
         pts = raw[raw["measure"] == m]
-        fig.add_trace(go.Scatter(x=pts["level"], y=pts["value"], mode="markers",
-                                 showlegend=False, marker={"color": colour, "size": 5,
-                                                           "opacity": 0.45},
-                                 hovertemplate="replicate value %{y:.3f}<extra></extra>"),
-                      row=r, col=c)
-        fig.add_trace(go.Scatter(x=x, y=part["mean"], mode="lines+markers", showlegend=False,
-                                 line={"color": colour, "width": 2},
-                                 hovertemplate="mean %{y:.3f}<extra></extra>"), row=r, col=c)
+        fig.add_trace(
+            go.Scatter(
+                x=pts["level"],
+                y=pts["value"],
+                mode="markers",
+                showlegend=False,
+                marker={"color": colour, "size": 5, "opacity": 0.45},
+                hovertemplate="replicate value %{y:.3f}<extra></extra>",
+            ),
+            row=r,
+            col=c,
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=part["mean"],
+                mode="lines+markers",
+                showlegend=False,
+                line={"color": colour, "width": 2},
+                hovertemplate="mean %{y:.3f}<extra></extra>",
+            ),
+            row=r,
+            col=c,
+        )
     if result.risk_model == "dp":
         fig.update_xaxes(type="log")
     fig.update_layout(height=260 * rows_n + 40, margin={"t": 40, "b": 10}, showlegend=False)
@@ -382,12 +535,26 @@ def lab_correlation_heatmap(result: SweepResult, *, method: str = "pearson") -> 
     labels = [_label(m) for m in corr.columns]
     z = corr.to_numpy(dtype=float)
     text = np.where(np.isfinite(z), np.round(z, 2).astype(str), "n/a")
-    fig = go.Figure(go.Heatmap(
-        z=z, x=labels, y=labels, zmin=-1, zmax=1, colorscale="RdBu", reversescale=True,
-        text=text, texttemplate="%{text}", hovertemplate="%{y} × %{x}: %{z:.2f}<extra></extra>",
-        colorbar={"title": method}))
-    fig.update_layout(height=max(320, 42 * len(labels) + 140), margin={"t": 30, "b": 10},
-                      yaxis={"autorange": "reversed"})
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            zmin=-1,
+            zmax=1,
+            colorscale="RdBu",
+            reversescale=True,
+            text=text,
+            texttemplate="%{text}",
+            hovertemplate="%{y} × %{x}: %{z:.2f}<extra></extra>",
+            colorbar={"title": method},
+        )
+    )
+    fig.update_layout(
+        height=max(320, 42 * len(labels) + 140),
+        margin={"t": 30, "b": 10},
+        yaxis={"autorange": "reversed"},
+    )
     return fig
 
 
@@ -406,35 +573,65 @@ def lab_training_curve(curve: TrainingCurve) -> go.Figure:
     kept = pd.concat([fit[fit["epoch"] <= curve.best_epoch], h[h["phase"] == "overfit"]])
     discarded = fit[fit["epoch"] >= curve.best_epoch]
     fig = go.Figure()
-    for col, name, colour in (("train_loss", "training loss", "#1f77b4"),
-                              ("val_loss", "validation loss", "#d62728")):
-        fig.add_trace(go.Scatter(x=kept["epoch"], y=kept[col], mode="lines", name=name,
-                                 line={"color": colour}))
+    for col, name, colour in (
+        ("train_loss", "training loss", "#1f77b4"),
+        ("val_loss", "validation loss", "#d62728"),
+    ):
+        fig.add_trace(
+            go.Scatter(
+                x=kept["epoch"], y=kept[col], mode="lines", name=name, line={"color": colour}
+            )
+        )
     for col, colour in (("train_loss", "#1f77b4"), ("val_loss", "#d62728")):
         if len(discarded) > 1:
-            fig.add_trace(go.Scatter(
-                x=discarded["epoch"], y=discarded[col], mode="lines",
-                name="after L*, discarded by early stopping",
-                legendgroup="discarded", showlegend=col == "val_loss",
-                line={"color": colour, "dash": "dot", "width": 1}, opacity=0.5))
+            fig.add_trace(
+                go.Scatter(
+                    x=discarded["epoch"],
+                    y=discarded[col],
+                    mode="lines",
+                    name="after L*, discarded by early stopping",
+                    legendgroup="discarded",
+                    showlegend=col == "val_loss",
+                    line={"color": colour, "dash": "dot", "width": 1},
+                    opacity=0.5,
+                )
+            )
     reached = [c for c in curve.checkpoints if c.reached]
-    fig.add_trace(go.Scatter(
-        x=[c.epoch for c in reached], y=[c.val_loss for c in reached], mode="markers+text",
-        name="kept checkpoints", text=[f"f_o = {c.level:g}" for c in reached],
-        textposition="top left", marker={"color": "#222", "size": 9, "symbol": "diamond"},
-        hovertemplate="epoch %{x:.2f}<br>validation loss %{y:.3f}<extra>%{text}</extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=[c.epoch for c in reached],
+            y=[c.val_loss for c in reached],
+            mode="markers+text",
+            name="kept checkpoints",
+            text=[f"f_o = {c.level:g}" for c in reached],
+            textposition="top left",
+            marker={"color": "#222", "size": 9, "symbol": "diamond"},
+            hovertemplate="epoch %{x:.2f}<br>validation loss %{y:.3f}<extra>%{text}</extra>",
+        )
+    )
     for c in curve.checkpoints:
         fig.add_hline(y=c.target_loss, line_dash="dot", line_color="#bbb", line_width=1)
-    fig.add_vline(x=curve.best_epoch, line_dash="dash", line_color="#555",
-                  annotation_text=f"best L* = {curve.best_loss:.2f}",
-                  annotation_position="top right")
+    fig.add_vline(
+        x=curve.best_epoch,
+        line_dash="dash",
+        line_color="#555",
+        annotation_text=f"best L* = {curve.best_loss:.2f}",
+        annotation_position="top right",
+    )
     unreached = curve.unreached
-    title = ("" if not unreached else
-             f"not reached within the budget: f_o = {', '.join(f'{f:g}' for f in unreached)}")
-    fig.update_layout(title=title, xaxis_title="epoch",
-                      yaxis_title="loss (negative log-likelihood per row, nats)", height=420,
-                      margin={"t": 40 if title else 20, "b": 10},
-                      legend={"orientation": "h", "y": -0.2})
+    title = (
+        ""
+        if not unreached
+        else f"not reached within the budget: f_o = {', '.join(f'{f:g}' for f in unreached)}"
+    )
+    fig.update_layout(
+        title=title,
+        xaxis_title="epoch",
+        yaxis_title="loss (negative log-likelihood per row, nats)",
+        height=420,
+        margin={"t": 40 if title else 20, "b": 10},
+        legend={"orientation": "h", "y": -0.2},
+    )
     return fig
 
 

@@ -34,8 +34,17 @@ KIND_STYLE: dict[str, tuple[str, str, str]] = {
     "self": ("SELF (the real table itself)", "#d62728", "star"),
 }
 REFERENCE_KINDS = ("half", "histogram", "self")
-MAP_COLUMNS = ["id", "label", "kind", "risk", "risk_lo", "risk_hi", "utility", "utility_lo",
-               "utility_hi"]
+MAP_COLUMNS = [
+    "id",
+    "label",
+    "kind",
+    "risk",
+    "risk_lo",
+    "risk_hi",
+    "utility",
+    "utility_lo",
+    "utility_hi",
+]
 
 
 def _value_ci(result: MetricResult | None) -> tuple[float, float, float]:
@@ -80,9 +89,19 @@ def map_table(
     for cid in ids:
         r, r_lo, r_hi = _value_ci(risk.get(cid))
         u, u_lo, u_hi = _value_ci(utility.get(cid))
-        rows.append({"id": cid, "label": labels.get(cid, cid),
-                     "kind": kinds.get(cid, "generated"), "risk": r, "risk_lo": r_lo,
-                     "risk_hi": r_hi, "utility": u, "utility_lo": u_lo, "utility_hi": u_hi})
+        rows.append(
+            {
+                "id": cid,
+                "label": labels.get(cid, cid),
+                "kind": kinds.get(cid, "generated"),
+                "risk": r,
+                "risk_lo": r_lo,
+                "risk_hi": r_hi,
+                "utility": u,
+                "utility_lo": u_lo,
+                "utility_hi": u_hi,
+            }
+        )
     return pd.DataFrame(rows, columns=MAP_COLUMNS)
 
 
@@ -91,8 +110,15 @@ def _whiskers(value: pd.Series, lo: pd.Series, hi: pd.Series) -> dict[str, Any] 
         return None
     plus = (hi - value).clip(lower=0).fillna(0.0).tolist()
     minus = (value - lo).clip(lower=0).fillna(0.0).tolist()
-    return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus,
-            "visible": True, "thickness": 1.2, "width": 4}
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": plus,
+        "arrayminus": minus,
+        "visible": True,
+        "thickness": 1.2,
+        "width": 4,
+    }
 
 
 def _fmt(value: float, lo: float, hi: float) -> str:
@@ -118,8 +144,9 @@ def goal_reading(goal: MeasureGoal | None) -> str:
     return "lower is better"
 
 
-def axis_title(label: str, goal: MeasureGoal | None = None, *, indicator: bool = False,
-               detail: str = "") -> str:
+def axis_title(
+    label: str, goal: MeasureGoal | None = None, *, indicator: bool = False, detail: str = ""
+) -> str:
     """An axis title that says which way is better, and when the measure only reports
     similarity that it is no disclosure measure (consensus R3)."""
     name = f"{label} — {INDICATOR_NOTE}" if indicator else label
@@ -127,10 +154,12 @@ def axis_title(label: str, goal: MeasureGoal | None = None, *, indicator: bool =
     return f"{name} ({inside})"
 
 
-_CORNER_ARROWS = {("lower", "lower"): ("↙", "lower left"),
-                  ("higher", "lower"): ("↘", "lower right"),
-                  ("lower", "higher"): ("↖", "upper left"),
-                  ("higher", "higher"): ("↗", "upper right")}
+_CORNER_ARROWS = {
+    ("lower", "lower"): ("↙", "lower left"),
+    ("higher", "lower"): ("↘", "lower right"),
+    ("lower", "higher"): ("↖", "upper left"),
+    ("higher", "higher"): ("↗", "upper right"),
+}
 
 
 def better_hint(x_goal: MeasureGoal | None, y_goal: MeasureGoal | None) -> dict[str, Any]:
@@ -151,9 +180,19 @@ def better_hint(x_goal: MeasureGoal | None, y_goal: MeasureGoal | None) -> dict[
     else:
         arrow = "↑" if gy.direction == "higher" else "↓"
         text = f"better: {arrow} and near the dotted {gx.ideal:g} line"
-    return {"text": text, "showarrow": False, "font": {"color": "#555555", "size": 12},
-            "name": "better", "xref": "paper", "yref": "paper", "x": 0.0, "y": 1.0,
-            "xanchor": "left", "yanchor": "bottom", "yshift": 4}
+    return {
+        "text": text,
+        "showarrow": False,
+        "font": {"color": "#555555", "size": 12},
+        "name": "better",
+        "xref": "paper",
+        "yref": "paper",
+        "x": 0.0,
+        "y": 1.0,
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "yshift": 4,
+    }
 
 
 # ----------------------------------------------------------------- label placement
@@ -177,11 +216,12 @@ def _offsets(w: float, h: float) -> list[tuple[float, float]]:
     out: dict[tuple[float, float], float] = {}
     for d in _DISTANCES:
         for k in range(7):
-            for dy in ((0.0,) if k == 0 else (-k * step, k * step)):
+            for dy in (0.0,) if k == 0 else (-k * step, k * step):
                 for ux in (1, -1):
                     gap = float(np.hypot(d, max(abs(dy) - h / 2, 0.0)))
-                    out.setdefault((ux * (MARKER_RADIUS + d + w / 2), dy),
-                                   gap + (0.5 if ux < 0 else 0.0))
+                    out.setdefault(
+                        (ux * (MARKER_RADIUS + d + w / 2), dy), gap + (0.5 if ux < 0 else 0.0)
+                    )
         for uy in (-1, 1):
             out.setdefault((0.0, uy * (MARKER_RADIUS + d + h / 2)), d + 6.0)
     return sorted(out, key=out.__getitem__)
@@ -258,12 +298,17 @@ def boxes_clash(a: LabelBox, b: LabelBox, gap: float = LABEL_GAP) -> bool:
     lo2, hi2 = _scales(bl - ar, aro - blo + gap, 1.0, s_max)
     return max(lo1, lo2, 1.0) < min(hi1, hi2, s_max) or (
         # the narrowest width itself (an interval closed at 1)
-        al + alo - gap < br + bro and bl + blo - gap < ar + aro)
+        al + alo - gap < br + bro and bl + blo - gap < ar + aro
+    )
 
 
-def place_labels(points: list[tuple[float, float]], texts: list[str], *,
-                 obstacles: Sequence[LabelBox] = (), numbers_from: int = 1
-                 ) -> list[tuple[float, float, str]]:
+def place_labels(
+    points: list[tuple[float, float]],
+    texts: list[str],
+    *,
+    obstacles: Sequence[LabelBox] = (),
+    numbers_from: int = 1,
+) -> list[tuple[float, float, str]]:
     """Offsets (px, y down) and the text written for each label, in input order.
 
     ``points`` are pixel positions at :data:`LABEL_LAYOUT_WIDTH`. Each label takes the
@@ -272,10 +317,11 @@ def place_labels(points: list[tuple[float, float]], texts: list[str], *,
     while the nearby places are free. A label with no free place is written as a number
     (``numbers_from``, ``numbers_from + 1``, …), which needs far less room."""
     pw, ph = plot_size()
-    fixed = [*obstacles, *(LabelBox(x, y, 0.0, 0.0, 2 * MARKER_RADIUS, 2 * MARKER_RADIUS)
-                           for x, y in points)]
-    crowd = [sum(abs(x - x2) < 90 and abs(y - y2) < 45 for x2, y2 in points)
-             for x, y in points]
+    fixed = [
+        *obstacles,
+        *(LabelBox(x, y, 0.0, 0.0, 2 * MARKER_RADIUS, 2 * MARKER_RADIUS) for x, y in points),
+    ]
+    crowd = [sum(abs(x - x2) < 90 and abs(y - y2) < 45 for x2, y2 in points) for x, y in points]
     order = sorted(range(len(points)), key=lambda i: (-crowd[i], points[i][0], points[i][1]))
     placed: list[LabelBox] = []
     out: list[tuple[float, float, str] | None] = [None] * len(points)
@@ -286,8 +332,12 @@ def place_labels(points: list[tuple[float, float]], texts: list[str], *,
         w, h = label_size(text)
         own = LabelBox(x, y, 0.0, 0.0, 2 * MARKER_RADIUS, 2 * MARKER_RADIUS)
         for dx, dy in _offsets(w, h):
-            if not (0 <= x + dx - w / 2 and x + dx + w / 2 <= pw
-                    and 0 <= y + dy - h / 2 and y + dy + h / 2 <= ph):
+            if not (
+                x + dx - w / 2 >= 0
+                and x + dx + w / 2 <= pw
+                and y + dy - h / 2 >= 0
+                and y + dy + h / 2 <= ph
+            ):
                 continue
             box = LabelBox(x, y, dx, dy, w, h)
             if any(boxes_clash(box, o) for o in fixed if o != own):
@@ -318,8 +368,17 @@ def _whisker_boxes(shown: pd.DataFrame, to_px: Any) -> list[LabelBox]:
     for row in shown.itertuples():
         px, py = to_px(row.risk, row.utility)
         if not (np.isnan(row.risk_lo) or np.isnan(row.risk_hi)):
-            out.append(LabelBox(to_px(row.risk_lo, None)[0], py, 0.0, 0.0, 2.0, 9.0,
-                                ax2=to_px(row.risk_hi, None)[0]))
+            out.append(
+                LabelBox(
+                    to_px(row.risk_lo, None)[0],
+                    py,
+                    0.0,
+                    0.0,
+                    2.0,
+                    9.0,
+                    ax2=to_px(row.risk_hi, None)[0],
+                )
+            )
         if not (np.isnan(row.utility_lo) or np.isnan(row.utility_hi)):
             top, bottom = to_px(None, row.utility_hi)[1], to_px(None, row.utility_lo)[1]
             out.append(LabelBox(px, py, 0.0, (top + bottom) / 2 - py, 9.0, bottom - top))
@@ -376,29 +435,60 @@ def risk_utility_map(
     for kind in kinds_present:
         part = shown[shown["kind"] == kind]
         name, color, symbol = KIND_STYLE.get(kind, (kind, "#333333", "circle"))
-        hover = [f"<b>{lab}</b><br>risk {_fmt(r, rl, rh)}<br>utility {_fmt(u, ul, uh)}"
-                 for lab, r, rl, rh, u, ul, uh in zip(
-                     part["label"], part["risk"], part["risk_lo"], part["risk_hi"],
-                     part["utility"], part["utility_lo"], part["utility_hi"], strict=True)]
+        hover = [
+            f"<b>{lab}</b><br>risk {_fmt(r, rl, rh)}<br>utility {_fmt(u, ul, uh)}"
+            for lab, r, rl, rh, u, ul, uh in zip(
+                part["label"],
+                part["risk"],
+                part["risk_lo"],
+                part["risk_hi"],
+                part["utility"],
+                part["utility_lo"],
+                part["utility_hi"],
+                strict=True,
+            )
+        ]
         reference = kind in REFERENCE_KINDS
-        fig.add_trace(go.Scatter(
-            x=part["risk"].tolist(), y=part["utility"].tolist(), mode="markers", name=name,
-            marker={"color": color, "symbol": symbol, "size": 15 if reference else 12,
-                    "line": {"width": 1, "color": "#ffffff"}},
-            error_x=_whiskers(part["risk"], part["risk_lo"], part["risk_hi"]),
-            error_y=_whiskers(part["utility"], part["utility_lo"], part["utility_hi"]),
-            customdata=[[cid] for cid in part["id"]], hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>", meta={"kind": kind},
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=part["risk"].tolist(),
+                y=part["utility"].tolist(),
+                mode="markers",
+                name=name,
+                marker={
+                    "color": color,
+                    "symbol": symbol,
+                    "size": 15 if reference else 12,
+                    "line": {"width": 1, "color": "#ffffff"},
+                },
+                error_x=_whiskers(part["risk"], part["risk_lo"], part["risk_hi"]),
+                error_y=_whiskers(part["utility"], part["utility_lo"], part["utility_hi"]),
+                customdata=[[cid] for cid in part["id"]],
+                hovertext=hover,
+                hovertemplate="%{hovertext}<extra></extra>",
+                meta={"kind": kind},
+            )
+        )
     if selected is not None and (shown["id"] == selected).any():
         row = shown[shown["id"] == selected].iloc[0]
-        fig.add_trace(go.Scatter(
-            x=[float(row["risk"])], y=[float(row["utility"])], mode="markers",
-            name="selected",
-            marker={"symbol": "circle-open", "size": 28, "color": "#111111",
-                    "line": {"width": 2}},
-            customdata=[[selected]], hoverinfo="skip", showlegend=False,
-            meta={"kind": "selected"}))
+        fig.add_trace(
+            go.Scatter(
+                x=[float(row["risk"])],
+                y=[float(row["utility"])],
+                mode="markers",
+                name="selected",
+                marker={
+                    "symbol": "circle-open",
+                    "size": 28,
+                    "color": "#111111",
+                    "line": {"width": 2},
+                },
+                customdata=[[selected]],
+                hoverinfo="skip",
+                showlegend=False,
+                meta={"kind": "selected"},
+            )
+        )
 
     gx, gy = risk_goal or LOWER, utility_goal or LOWER
     numbered: dict[str, str] = {}
@@ -415,8 +505,10 @@ def risk_utility_map(
         pw, ph = plot_size()
 
         def to_px(x: float | None, y: float | None) -> tuple[float, float]:
-            return ((0.0 if x is None else (x - x0) / (x1 - x0) * pw),
-                    (0.0 if y is None else (y1 - y) / (y1 - y0) * ph))
+            return (
+                (0.0 if x is None else (x - x0) / (x1 - x0) * pw),
+                (0.0 if y is None else (y1 - y) / (y1 - y0) * ph),
+            )
 
         hint = better_hint(gx, gy)
         fig.add_annotation(**hint)
@@ -430,12 +522,24 @@ def risk_utility_map(
                 fig.add_vline(x=goal.ideal, **line)
         pts = [to_px(x, y) for x, y in zip(shown["risk"], shown["utility"], strict=True)]
         obstacles = _whisker_boxes(shown, to_px)
-        texts = [(short_labels or {}).get(cid, lab)
-                 for cid, lab in zip(shown["id"], shown["label"], strict=True)]
+        texts = [
+            (short_labels or {}).get(cid, lab)
+            for cid, lab in zip(shown["id"], shown["label"], strict=True)
+        ]
         spots = place_labels(pts, texts, obstacles=obstacles)
         colors = [KIND_STYLE.get(k, ("", "#333333"))[1] for k in shown["kind"]]
-        rows = list(zip(spots, shown["id"], texts, shown["label"], shown["risk"],
-                        shown["utility"], colors, strict=True))
+        rows = list(
+            zip(
+                spots,
+                shown["id"],
+                texts,
+                shown["label"],
+                shown["risk"],
+                shown["utility"],
+                colors,
+                strict=True,
+            )
+        )
         # farthest labels first: the boxes of nearer labels, drawn later, cover the long
         # leader lines that would otherwise cross their text
         rows.sort(key=lambda r: -float(np.hypot(r[0][0], r[0][1])))
@@ -443,24 +547,53 @@ def risk_utility_map(
             if text != lab:
                 numbered[text] = full
             fig.add_annotation(
-                x=float(x), y=float(y), ax=dx, ay=dy, axref="pixel", ayref="pixel",
-                text=text, name=cid, showarrow=True, arrowhead=0, arrowwidth=1,
-                arrowcolor="#bbbbbb", standoff=MARKER_RADIUS - 2, xanchor="center",
-                yanchor="middle", font={"size": LABEL_FONT, "color": color},
-                bgcolor="rgba(255,255,255,0.9)", borderpad=1)
+                x=float(x),
+                y=float(y),
+                ax=dx,
+                ay=dy,
+                axref="pixel",
+                ayref="pixel",
+                text=text,
+                name=cid,
+                showarrow=True,
+                arrowhead=0,
+                arrowwidth=1,
+                arrowcolor="#bbbbbb",
+                standoff=MARKER_RADIUS - 2,
+                xanchor="center",
+                yanchor="middle",
+                font={"size": LABEL_FONT, "color": color},
+                bgcolor="rgba(255,255,255,0.9)",
+                borderpad=1,
+            )
         if numbered:
             fig.add_annotation(
                 text="Numbered points: " + " · ".join(f"{k} = {v}" for k, v in numbered.items()),
                 # a line above the "better" hint: both stay clear of the plot
-                xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
-                yshift=24, showarrow=False, font={"size": 10, "color": "#333333"},
-                name="numbered")
+                xref="paper",
+                yref="paper",
+                x=0.0,
+                y=1.0,
+                xanchor="left",
+                yanchor="bottom",
+                yshift=24,
+                showarrow=False,
+                font={"size": 10, "color": "#333333"},
+                name="numbered",
+            )
     fig.update_layout(
-        xaxis_title=risk_title, yaxis_title=utility_title, uirevision="risk-utility-map",
+        xaxis_title=risk_title,
+        yaxis_title=utility_title,
+        uirevision="risk-utility-map",
         legend={"orientation": "h", "x": 0.0, "y": -0.19, "yanchor": "top"},
-        margin=MARGIN, height=HEIGHT, hovermode="closest",
-        xaxis={"automargin": False}, yaxis={"automargin": False},
-        meta={"label_layout_width": LABEL_LAYOUT_WIDTH, "numbered": numbered}, **layout)
+        margin=MARGIN,
+        height=HEIGHT,
+        hovermode="closest",
+        xaxis={"automargin": False},
+        yaxis={"automargin": False},
+        meta={"label_layout_width": LABEL_LAYOUT_WIDTH, "numbered": numbered},
+        **layout,
+    )
     return fig
 
 
@@ -483,7 +616,20 @@ def selected_candidate(selection: Any) -> str | None:
     return None
 
 
-__all__ = ["INDICATOR_NOTE", "KIND_STYLE", "LABEL_LAYOUT_WIDTH", "LabelBox", "REFERENCE_KINDS",
-           "axis_title", "better_hint", "boxes_clash", "goal_reading", "label_size",
-           "map_table", "place_labels", "plot_size", "risk_utility_map",
-           "selected_candidate"]
+__all__ = [
+    "INDICATOR_NOTE",
+    "KIND_STYLE",
+    "LABEL_LAYOUT_WIDTH",
+    "LabelBox",
+    "REFERENCE_KINDS",
+    "axis_title",
+    "better_hint",
+    "boxes_clash",
+    "goal_reading",
+    "label_size",
+    "map_table",
+    "place_labels",
+    "plot_size",
+    "risk_utility_map",
+    "selected_candidate",
+]

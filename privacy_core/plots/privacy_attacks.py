@@ -16,12 +16,18 @@ import plotly.graph_objects as go
 from ..risk.attacks import AttackResult, LinkabilityResult
 
 SERIES = ("training", "control", "baseline")
-SERIES_LABELS = {"training": "Attack on training records (members)",
-                 "control": "Same attack on control records (non-members)",
-                 "baseline": "Random guess"}
+SERIES_LABELS = {
+    "training": "Attack on training records (members)",
+    "control": "Same attack on control records (non-members)",
+    "baseline": "Random guess",
+}
 SERIES_COLORS = {"training": "#d62728", "control": "#1f77b4", "baseline": "#7f7f7f"}
-ATTACK_LABELS = {"singling_out": "Singling out", "linkability": "Linkability",
-                 "inference": "Inference (nearest record)", "ml_inference": "Inference (ML)"}
+ATTACK_LABELS = {
+    "singling_out": "Singling out",
+    "linkability": "Linkability",
+    "inference": "Inference (nearest record)",
+    "ml_inference": "Inference (ML)",
+}
 
 
 def _label(result: AttackResult) -> str:
@@ -43,8 +49,9 @@ def attack_rates_table(results: Sequence[AttackResult]) -> pd.DataFrame:
         rates.insert(0, "attack", _label(r))
         rows.append(rates)
     if not rows:
-        return pd.DataFrame(columns=["attack", "series", "successes", "n", "rate", "lower",
-                                     "upper"])
+        return pd.DataFrame(
+            columns=["attack", "series", "successes", "n", "rate", "lower", "upper"]
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -68,20 +75,35 @@ def attack_rates_figure(results: Sequence[AttackResult] | AttackResult) -> go.Fi
         rate = part["rate"].to_numpy(dtype=float)
         # the normalised risk is another scale: named in the hover, never drawn as a bar
         risk = part["attack"].map(risk_of).to_numpy(dtype=float)
-        fig.add_trace(go.Bar(
-            x=part["attack"], y=rate, name=SERIES_LABELS[series],
-            marker_color=SERIES_COLORS[series],
-            error_y={"type": "data", "symmetric": False,
-                     "array": np.clip(part["upper"].to_numpy(dtype=float) - rate, 0, None),
-                     "arrayminus": np.clip(rate - part["lower"].to_numpy(dtype=float), 0, None)},
-            customdata=np.column_stack([part["lower"], part["upper"], part["n"], risk]),
-            hovertemplate=("%{x}<br>success rate %{y:.3f} [%{customdata[0]:.3f}, "
-                           "%{customdata[1]:.3f}]<br>n = %{customdata[2]}"
-                           "<br>(normalised risk of the attack: %{customdata[3]:.3f})<extra>"
-                           + SERIES_LABELS[series] + "</extra>")))
-    fig.update_layout(barmode="group", yaxis={"title": "Success rate", "range": [0, 1.05]},
-                      xaxis={"title": None}, legend={"orientation": "h", "y": -0.2},
-                      margin={"t": 30})
+        fig.add_trace(
+            go.Bar(
+                x=part["attack"],
+                y=rate,
+                name=SERIES_LABELS[series],
+                marker_color=SERIES_COLORS[series],
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": np.clip(part["upper"].to_numpy(dtype=float) - rate, 0, None),
+                    "arrayminus": np.clip(rate - part["lower"].to_numpy(dtype=float), 0, None),
+                },
+                customdata=np.column_stack([part["lower"], part["upper"], part["n"], risk]),
+                hovertemplate=(
+                    "%{x}<br>success rate %{y:.3f} [%{customdata[0]:.3f}, "
+                    "%{customdata[1]:.3f}]<br>n = %{customdata[2]}"
+                    "<br>(normalised risk of the attack: %{customdata[3]:.3f})<extra>"
+                    + SERIES_LABELS[series]
+                    + "</extra>"
+                ),
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        yaxis={"title": "Success rate", "range": [0, 1.05]},
+        xaxis={"title": None},
+        legend={"orientation": "h", "y": -0.2},
+        margin={"t": 30},
+    )
     return fig
 
 
@@ -92,13 +114,28 @@ def attack_risk_figure(results: Sequence[AttackResult] | AttackResult) -> go.Fig
     value = np.array([r.value for r in items], dtype=float)
     lo = np.array([r.ci[0] if r.ci else np.nan for r in items], dtype=float)
     hi = np.array([r.ci[1] if r.ci else np.nan for r in items], dtype=float)
-    fig = go.Figure(go.Bar(
-        y=labels, x=value, orientation="h", marker_color=SERIES_COLORS["training"],
-        error_x={"type": "data", "symmetric": False, "array": np.clip(hi - value, 0, None),
-                 "arrayminus": np.clip(value - lo, 0, None)},
-        hovertemplate="%{y}<br>risk %{x:.3f}<extra></extra>", name="Risk"))
-    fig.update_layout(xaxis={"title": "Risk beyond the control attack", "range": [0, 1.05]},
-                      yaxis={"autorange": "reversed"}, margin={"t": 30}, showlegend=False)
+    fig = go.Figure(
+        go.Bar(
+            y=labels,
+            x=value,
+            orientation="h",
+            marker_color=SERIES_COLORS["training"],
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": np.clip(hi - value, 0, None),
+                "arrayminus": np.clip(value - lo, 0, None),
+            },
+            hovertemplate="%{y}<br>risk %{x:.3f}<extra></extra>",
+            name="Risk",
+        )
+    )
+    fig.update_layout(
+        xaxis={"title": "Risk beyond the control attack", "range": [0, 1.05]},
+        yaxis={"autorange": "reversed"},
+        margin={"t": 30},
+        showlegend=False,
+    )
     return fig
 
 
@@ -114,23 +151,52 @@ def linkability_neighbors_figure(result: LinkabilityResult) -> go.Figure:
 
     curve = result.curve()
     k = curve["n_neighbors"].to_numpy()
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        row_heights=[0.55, 0.45])
-    fig.add_trace(go.Scatter(
-        x=np.concatenate([k, k[::-1]]),
-        y=np.concatenate([curve["upper"].to_numpy(), curve["lower"].to_numpy()[::-1]]),
-        fill="toself", fillcolor="rgba(34,34,34,0.12)", line={"width": 0},
-        hoverinfo="skip", showlegend=False, name="risk interval"), row=2, col=1)
-    fig.add_trace(go.Scatter(x=k, y=curve["risk"], mode="lines+markers",
-                             name="Normalised risk (attack − control) / (1 − control)",
-                             line={"color": "#222222", "width": 3}), row=2, col=1)
-    for series, col in (("training", "attack_rate"), ("control", "control_rate"),
-                        ("baseline", "baseline_rate")):
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08, row_heights=[0.55, 0.45]
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=np.concatenate([k, k[::-1]]),
+            y=np.concatenate([curve["upper"].to_numpy(), curve["lower"].to_numpy()[::-1]]),
+            fill="toself",
+            fillcolor="rgba(34,34,34,0.12)",
+            line={"width": 0},
+            hoverinfo="skip",
+            showlegend=False,
+            name="risk interval",
+        ),
+        row=2,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=k,
+            y=curve["risk"],
+            mode="lines+markers",
+            name="Normalised risk (attack − control) / (1 − control)",
+            line={"color": "#222222", "width": 3},
+        ),
+        row=2,
+        col=1,
+    )
+    for series, col in (
+        ("training", "attack_rate"),
+        ("control", "control_rate"),
+        ("baseline", "baseline_rate"),
+    ):
         if curve[col].isna().all():
             continue
-        fig.add_trace(go.Scatter(x=k, y=curve[col], mode="lines", name=SERIES_LABELS[series],
-                                 line={"color": SERIES_COLORS[series], "dash": "dot"}),
-                      row=1, col=1)
+        fig.add_trace(
+            go.Scatter(
+                x=k,
+                y=curve[col],
+                mode="lines",
+                name=SERIES_LABELS[series],
+                line={"color": SERIES_COLORS[series], "dash": "dot"},
+            ),
+            row=1,
+            col=1,
+        )
     fig.update_yaxes(title_text="Success rate", range=[0, 1.05], row=1, col=1)
     fig.update_yaxes(title_text="Normalised risk", range=[0, 1.05], row=2, col=1)
     fig.update_xaxes(title_text="Neighbours considered (k)", dtick=1, row=2, col=1)
@@ -138,5 +204,9 @@ def linkability_neighbors_figure(result: LinkabilityResult) -> go.Figure:
     return fig
 
 
-__all__ = ["attack_rates_figure", "attack_rates_table", "attack_risk_figure",
-           "linkability_neighbors_figure"]
+__all__ = [
+    "attack_rates_figure",
+    "attack_rates_table",
+    "attack_risk_figure",
+    "linkability_neighbors_figure",
+]

@@ -27,8 +27,9 @@ def _shares(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return 100.0 * counts / v.size
 
 
-def dcr_histogram(result: DcrResult, *, bins: int = 60, which: str = "measure",
-                  upper_quantile: float = 0.99) -> go.Figure:
+def dcr_histogram(
+    result: DcrResult, *, bins: int = 60, which: str = "measure", upper_quantile: float = 0.99
+) -> go.Figure:
     """Overlaid histograms of SRD and RRD with the alpha-th RRD percentile as a line.
 
     Parameters
@@ -68,24 +69,45 @@ def dcr_histogram(result: DcrResult, *, bins: int = 60, which: str = "measure",
     width = edges[1] - edges[0]
     is_ratio = which == "measure" and result.variant == "ratio"
     unit = "distance ratio" if is_ratio else "distance to the nearest training record"
-    source = "holdout" if result.params.get("rrd_source") == "holdout" else "split of the training data"
+    source = (
+        "holdout" if result.params.get("rrd_source") == "holdout" else "split of the training data"
+    )
     fig = go.Figure()
-    fig.add_bar(x=centres, y=_shares(srd, edges), width=width, name="SRD (synthetic)",
-                marker_color=SRD_COLOUR, opacity=0.6,
-                hovertemplate="%{x:.4g}: %{y:.2f}% of synthetic records<extra></extra>")
-    fig.add_bar(x=centres, y=_shares(rrd, edges), width=width, name=f"RRD ({source})",
-                marker_color=RRD_COLOUR, opacity=0.6,
-                hovertemplate="%{x:.4g}: %{y:.2f}% of real records<extra></extra>")
+    fig.add_bar(
+        x=centres,
+        y=_shares(srd, edges),
+        width=width,
+        name="SRD (synthetic)",
+        marker_color=SRD_COLOUR,
+        opacity=0.6,
+        hovertemplate="%{x:.4g}: %{y:.2f}% of synthetic records<extra></extra>",
+    )
+    fig.add_bar(
+        x=centres,
+        y=_shares(rrd, edges),
+        width=width,
+        name=f"RRD ({source})",
+        marker_color=RRD_COLOUR,
+        opacity=0.6,
+        hovertemplate="%{x:.4g}: %{y:.2f}% of real records<extra></extra>",
+    )
     show_line = which == "measure" or (result.variant == "distance" and result.k == 1)
     if show_line and np.isfinite(result.threshold):
-        fig.add_vline(x=result.threshold, line_dash="dash", line_color="black",
-                      annotation_text=f"{result.alpha:g}% percentile of RRD "
-                                      f"(score {result.value:.3f})",
-                      annotation_position="top right")
-    fig.update_layout(barmode="overlay", bargap=0,
-                      xaxis_title=unit.capitalize(), yaxis_title="Percent of records",
-                      legend={"orientation": "h", "y": 1.12},
-                      margin={"l": 60, "r": 20, "t": 50, "b": 50})
+        fig.add_vline(
+            x=result.threshold,
+            line_dash="dash",
+            line_color="black",
+            annotation_text=f"{result.alpha:g}% percentile of RRD (score {result.value:.3f})",
+            annotation_position="top right",
+        )
+    fig.update_layout(
+        barmode="overlay",
+        bargap=0,
+        xaxis_title=unit.capitalize(),
+        yaxis_title="Percent of records",
+        legend={"orientation": "h", "y": 1.12},
+        margin={"l": 60, "r": 20, "t": 50, "b": 50},
+    )
     return fig
 
 
@@ -93,16 +115,26 @@ def knn_curve(result: KnnResult) -> go.Figure:
     """The k-NN privacy score against k with its bootstrap interval and the zero line."""
     by_k = result.by_k
     err: dict[str, Any] = {
-        "type": "data", "symmetric": False,
+        "type": "data",
+        "symmetric": False,
         "array": (by_k["upper"] - by_k["value"]).to_numpy(),
         "arrayminus": (by_k["value"] - by_k["lower"]).to_numpy(),
     }
     fig = go.Figure()
-    fig.add_scatter(x=by_k["k"].astype(int).tolist(), y=by_k["value"],
-                    mode="lines+markers", name="score", error_y=err, marker_color=SRD_COLOUR,
-                    hovertemplate="k = %{x}: %{y:.3f}<extra></extra>")
+    fig.add_scatter(
+        x=by_k["k"].astype(int).tolist(),
+        y=by_k["value"],
+        mode="lines+markers",
+        name="score",
+        error_y=err,
+        marker_color=SRD_COLOUR,
+        hovertemplate="k = %{x}: %{y:.3f}<extra></extra>",
+    )
     fig.add_hline(y=0.0, line_dash="dot", line_color="grey")
-    fig.update_layout(xaxis_title="k (neighbours averaged)",
-                      yaxis_title=f"Privacy-risk score at alpha = {result.alpha:g}%",
-                      xaxis={"dtick": 1}, margin={"l": 60, "r": 20, "t": 30, "b": 50})
+    fig.update_layout(
+        xaxis_title="k (neighbours averaged)",
+        yaxis_title=f"Privacy-risk score at alpha = {result.alpha:g}%",
+        xaxis={"dtick": 1},
+        margin={"l": 60, "r": 20, "t": 30, "b": 50},
+    )
     return fig

@@ -42,8 +42,7 @@ from ..errors import ParameterError
 from ..results import MetricResult
 from .neighbors import nearest_neighbors
 
-_ATTACKS = ("singling_out", "singling_out_outliers", "linkability", "inference",
-            "ml_inference")
+_ATTACKS = ("singling_out", "singling_out_outliers", "linkability", "inference", "ml_inference")
 
 
 def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
@@ -65,8 +64,9 @@ def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
     if name == "membership":
         if not result.value > 0:  # the attack does not beat a naive guesser: no signal
             return None
-        return rec.loc[rec["member"].astype(bool) & rec["predicted_member"].astype(bool),
-                       "record"].to_numpy()
+        return rec.loc[
+            rec["member"].astype(bool) & rec["predicted_member"].astype(bool), "record"
+        ].to_numpy()
     if name == "mds":  # a confident disclosure beyond what the noise floor reaches
         if "flagged" not in rec:
             return None
@@ -149,8 +149,7 @@ def flag_agreement_reasons(flags: pd.DataFrame) -> pd.DataFrame:
 SHORTLIST_MIN_FLAGS = 2
 
 
-def flag_shortlist(flags: pd.DataFrame, *, min_flags: int = SHORTLIST_MIN_FLAGS
-                   ) -> pd.DataFrame:
+def flag_shortlist(flags: pd.DataFrame, *, min_flags: int = SHORTLIST_MIN_FLAGS) -> pd.DataFrame:
     """The records flagged by at least ``min_flags`` measures, most flagged first.
 
     One measure's flag alone is common (each measure has its own false positives, and

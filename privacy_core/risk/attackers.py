@@ -14,6 +14,7 @@ L1-penalised logistic regression for categorical targets and the lasso for conti
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,14 +31,24 @@ ATTACKERS = ("rf", "xgb", "cart", "logit")
 # histogram bins), so it can memorise a release that copies its training rows. The
 # default xgboost (depth 6, 256 bins, lambda 1) reads a full copy of 6,666 records as
 # only 0.55; this one reads it as 0.999, and unseen rows as 0.02 (calibration contract).
-UNREGULARISED_XGB = {"n_estimators": 50, "max_depth": 10, "max_bin": 1024,
-                     "learning_rate": 0.5, "min_child_weight": 0.0, "reg_lambda": 0.0}
+UNREGULARISED_XGB = {
+    "n_estimators": 50,
+    "max_depth": 10,
+    "max_bin": 1024,
+    "learning_rate": 0.5,
+    "min_child_weight": 0.0,
+    "reg_lambda": 0.0,
+}
 DEFAULT_XGB = {"n_estimators": 100, "max_depth": 6, "learning_rate": 0.3}
 XGB_VARIANTS = {"xgb": DEFAULT_XGB, "xgb-unregularised": UNREGULARISED_XGB}
 # xgboost runs single-threaded: on 2 shared cores its thread pool oversubscribes (fits took
 # 10-100x longer under load), and boosting on QIs is fast enough on one core.
-ATTACKER_LABELS = {"rf": "Random forest", "xgb": "Gradient boosting (xgboost)",
-                   "cart": "Decision tree (CART)", "logit": "L1 logistic / lasso"}
+ATTACKER_LABELS = {
+    "rf": "Random forest",
+    "xgb": "Gradient boosting (xgboost)",
+    "cart": "Decision tree (CART)",
+    "logit": "L1 logistic / lasso",
+}
 # rpart.control's defaults (minsplit 20, minbucket round(20/3) = 7, cp 0.01), which the
 # RAPID package's model_type = "cart" uses. rpart's cp is relative to the root node's
 # risk; scikit-learn's cost-complexity alpha is absolute, so it is scaled by the root
@@ -49,7 +60,7 @@ CART_CP = 0.01
 def _cart_alpha(y: np.ndarray, *, categorical: bool) -> float:
     if categorical:
         p = np.bincount(y) / len(y)
-        return CART_CP * float(1 - np.sum(p ** 2))
+        return CART_CP * float(1 - np.sum(p**2))
     return CART_CP * float(np.var(y))
 
 
@@ -62,9 +73,12 @@ class AttackerOutput:
     importance: np.ndarray  # per encoded feature, non-negative, sums to 1 (or all 0)
 
 
-def check_attackers(attackers: tuple[str, ...] | list[str] | str) -> tuple[str, ...]:
-    names = tuple(a.strip() for a in attackers.split(",")) if isinstance(attackers, str) \
+def check_attackers(attackers: Sequence[str] | str) -> tuple[str, ...]:
+    names = (
+        tuple(a.strip() for a in attackers.split(","))
+        if isinstance(attackers, str)
         else tuple(attackers)
+    )
     bad = [a for a in names if a not in ATTACKERS]
     if bad or not names:
         raise ParameterError(
@@ -96,45 +110,80 @@ def fit_predict(
     For categorical targets ``y_train`` holds integer class codes in [0, n_classes).
     """
     if categorical:
-        return _fit_classifier(attacker, X_train, y_train.astype(np.int64), X_target,
-                               n_classes=n_classes, n_trees=n_trees, seed=seed, n_jobs=n_jobs)
-    return _fit_regressor(attacker, X_train, y_train.astype(float), X_target,
-                          n_trees=n_trees, seed=seed, n_jobs=n_jobs)
+        return _fit_classifier(
+            attacker,
+            X_train,
+            y_train.astype(np.int64),
+            X_target,
+            n_classes=n_classes,
+            n_trees=n_trees,
+            seed=seed,
+            n_jobs=n_jobs,
+        )
+    return _fit_regressor(
+        attacker,
+        X_train,
+        y_train.astype(float),
+        X_target,
+        n_trees=n_trees,
+        seed=seed,
+        n_jobs=n_jobs,
+    )
 
 
-def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray, *,
-                    n_classes: int, n_trees: int, seed: int, n_jobs: int) -> AttackerOutput:
+def _fit_classifier(
+    attacker: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_t: np.ndarray,
+    *,
+    n_classes: int,
+    n_trees: int,
+    seed: int,
+    n_jobs: int,
+) -> AttackerOutput:
     present = np.unique(y)
     proba = np.zeros((X_t.shape[0], n_classes), dtype=np.float64)
     if present.size == 1:
         warnings.warn(
             "The release has a single class of the sensitive attribute; the attacker "
-            "predicts it with certainty.", UntrustworthyResultWarning, stacklevel=3)
+            "predicts it with certainty.",
+            UntrustworthyResultWarning,
+            stacklevel=3,
+        )
         if present[0] >= 0:  # -1: a class the real data never hold (invented by the release)
             proba[:, present[0]] = 1.0
         return AttackerOutput(proba, np.full(X_t.shape[0], present[0]), np.zeros(X.shape[1]))
     # Models see contiguous labels; map back to the real class list afterwards.
     remap = np.searchsorted(present, y)
     if attacker == "rf":
-        model = RandomForestClassifier(n_estimators=n_trees, max_features="sqrt",
-                                       min_samples_split=10, n_jobs=n_jobs, random_state=seed)
+        model = RandomForestClassifier(
+            n_estimators=n_trees,
+            max_features="sqrt",
+            min_samples_split=10,
+            n_jobs=n_jobs,
+            random_state=seed,
+        )
         model.fit(X, remap)
         importance = model.feature_importances_
     elif attacker in XGB_VARIANTS:
         from xgboost import XGBClassifier
 
-        model = XGBClassifier(**XGB_VARIANTS[attacker], tree_method="hist", n_jobs=1,
-                              random_state=seed, verbosity=0)
+        model = XGBClassifier(
+            **XGB_VARIANTS[attacker], tree_method="hist", n_jobs=1, random_state=seed, verbosity=0
+        )
         model.fit(X, remap)
         importance = model.feature_importances_
     elif attacker == "cart":
-        model = DecisionTreeClassifier(**CART_PARAMS, random_state=seed,
-                                       ccp_alpha=_cart_alpha(remap, categorical=True))
+        model = DecisionTreeClassifier(
+            **CART_PARAMS, random_state=seed, ccp_alpha=_cart_alpha(remap, categorical=True)
+        )
         model.fit(X, remap)
         importance = model.feature_importances_
     elif attacker == "logit":
-        model = LogisticRegression(l1_ratio=1.0, solver="saga", C=1.0, max_iter=300,
-                                   tol=1e-3, random_state=seed)
+        model = LogisticRegression(
+            l1_ratio=1.0, solver="saga", C=1.0, max_iter=300, tol=1e-3, random_state=seed
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(X, remap)
@@ -150,23 +199,38 @@ def _fit_classifier(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray
     return AttackerOutput(proba, proba.argmax(axis=1), _normalise(importance))
 
 
-def _fit_regressor(attacker: str, X: np.ndarray, y: np.ndarray, X_t: np.ndarray, *,
-                   n_trees: int, seed: int, n_jobs: int) -> AttackerOutput:
+def _fit_regressor(
+    attacker: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_t: np.ndarray,
+    *,
+    n_trees: int,
+    seed: int,
+    n_jobs: int,
+) -> AttackerOutput:
     if attacker == "rf":
-        model = RandomForestRegressor(n_estimators=n_trees, max_features=1 / 3,
-                                      min_samples_split=5, n_jobs=n_jobs, random_state=seed)
+        model = RandomForestRegressor(
+            n_estimators=n_trees,
+            max_features=1 / 3,
+            min_samples_split=5,
+            n_jobs=n_jobs,
+            random_state=seed,
+        )
         model.fit(X, y)
         importance = model.feature_importances_
     elif attacker in XGB_VARIANTS:
         from xgboost import XGBRegressor
 
-        model = XGBRegressor(**XGB_VARIANTS[attacker], tree_method="hist", n_jobs=1,
-                             random_state=seed, verbosity=0)
+        model = XGBRegressor(
+            **XGB_VARIANTS[attacker], tree_method="hist", n_jobs=1, random_state=seed, verbosity=0
+        )
         model.fit(X, y)
         importance = model.feature_importances_
     elif attacker == "cart":
-        model = DecisionTreeRegressor(**CART_PARAMS, random_state=seed,
-                                      ccp_alpha=_cart_alpha(y, categorical=False))
+        model = DecisionTreeRegressor(
+            **CART_PARAMS, random_state=seed, ccp_alpha=_cart_alpha(y, categorical=False)
+        )
         model.fit(X, y)
         importance = model.feature_importances_
     elif attacker == "logit":

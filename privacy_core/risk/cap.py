@@ -46,7 +46,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -176,8 +176,9 @@ def gtcap(
             "`gtcap` needs a holdout: real rows the generator never saw, to measure what "
             "the attack achieves on non-members (the control). Pass holdout=..."
         )
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                          min_rows=1)
+    data = prepare_review(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema, min_rows=1
+    )
     syn = single_release(data, "gtcap")
     keys = list(threat.quasi_identifiers)
     target = threat.target
@@ -185,9 +186,15 @@ def gtcap(
     num_keys = [c for c in keys if data.schema[c].is_numeric]
     target_numeric = data.schema[target].is_numeric
     num_cols = num_keys + ([target] if target_numeric else [])
-    frames = _reduce_frames({"real": data.real, "synthetic": syn, "holdout": data.holdout},
-                            data.schema, cat_keys, num_keys, target, target_numeric,
-                            data.real)
+    frames = _reduce_frames(
+        {"real": data.real, "synthetic": syn, "holdout": data.holdout},
+        data.schema,
+        cat_keys,
+        num_keys,
+        target,
+        target_numeric,
+        data.real,
+    )
     uniq_pos, copies = _distinct_rows(frames["synthetic"])
     U = _subset(frames["synthetic"], uniq_pos)
     has_numeric = bool(num_cols)
@@ -218,8 +225,9 @@ def gtcap(
         for name in ("real", "holdout"):
             st = _pair_sums(U, frames[name], _triangular_kernel(radius))
             if has_numeric:
-                score = np.divide(st["num"], st["den"], out=np.zeros_like(st["num"]),
-                                  where=st["den"] > 0)
+                score = np.divide(
+                    st["num"], st["den"], out=np.zeros_like(st["num"]), where=st["den"] > 0
+                )
                 per[name] = (score, np.ones_like(score))
             else:
                 score = _ratio(st["count_t"], st["count"])
@@ -235,12 +243,16 @@ def gtcap(
         warnings.warn(
             "No synthetic record passed the WEAP filter (no target-homogeneous match class "
             f"at radius {radius:g}); the attack makes no attribution and GTCAP is 0.",
-            UntrustworthyResultWarning, stacklevel=2)
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
     elif not np.isfinite(raw):
         warnings.warn(
             "GTCAP is undefined: the kept synthetic records match no training or holdout "
             "record, or the control attack is always correct (G_H = 1).",
-            UntrustworthyResultWarning, stacklevel=2)
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
     value = float(np.clip(raw, 0.0, 1.0)) if np.isfinite(raw) else float("nan")
     boot_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     attributions = pd.DataFrame()
@@ -254,50 +266,87 @@ def gtcap(
         for name in ("real", "holdout"):
             st = _pair_sums(frames[name], K, _box_kernel(radius))
             per_real[name] = (st["num"], st["den"])
-        ci = _bootstrap_ci(per_real["real"], per_real["holdout"], paired=False,
-                           n_boot=bootstrap, seed=boot_seed, confidence=confidence)
-        attributions = pd.DataFrame({
-            "record": np.r_[data.real.index.to_numpy(),
-                            data.holdout.index.to_numpy()],  # type: ignore[union-attr]
-            "source": np.r_[np.full(len(data.real), "training"),
-                            np.full(len(data.holdout), "holdout")],  # type: ignore[arg-type]
-            "matches": np.r_[per_real["real"][1], per_real["holdout"][1]],
-            "correct": np.r_[per_real["real"][0], per_real["holdout"][0]],
-        })
+        ci = _bootstrap_ci(
+            per_real["real"],
+            per_real["holdout"],
+            paired=False,
+            n_boot=bootstrap,
+            seed=boot_seed,
+            confidence=confidence,
+        )
+        control = cast(pd.DataFrame, data.holdout)  # checked above
+        attributions = pd.DataFrame(
+            {
+                "record": np.r_[data.real.index.to_numpy(), control.index.to_numpy()],
+                "source": np.r_[
+                    np.full(len(data.real), "training"), np.full(len(control), "holdout")
+                ],
+                "matches": np.r_[per_real["real"][1], per_real["holdout"][1]],
+                "correct": np.r_[per_real["real"][0], per_real["holdout"][0]],
+            }
+        )
     else:
-        ci = _bootstrap_ci(tuple(x[kept] for x in per["real"]),  # type: ignore[arg-type]
-                           tuple(x[kept] for x in per["holdout"]),  # type: ignore[arg-type]
-                           paired=True, n_boot=bootstrap, seed=boot_seed,
-                           confidence=confidence)
+        ci = _bootstrap_ci(
+            tuple(x[kept] for x in per["real"]),
+            tuple(x[kept] for x in per["holdout"]),
+            paired=True,
+            n_boot=bootstrap,
+            seed=boot_seed,
+            confidence=confidence,
+        )
 
     syn_labels = syn.index.to_numpy()
-    table = pd.DataFrame({"record": syn_labels[uniq_pos], "copies": copies, "weap": weap,
-                          "kept": kept})
+    table = pd.DataFrame(
+        {"record": syn_labels[uniq_pos], "copies": copies, "weap": weap, "kept": kept}
+    )
     for name, label in (("real", "train"), ("holdout", "holdout")):
         correct, matches, score = shown[name]
         table[f"matches_{label}"] = matches
         table[f"correct_{label}"] = correct
         table[f"score_{label}"] = score
     params: dict[str, Any] = {
-        "quasi_identifiers": keys, "sensitive": target, "radius": radius,
-        "weighting": weighting, "numeric_columns": num_cols, "bootstrap": bootstrap,
-        "bootstrap_seed": boot_seed, "confidence": confidence,
+        "quasi_identifiers": keys,
+        "sensitive": target,
+        "radius": radius,
+        "weighting": weighting,
+        "numeric_columns": num_cols,
+        "bootstrap": bootstrap,
+        "bootstrap_seed": boot_seed,
+        "confidence": confidence,
         "matching": "box (L-infinity ball of half-width radius per numeric column)",
-        "aggregation": {"box_pooled": "pooled (kept synthetic, real) pairs",
-                        "box_per_record": "mean of per-synthetic-record TCAP (eq. 7)",
-                        "triangular": "mean of triangular-weighted scores"}[weighting],
-        "numeric_missing": "matches missing only", "seed": seed, "n_real": len(data.real),
-        "n_synthetic": len(syn), "n_holdout": len(data.holdout),  # type: ignore[arg-type]
+        "aggregation": {
+            "box_pooled": "pooled (kept synthetic, real) pairs",
+            "box_per_record": "mean of per-synthetic-record TCAP (eq. 7)",
+            "triangular": "mean of triangular-weighted scores",
+        }[weighting],
+        "numeric_missing": "matches missing only",
+        "seed": seed,
+        "n_real": len(data.real),
+        "n_synthetic": len(syn),
+        "n_holdout": len(data.holdout),  # type: ignore[arg-type]
         "n_distinct_synthetic": len(uniq_pos),
-        "interval": ("bootstrap over training and holdout records (release fixed)"
-                     if weighting == "box_pooled" else
-                     "bootstrap over kept synthetic records (real tables fixed)"),
+        "interval": (
+            "bootstrap over training and holdout records (release fixed)"
+            if weighting == "box_pooled"
+            else "bootstrap over kept synthetic records (real tables fixed)"
+        ),
     }
     extra = {"g_train": g_t, "g_holdout": g_h, "raw_risk": raw, "n_kept": n_kept}
-    return GtcapResult(name="gtcap", value=value, ci=ci, params=params, record_table=table,
-                       goal="lower", bounds=(0.0, 1.0), extra=extra, g_train=g_t,
-                       g_holdout=g_h, raw_risk=float(raw), n_kept=n_kept,
-                       attributions=attributions)
+    return GtcapResult(
+        name="gtcap",
+        value=value,
+        ci=ci,
+        params=params,
+        record_table=table,
+        goal="lower",
+        bounds=(0.0, 1.0),
+        extra=extra,
+        g_train=g_t,
+        g_holdout=g_h,
+        raw_risk=float(raw),
+        n_kept=n_kept,
+        attributions=attributions,
+    )
 
 
 def _check_weighting(weighting: str) -> str:
@@ -308,16 +357,24 @@ def _check_weighting(weighting: str) -> str:
             f"GTCAP weighting {weighting!r} is now called {new!r}: its 'sphere' is a box "
             "of half-width radius per numeric column (the L-infinity ball), pooled over "
             f"records. Pass weighting={new!r}; {weighting!r} will be removed.",
-            DeprecationWarning, stacklevel=3)
+            DeprecationWarning,
+            stacklevel=3,
+        )
         return new
     check_choice("weighting", weighting, GTCAP_WEIGHTINGS)
     return weighting
 
 
 # ============================================================================ preparation
-def _reduce_frames(frames: dict[str, pd.DataFrame], schema: Schema, cat_keys: list[str],
-                   num_keys: list[str], target: str, target_numeric: bool,
-                   real: pd.DataFrame) -> dict[str, _Frame]:
+def _reduce_frames(
+    frames: dict[str, pd.DataFrame],
+    schema: Schema,
+    cat_keys: list[str],
+    num_keys: list[str],
+    target: str,
+    target_numeric: bool,
+    real: pd.DataFrame,
+) -> dict[str, _Frame]:
     names = list(frames)
     sizes = [len(frames[n]) for n in names]
     bounds = np.cumsum([0, *sizes])
@@ -333,23 +390,28 @@ def _reduce_frames(frames: dict[str, pd.DataFrame], schema: Schema, cat_keys: li
             x[missing] = _MISSING_POSITION
             encoded[n] = x
     if cat_keys:
-        codes = np.column_stack([
-            pd.factorize(pd.concat([frames[n][c] for n in names], ignore_index=True))[0]
-            for c in cat_keys])
+        codes = np.column_stack(
+            [
+                pd.factorize(pd.concat([frames[n][c] for n in names], ignore_index=True))[0]
+                for c in cat_keys
+            ]
+        )
         group_all = np.unique(codes, axis=0, return_inverse=True)[1].ravel()
     else:
         group_all = np.zeros(int(bounds[-1]), dtype=np.int64)
     if not target_numeric:
-        t_all = pd.factorize(pd.concat([frames[n][target] for n in names],
-                                       ignore_index=True))[0]
+        t_all = pd.factorize(pd.concat([frames[n][target] for n in names], ignore_index=True))[0]
     out = {}
     p = len(num_keys)
     for j, n in enumerate(names):
         sl = slice(bounds[j], bounds[j + 1])
         x = encoded.get(n, np.zeros((sizes[j], 0)))
-        out[n] = _Frame(group=group_all[sl], keys=np.ascontiguousarray(x[:, :p]),
-                        target_code=None if target_numeric else t_all[sl],
-                        target_value=x[:, p] if target_numeric else None)
+        out[n] = _Frame(
+            group=group_all[sl],
+            keys=np.ascontiguousarray(x[:, :p]),
+            target_code=None if target_numeric else t_all[sl],
+            target_value=x[:, p] if target_numeric else None,
+        )
     return out
 
 
@@ -363,14 +425,16 @@ def _distinct_rows(f: _Frame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _subset(f: _Frame, pos: np.ndarray) -> _Frame:
-    return _Frame(group=f.group[pos], keys=f.keys[pos],
-                  target_code=None if f.target_code is None else f.target_code[pos],
-                  target_value=None if f.target_value is None else f.target_value[pos])
+    return _Frame(
+        group=f.group[pos],
+        keys=f.keys[pos],
+        target_code=None if f.target_code is None else f.target_code[pos],
+        target_value=None if f.target_value is None else f.target_value[pos],
+    )
 
 
 # ============================================================================ pair sums
-Kernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool],
-                  dict[str, np.ndarray]]
+Kernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool], dict[str, np.ndarray]]
 
 
 def _pair_sums(U: _Frame, X: _Frame, kernel: Kernel) -> dict[str, np.ndarray]:
@@ -397,7 +461,7 @@ def _pair_sums(U: _Frame, X: _Frame, kernel: Kernel) -> dict[str, np.ndarray]:
         rows = u_order[a:b]
         chunk = max(1, _PAIR_BUDGET // max(1, len(xi) * width))
         for c in range(0, len(rows), chunk):
-            ui = rows[c:c + chunk]
+            ui = rows[c : c + chunk]
             res = kernel(U.keys[ui], X.keys[xi], t_u[ui], t_x[xi], numeric_target)  # type: ignore[index]
             for name, v in res.items():
                 if name not in out:
@@ -408,28 +472,29 @@ def _pair_sums(U: _Frame, X: _Frame, kernel: Kernel) -> dict[str, np.ndarray]:
     return out
 
 
-def _target_match(t_u: np.ndarray, t_x: np.ndarray, numeric: bool, radius: float
-                  ) -> np.ndarray:
+def _target_match(t_u: np.ndarray, t_x: np.ndarray, numeric: bool, radius: float) -> np.ndarray:
     if numeric:
         return np.abs(t_u[:, None] - t_x[None, :]) < radius
     return t_u[:, None] == t_x[None, :]
 
 
 def _box_kernel(radius: float) -> Kernel:
-    def kernel(ku: np.ndarray, kx: np.ndarray, tu: np.ndarray, tx: np.ndarray,
-               numeric: bool) -> dict[str, np.ndarray]:
+    def kernel(
+        ku: np.ndarray, kx: np.ndarray, tu: np.ndarray, tx: np.ndarray, numeric: bool
+    ) -> dict[str, np.ndarray]:
         tm = _target_match(tu, tx, numeric, radius)
         if ku.shape[1]:
             km = (np.abs(ku[:, None, :] - kx[None, :, :]) < radius).all(axis=2)
-            return {"den": km.sum(axis=1).astype(float),
-                    "num": (km & tm).sum(axis=1).astype(float)}
+            return {"den": km.sum(axis=1).astype(float), "num": (km & tm).sum(axis=1).astype(float)}
         return {"den": np.full(len(ku), float(len(kx))), "num": tm.sum(axis=1).astype(float)}
+
     return kernel
 
 
 def _triangular_kernel(radius: float) -> Kernel:
-    def kernel(ku: np.ndarray, kx: np.ndarray, tu: np.ndarray, tx: np.ndarray,
-               numeric: bool) -> dict[str, np.ndarray]:
+    def kernel(
+        ku: np.ndarray, kx: np.ndarray, tu: np.ndarray, tx: np.ndarray, numeric: bool
+    ) -> dict[str, np.ndarray]:
         p = ku.shape[1]
         if p:
             tri = np.maximum(0.0, 1.0 - np.abs(ku[:, None, :] - kx[None, :, :]) / radius)
@@ -445,34 +510,38 @@ def _triangular_kernel(radius: float) -> Kernel:
         else:
             same = tu[:, None] == tx[None, :]
             wtk = np.where(same, wk, 0.0)
-        return {"num": (wtk * wk).sum(axis=1), "den": wk.sum(axis=1),
-                "count": np.full(len(ku), float(len(kx))),
-                "count_t": same.sum(axis=1).astype(float)}
+        return {
+            "num": (wtk * wk).sum(axis=1),
+            "den": wk.sum(axis=1),
+            "count": np.full(len(ku), float(len(kx))),
+            "count_t": same.sum(axis=1).astype(float),
+        }
+
     return kernel
 
 
 def _weap_kernel(radius: float) -> Kernel:
     """The reference WEAP statistics of synthetic records against the release itself."""
-    def kernel(ku: np.ndarray, kx: np.ndarray, tu: np.ndarray, tx: np.ndarray,
-               numeric: bool) -> dict[str, np.ndarray]:
+
+    def kernel(
+        ku: np.ndarray, kx: np.ndarray, tu: np.ndarray, tx: np.ndarray, numeric: bool
+    ) -> dict[str, np.ndarray]:
         p = ku.shape[1]
         same_t = np.ones((len(ku), len(kx)), dtype=bool) if numeric else tu[:, None] == tx[None, :]
         n_k = np.full(len(ku), float(len(kx)))
         n_tk = same_t.sum(axis=1).astype(float)
         close = np.abs(ku[:, None, :] - kx[None, :, :]) < radius if p else None
-        if p:
-            c_k = close.mean(axis=2).sum(axis=1)  # type: ignore[union-attr]
-        else:
-            c_k = n_k.copy()
+        c_k = close.mean(axis=2).sum(axis=1) if close is not None else n_k.copy()
         if numeric:
             ct = np.abs(tu[:, None] - tx[None, :]) < radius
-            both = (close.sum(axis=2) if p else 0) + ct  # type: ignore[union-attr]
+            both = (close.sum(axis=2) if close is not None else 0) + ct
             c_tk = (both / (p + 1)).sum(axis=1)
         elif p:
             c_tk = np.where(same_t, close.mean(axis=2), 0.0).sum(axis=1)  # type: ignore[union-attr]
         else:
             c_tk = n_tk.copy()
         return {"n_k": n_k, "n_tk": n_tk, "c_k": c_k, "c_tk": c_tk}
+
     return kernel
 
 
@@ -488,9 +557,15 @@ def _pooled(ab: tuple[np.ndarray, np.ndarray], kept: np.ndarray) -> float:
     return float(a[kept].sum() / den) if den > 0 else float("nan")
 
 
-def _bootstrap_ci(train: tuple[np.ndarray, np.ndarray], hold: tuple[np.ndarray, np.ndarray],
-                  *, paired: bool, n_boot: int, seed: int, confidence: float
-                  ) -> tuple[float, float] | None:
+def _bootstrap_ci(
+    train: tuple[np.ndarray, np.ndarray],
+    hold: tuple[np.ndarray, np.ndarray],
+    *,
+    paired: bool,
+    n_boot: int,
+    seed: int,
+    confidence: float,
+) -> tuple[float, float] | None:
     """Percentile interval of the clipped risk with G = (w . a) / (w . b) per side.
 
     ``paired``: both sides are per synthetic record and share one resample; otherwise
@@ -505,12 +580,15 @@ def _bootstrap_ci(train: tuple[np.ndarray, np.ndarray], hold: tuple[np.ndarray, 
     for start in range(0, n_boot, chunk):
         size = min(chunk, n_boot - start)
         w_t = rng.multinomial(n_t, np.full(n_t, 1.0 / n_t), size=size).astype(np.float64)
-        w_h = w_t if paired else rng.multinomial(
-            n_h, np.full(n_h, 1.0 / n_h), size=size).astype(np.float64)
+        w_h = (
+            w_t
+            if paired
+            else rng.multinomial(n_h, np.full(n_h, 1.0 / n_h), size=size).astype(np.float64)
+        )
         with np.errstate(invalid="ignore", divide="ignore"):
             g_t = (w_t @ train[0]) / (w_t @ train[1])
             g_h = (w_h @ hold[0]) / (w_h @ hold[1])
-            risks[start:start + size] = (g_t - g_h) / (1 - g_h)
+            risks[start : start + size] = (g_t - g_h) / (1 - g_h)
     risks = np.clip(risks, 0.0, 1.0)
     if not np.isfinite(risks).any():
         return None

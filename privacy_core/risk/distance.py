@@ -91,8 +91,9 @@ def analysis_columns(schema: Schema, columns: Sequence[str] | None) -> list[str]
     return cols
 
 
-def _with_alpha(params: dict[str, Any], alpha: float | None,
-                confidence: float | None) -> dict[str, Any]:
+def _with_alpha(
+    params: dict[str, Any], alpha: float | None, confidence: float | None
+) -> dict[str, Any]:
     """A copy of a result's params with a new alpha and/or confidence, both validated."""
     out = dict(params)
     if alpha is not None:
@@ -107,8 +108,7 @@ def check_alpha(alpha: float) -> float:
     return check_in_range("alpha", alpha, 0, 100, low_inclusive=False, high_inclusive=False)
 
 
-def identical_rows(query: pd.DataFrame, reference: pd.DataFrame
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def identical_rows(query: pd.DataFrame, reference: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """For each query row, whether an identical reference row exists, and which one.
 
     A hash join on canonical rows (missing equals missing, -0.0 equals 0.0): 64-bit row
@@ -146,9 +146,13 @@ def identical_rows(query: pd.DataFrame, reference: pd.DataFrame
     return flags, np.where(flags, ref_pos, -1)
 
 
-def encode_for_distance(data: ReviewData, columns: list[str], metric: str,
-                        numeric_missing: str, frames: dict[str, pd.DataFrame]
-                        ) -> tuple[dict[str, np.ndarray], TableEncoder]:
+def encode_for_distance(
+    data: ReviewData,
+    columns: list[str],
+    metric: str,
+    numeric_missing: str,
+    frames: dict[str, pd.DataFrame],
+) -> tuple[dict[str, np.ndarray], TableEncoder]:
     """Encode frames with the encoder fitted on the real table, weighted for ``metric``.
 
     ``euclidean``: min-max numerics and one-hot categoricals as they come. ``gower``: the
@@ -157,8 +161,9 @@ def encode_for_distance(data: ReviewData, columns: list[str], metric: str,
     is the mean over columns of the range-scaled |difference| (numerics) and the 0/1
     mismatch (categoricals).
     """
-    encoder = TableEncoder(data.schema, columns=columns,
-                           numeric_missing=numeric_missing).fit(data.real)
+    encoder = TableEncoder(data.schema, columns=columns, numeric_missing=numeric_missing).fit(
+        data.real
+    )
     weights = np.ones(encoder.n_features_, dtype=np.float64)
     if metric == "gower":
         for c in columns:
@@ -199,8 +204,15 @@ class DcrSummary:
     ci: tuple[float, float] | None
 
 
-def dcr_summary(srd_sorted: np.ndarray, rrd_sorted: np.ndarray, *, alpha: float,
-                n_boot: int, boot_seed: int, confidence: float) -> DcrSummary:
+def dcr_summary(
+    srd_sorted: np.ndarray,
+    rrd_sorted: np.ndarray,
+    *,
+    alpha: float,
+    n_boot: int,
+    boot_seed: int,
+    confidence: float,
+) -> DcrSummary:
     """Score, ratio, share and bootstrap interval from sorted SRD and RRD arrays.
 
     q = the alpha-th percentile of RRD (``numpy.percentile``, linear); p = share of SRD
@@ -216,13 +228,11 @@ def dcr_summary(srd_sorted: np.ndarray, rrd_sorted: np.ndarray, *, alpha: float,
     ci = None
     if n_boot > 0:
         s_rrd, s_srd = _boot_seeds(boot_seed)
-        q_b = bootstrap_percentile(rrd_sorted, alpha, n_boot=n_boot, seed=s_rrd,
-                                   assume_sorted=True)
+        q_b = bootstrap_percentile(rrd_sorted, alpha, n_boot=n_boot, seed=s_rrd, assume_sorted=True)
         p_b = bootstrap_share_below(srd_sorted, q_b, seed=s_srd, assume_sorted=True)
         lo, hi = percentile_interval((p_b - a) / (1 - a), confidence=confidence)
         ci = (float(lo), float(hi))
-    return DcrSummary(score=(p - a) / (1 - a), ratio=p / a, share_below=p, threshold=q,
-                      ci=ci)
+    return DcrSummary(score=(p - a) / (1 - a), ratio=p / a, share_below=p, threshold=q, ci=ci)
 
 
 def _finite_sorted(x: np.ndarray) -> np.ndarray:
@@ -238,22 +248,33 @@ def _check_k(k: int, sizes: dict[str, int], name: str = "k") -> None:
             )
 
 
-def _distance_inputs(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
-                     holdout: pd.DataFrame | None, schema: Schema | None,
-                     columns: Sequence[str] | None, metric: str, numeric_missing: str,
-                     seed: int, measure: str, space: str = "shared", embedding: Any = None,
-                     embedding_params: dict[str, Any] | None = None
-                     ) -> tuple[ReviewData, pd.DataFrame, list[str], int, int,
-                                dict[str, np.ndarray], dict[str, Any]]:
+def _distance_inputs(
+    real: pd.DataFrame,
+    synthetic: Any,
+    *,
+    threat: ThreatModel,
+    holdout: pd.DataFrame | None,
+    schema: Schema | None,
+    columns: Sequence[str] | None,
+    metric: str,
+    numeric_missing: str,
+    seed: int,
+    measure: str,
+    space: str = "shared",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
+) -> tuple[ReviewData, pd.DataFrame, list[str], int, int, dict[str, np.ndarray], dict[str, Any]]:
     """Shared set-up of the DCR measures: validated inputs, one release, encoded tables
     (in the shared encoding or the contrastive embedding) and the space's params."""
     check_space(space)
     if space == "contrastive" and metric != "euclidean":
         raise ParameterError(
             "The contrastive embedding is a Euclidean space (unit vectors): use "
-            f"metric='euclidean' with space='contrastive'; got {metric!r}.")
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                          min_rows=1)
+            f"metric='euclidean' with space='contrastive'; got {metric!r}."
+        )
+    data = prepare_review(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema, min_rows=1
+    )
     syn = single_release(data, measure)
     cols = analysis_columns(data.schema, columns)
     split_seed, boot_seed = _boot_seeds(seed)
@@ -322,8 +343,9 @@ def identical_match_share(
     """
     seed = check_seed(seed)
     check_confidence(confidence)
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                          min_rows=1)
+    data = prepare_review(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema, min_rows=1
+    )
     syn = single_release(data, "identical_match_share")
     cols = analysis_columns(data.schema, columns)
     flags, pos = identical_rows(syn[cols], data.real[cols])
@@ -334,21 +356,37 @@ def identical_match_share(
     if data.holdout is not None:
         h_flags, _ = identical_rows(data.holdout[cols], data.real[cols])
         baseline = float(h_flags.mean())
-        extra["baseline_ci"] = list(wilson_interval(int(h_flags.sum()), len(h_flags),
-                                                    confidence=confidence))
+        extra["baseline_ci"] = list(
+            wilson_interval(int(h_flags.sum()), len(h_flags), confidence=confidence)
+        )
         extra["n_holdout_matches"] = int(h_flags.sum())
-    table = pd.DataFrame({
-        "record": syn.index.to_numpy(),
-        "match": flags,
-        "real_record": np.where(flags, real_labels[np.maximum(pos, 0)], -1),
-    })
-    params = {"columns": cols, "confidence": confidence, "seed": seed,
-              "n_real": len(data.real), "n_synthetic": n,
-              "n_holdout": None if data.holdout is None else len(data.holdout),
-              "baseline": "holdout" if data.holdout is not None else None}
-    return MetricResult(name="ims", value=k / n, ci=wilson_interval(k, n, confidence=confidence),
-                        params=params, record_table=table, baseline=baseline, goal="lower",
-                        bounds=(0.0, 1.0), extra=extra)
+    table = pd.DataFrame(
+        {
+            "record": syn.index.to_numpy(),
+            "match": flags,
+            "real_record": np.where(flags, real_labels[np.maximum(pos, 0)], -1),
+        }
+    )
+    params = {
+        "columns": cols,
+        "confidence": confidence,
+        "seed": seed,
+        "n_real": len(data.real),
+        "n_synthetic": n,
+        "n_holdout": None if data.holdout is None else len(data.holdout),
+        "baseline": "holdout" if data.holdout is not None else None,
+    }
+    return MetricResult(
+        name="ims",
+        value=k / n,
+        ci=wilson_interval(k, n, confidence=confidence),
+        params=params,
+        record_table=table,
+        baseline=baseline,
+        goal="lower",
+        bounds=(0.0, 1.0),
+        extra=extra,
+    )
 
 
 # ============================================================================ DCR
@@ -401,25 +439,41 @@ class DcrResult(MetricResult):
 
     def to_dict(self, *, include_records: bool = False) -> dict[str, Any]:
         out = super().to_dict(include_records=include_records)
-        out.update(jsonable({"share_below": self.share_below,
-                             "threshold_distance": self.threshold}))
+        out.update(
+            jsonable({"share_below": self.share_below, "threshold_distance": self.threshold})
+        )
         return out
 
 
 def _dcr_aggregate(res: DcrResult, params: dict[str, Any]) -> DcrResult:
     alpha = float(params["alpha"])
-    s = dcr_summary(res.srd_sorted, res.rrd_sorted, alpha=alpha,
-                    n_boot=int(params["bootstrap"]), boot_seed=int(params["bootstrap_seed"]),
-                    confidence=float(params["confidence"]))
+    s = dcr_summary(
+        res.srd_sorted,
+        res.rrd_sorted,
+        alpha=alpha,
+        n_boot=int(params["bootstrap"]),
+        boot_seed=int(params["bootstrap_seed"]),
+        confidence=float(params["confidence"]),
+    )
     a = alpha / 100.0
     extra = {**res.extra, "ratio": s.ratio, "alpha": alpha}
-    return replace(res, value=s.score, ci=s.ci, params=params, alpha=alpha, ratio=s.ratio,
-                   share_below=s.share_below, threshold=s.threshold,
-                   bounds=(-a / (1 - a), 1.0), extra=extra)
+    return replace(
+        res,
+        value=s.score,
+        ci=s.ci,
+        params=params,
+        alpha=alpha,
+        ratio=s.ratio,
+        share_below=s.share_below,
+        threshold=s.threshold,
+        bounds=(-a / (1 - a), 1.0),
+        extra=extra,
+    )
 
 
-def _neighbors(query: np.ndarray, reference: np.ndarray, k: int, metric: str
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _neighbors(
+    query: np.ndarray, reference: np.ndarray, k: int, metric: str
+) -> tuple[np.ndarray, np.ndarray]:
     return nearest_neighbors(query, reference, k=k, metric=neighbor_metric(metric))
 
 
@@ -538,17 +592,37 @@ def dcr(
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
     data, syn, cols, split_seed, boot_seed, enc, space_info = _distance_inputs(
-        real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
-        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr",
-        space=space, embedding=embedding, embedding_params=embedding_params)
+        real,
+        synthetic,
+        threat=threat,
+        holdout=holdout,
+        schema=schema,
+        columns=columns,
+        metric=metric,
+        numeric_missing=numeric_missing,
+        seed=seed,
+        measure="dcr",
+        space=space,
+        embedding=embedding,
+        embedding_params=embedding_params,
+    )
     T, S = enc["real"], enc["synthetic"]
     real_labels = data.real.index.to_numpy()
     syn_labels = syn.index.to_numpy()
     params: dict[str, Any] = {
-        "alpha": alpha, "k": k, "metric": metric, "variant": variant, "columns": cols,
-        "bootstrap": bootstrap, "bootstrap_seed": boot_seed, "confidence": confidence,
-        "numeric_missing": numeric_missing, "seed": seed, "n_real": len(T),
-        "n_synthetic": len(S), **space_info,
+        "alpha": alpha,
+        "k": k,
+        "metric": metric,
+        "variant": variant,
+        "columns": cols,
+        "bootstrap": bootstrap,
+        "bootstrap_seed": boot_seed,
+        "confidence": confidence,
+        "numeric_missing": numeric_missing,
+        "seed": seed,
+        "n_real": len(T),
+        "n_synthetic": len(S),
+        **space_info,
     }
     if data.holdout is not None:
         H = enc["holdout"]
@@ -562,15 +636,22 @@ def dcr(
                 "distances needs at least 4. Provide a holdout table."
             )
         q_pos, r_pos = _split_real(len(T), split_seed)
-        params.update(rrd_source="split", split_seed=split_seed, n_split_query=len(q_pos),
-                      n_split_reference=len(r_pos))
+        params.update(
+            rrd_source="split",
+            split_seed=split_seed,
+            n_split_query=len(q_pos),
+            n_split_reference=len(r_pos),
+        )
         query_real, ref_real = T[q_pos], T[r_pos]
         ref_real_pos = r_pos
         warnings.warn(
             "No holdout table: the real-to-real distances come from a seeded split of the "
             "training data, whose reference half is smaller than the training table, so the "
             "DCR score is biased upward. Provide a holdout of real rows the generator never "
-            "saw for an unbiased comparison.", UntrustworthyResultWarning, stacklevel=2)
+            "saw for an unbiased comparison.",
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
 
     if variant == "distance":
         _check_k(k, {"training records": len(T), "reference real records": len(ref_real)})
@@ -579,21 +660,46 @@ def dcr(
         srd = d_s.mean(axis=1)
         rrd = d_r.mean(axis=1)
         dcr_syn, dcr_hold = d_s[:, 0], d_r[:, 0]
-        table = pd.DataFrame({
-            "record": syn_labels, "synthetic_record": syn_labels,
-            "real_record": real_labels[i_s[:, 0]], "srd": srd, "dcr": dcr_syn,
-        })
+        table = pd.DataFrame(
+            {
+                "record": syn_labels,
+                "synthetic_record": syn_labels,
+                "real_record": real_labels[i_s[:, 0]],
+                "srd": srd,
+                "dcr": dcr_syn,
+            }
+        )
     else:
-        srd, rrd, table, dropped = _ratio_variant(T, S, query_real, ref_real, k, metric,
-                                                  data.holdout is not None, real_labels,
-                                                  syn_labels, ref_real_pos)
+        srd, rrd, table, dropped = _ratio_variant(
+            T,
+            S,
+            query_real,
+            ref_real,
+            k,
+            metric,
+            data.holdout is not None,
+            real_labels,
+            syn_labels,
+            ref_real_pos,
+        )
         params["dropped_nonfinite"] = dropped
         dcr_syn = _neighbors(S, T, 1, metric)[0][:, 0]
         dcr_hold = _neighbors(query_real, ref_real, 1, metric)[0][:, 0]
     shell = DcrResult(
-        name="dcr", value=float("nan"), ci=None, params=params, record_table=table,
-        goal="lower", alpha=alpha, k=k, variant=variant, srd=srd, rrd=rrd,
-        dcr_synthetic=dcr_syn, dcr_holdout=dcr_hold, srd_sorted=_finite_sorted(srd),
+        name="dcr",
+        value=float("nan"),
+        ci=None,
+        params=params,
+        record_table=table,
+        goal="lower",
+        alpha=alpha,
+        k=k,
+        variant=variant,
+        srd=srd,
+        rrd=rrd,
+        dcr_synthetic=dcr_syn,
+        dcr_holdout=dcr_hold,
+        srd_sorted=_finite_sorted(srd),
         rrd_sorted=_finite_sorted(rrd),
     )
     result = _dcr_aggregate(shell, params)
@@ -601,10 +707,18 @@ def dcr(
     return result
 
 
-def _ratio_variant(T: np.ndarray, S: np.ndarray, query_real: np.ndarray,
-                   ref_real: np.ndarray, k: int, metric: str, has_holdout: bool,
-                   real_labels: np.ndarray, syn_labels: np.ndarray, ref_real_pos: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, dict[str, int]]:
+def _ratio_variant(
+    T: np.ndarray,
+    S: np.ndarray,
+    query_real: np.ndarray,
+    ref_real: np.ndarray,
+    k: int,
+    metric: str,
+    has_holdout: bool,
+    real_labels: np.ndarray,
+    syn_labels: np.ndarray,
+    ref_real_pos: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, dict[str, int]]:
     nm = neighbor_metric(metric)
     sizes = {"synthetic records": len(S), "other training records": len(T) - 1}
     if has_holdout:
@@ -622,16 +736,21 @@ def _ratio_variant(T: np.ndarray, S: np.ndarray, query_real: np.ndarray,
         else:
             # split: RRD(t1) = d_k(t1, T2) / d_k(t1, T1 minus t1)
             d_12, _ = nearest_neighbors(query_real, ref_real, k=k, metric=nm)
-            d_11, _ = nearest_neighbors(query_real, query_real, k=k, metric=nm,
-                                        exclude_self=True)
+            d_11, _ = nearest_neighbors(query_real, query_real, k=k, metric=nm, exclude_self=True)
             rrd = d_12[:, -1] / d_11[:, -1]
     srd = np.where(np.isfinite(srd), srd, np.nan)
     rrd = np.where(np.isfinite(rrd), rrd, np.nan)
-    table = pd.DataFrame({
-        "record": real_labels, "synthetic_record": syn_labels[i_ts[:, 0]],
-        "real_record": real_labels, "real_neighbor": real_labels[i_tt[:, 0]],
-        "d_synthetic": d_ts[:, -1], "d_real": d_tt[:, -1], "srd": srd,
-    })
+    table = pd.DataFrame(
+        {
+            "record": real_labels,
+            "synthetic_record": syn_labels[i_ts[:, 0]],
+            "real_record": real_labels,
+            "real_neighbor": real_labels[i_tt[:, 0]],
+            "d_synthetic": d_ts[:, -1],
+            "d_real": d_tt[:, -1],
+            "srd": srd,
+        }
+    )
     dropped = {"srd": int(np.isnan(srd).sum()), "rrd": int(np.isnan(rrd).sum())}
     return srd, rrd, table, dropped
 
@@ -643,13 +762,17 @@ def _warn_degenerate(result: DcrResult) -> None:
             "records with an exact copy in the training data), so no synthetic distance can "
             "fall below the threshold and the DCR score cannot detect copies. Compare the "
             "identical match share with its holdout baseline instead, or raise alpha.",
-            UntrustworthyResultWarning, stacklevel=3)
+            UntrustworthyResultWarning,
+            stacklevel=3,
+        )
     dropped = result.params.get("dropped_nonfinite")
     if dropped and (dropped["srd"] or dropped["rrd"]):
         warnings.warn(
             f"{dropped['srd']} SRD and {dropped['rrd']} RRD ratio(s) were not finite "
             "(duplicate training records give 0 / 0) and were dropped.",
-            UntrustworthyResultWarning, stacklevel=3)
+            UntrustworthyResultWarning,
+            stacklevel=3,
+        )
 
 
 # ============================================================================ k-NN indicator
@@ -677,25 +800,54 @@ def _knn_aggregate(res: KnnResult, params: dict[str, Any]) -> KnnResult:
     alpha = float(params["alpha"])
     rows = []
     for j, kk in enumerate(res.k_values):
-        s = dcr_summary(np.sort(res.srd[:, j]), np.sort(res.rrd[:, j]), alpha=alpha,
-                        n_boot=int(params["bootstrap"]),
-                        boot_seed=int(params["bootstrap_seed"]) + j,
-                        confidence=float(params["confidence"]))
+        s = dcr_summary(
+            np.sort(res.srd[:, j]),
+            np.sort(res.rrd[:, j]),
+            alpha=alpha,
+            n_boot=int(params["bootstrap"]),
+            boot_seed=int(params["bootstrap_seed"]) + j,
+            confidence=float(params["confidence"]),
+        )
         lo, hi = s.ci if s.ci is not None else (np.nan, np.nan)
-        rows.append({"k": kk, "value": s.score, "lower": lo, "upper": hi, "ratio": s.ratio,
-                     "share_below": s.share_below, "threshold": s.threshold})
+        rows.append(
+            {
+                "k": kk,
+                "value": s.score,
+                "lower": lo,
+                "upper": hi,
+                "ratio": s.ratio,
+                "share_below": s.share_below,
+                "threshold": s.threshold,
+            }
+        )
     by_k = pd.DataFrame(rows)
     best = int(by_k["value"].to_numpy().argmax())
     best_row = by_k.iloc[best]
-    ci = None if np.isnan(best_row["lower"]) else (float(best_row["lower"]),
-                                                   float(best_row["upper"]))
+    ci = (
+        None
+        if np.isnan(best_row["lower"])
+        else (float(best_row["lower"]), float(best_row["upper"]))
+    )
     a = alpha / 100.0
-    extra = {"alpha": alpha, "best_k": int(best_row["k"]),
-             "by_k": {str(int(r["k"])): {"value": r["value"], "ci": [r["lower"], r["upper"]]}
-                      for _, r in by_k.iterrows()}}
-    return replace(res, value=float(best_row["value"]), ci=ci, params=params, alpha=alpha,
-                   best_k=int(best_row["k"]), by_k=by_k, bounds=(-a / (1 - a), 1.0),
-                   extra=extra)
+    extra = {
+        "alpha": alpha,
+        "best_k": int(best_row["k"]),
+        "by_k": {
+            str(int(r["k"])): {"value": r["value"], "ci": [r["lower"], r["upper"]]}
+            for _, r in by_k.iterrows()
+        },
+    }
+    return replace(
+        res,
+        value=float(best_row["value"]),
+        ci=ci,
+        params=params,
+        alpha=alpha,
+        best_k=int(best_row["k"]),
+        by_k=by_k,
+        bounds=(-a / (1 - a), 1.0),
+        extra=extra,
+    )
 
 
 def dcr_knn(
@@ -751,15 +903,34 @@ def dcr_knn(
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
     data, syn, cols, split_seed, boot_seed, enc, space_info = _distance_inputs(
-        real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
-        metric=metric, numeric_missing=numeric_missing, seed=seed, measure="dcr_knn",
-        space=space, embedding=embedding, embedding_params=embedding_params)
+        real,
+        synthetic,
+        threat=threat,
+        holdout=holdout,
+        schema=schema,
+        columns=columns,
+        metric=metric,
+        numeric_missing=numeric_missing,
+        seed=seed,
+        measure="dcr_knn",
+        space=space,
+        embedding=embedding,
+        embedding_params=embedding_params,
+    )
     T, S = enc["real"], enc["synthetic"]
     params: dict[str, Any] = {
-        "alpha": alpha, "k_max": k_max, "metric": metric, "columns": cols,
-        "bootstrap": bootstrap, "bootstrap_seed": boot_seed, "confidence": confidence,
-        "numeric_missing": numeric_missing, "seed": seed, "n_real": len(T),
-        "n_synthetic": len(S), **space_info,
+        "alpha": alpha,
+        "k_max": k_max,
+        "metric": metric,
+        "columns": cols,
+        "bootstrap": bootstrap,
+        "bootstrap_seed": boot_seed,
+        "confidence": confidence,
+        "numeric_missing": numeric_missing,
+        "seed": seed,
+        "n_real": len(T),
+        "n_synthetic": len(S),
+        **space_info,
     }
     if data.holdout is not None:
         query_real, ref_real = enc["holdout"], T
@@ -776,19 +947,30 @@ def dcr_knn(
         warnings.warn(
             "No holdout table: the real-to-real distances come from a seeded split of the "
             "training data, so the k-NN scores are biased upward. Provide a holdout.",
-            UntrustworthyResultWarning, stacklevel=2)
-    _check_k(k_max, {"training records": len(T), "reference real records": len(ref_real)},
-             "k_max")
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
+    _check_k(k_max, {"training records": len(T), "reference real records": len(ref_real)}, "k_max")
     d_s, i_s = _neighbors(S, T, k_max, metric)
     d_r, _ = _neighbors(query_real, ref_real, k_max, metric)
     ks = np.arange(1, k_max + 1)
     srd = np.cumsum(d_s, axis=1) / ks
     rrd = np.cumsum(d_r, axis=1) / ks
-    table = pd.DataFrame({"record": syn.index.to_numpy(),
-                          "real_record": data.real.index.to_numpy()[i_s[:, 0]]})
+    table = pd.DataFrame(
+        {"record": syn.index.to_numpy(), "real_record": data.real.index.to_numpy()[i_s[:, 0]]}
+    )
     for j, kk in enumerate(ks):
         table[f"srd_k{kk}"] = srd[:, j]
-    shell = KnnResult(name="knn", value=float("nan"), ci=None, params=params,
-                      record_table=table, goal="lower", alpha=alpha,
-                      k_values=tuple(int(x) for x in ks), srd=srd, rrd=rrd)
+    shell = KnnResult(
+        name="knn",
+        value=float("nan"),
+        ci=None,
+        params=params,
+        record_table=table,
+        goal="lower",
+        alpha=alpha,
+        k_values=tuple(int(x) for x in ks),
+        srd=srd,
+        rrd=rrd,
+    )
     return _knn_aggregate(shell, params)

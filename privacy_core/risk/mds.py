@@ -49,7 +49,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -160,14 +160,18 @@ def _shadow_task(i: int, ctx: _ShadowContext) -> tuple[int, np.ndarray]:
     d = np.full((len(ctx.levels), len(ctx.targets)), np.nan)
     with warnings.catch_warnings(), torch_threads(1):
         warnings.simplefilter("ignore")
-        gen = make_generator(ctx.method, **params).fit(train, seed=int(ctx.seeds[i, 0]),
-                                                       **fit)
+        gen = make_generator(ctx.method, **params).fit(train, seed=int(ctx.seeds[i, 0]), **fit)
         for li, level in enumerate(ctx.levels):
-            if level is not None and not gen.curve.checkpoint(level).reached:
+            # a level is set only for autoregressive shadows, which keep their loss curve
+            if level is not None and not cast(Any, gen).curve.checkpoint(level).reached:
                 continue
             at = {} if level is None else {"level": level}
-            d[li] = sum(_distances(ctx, targets, gen.sample(
-                len(train), seed=int(ctx.seeds[i, 1 + j]), **at)) for j in range(ctx.sets))
+            d[li] = sum(
+                _distances(
+                    ctx, targets, gen.sample(len(train), seed=int(ctx.seeds[i, 1 + j]), **at)
+                )
+                for j in range(ctx.sets)
+            )
     return i, d / ctx.sets
 
 
@@ -181,8 +185,7 @@ class _Scores:
     confident: np.ndarray
 
 
-def _disclosure(distance: np.ndarray, keep: np.ndarray, level: float = CONFIDENT_LEVEL
-                ) -> _Scores:
+def _disclosure(distance: np.ndarray, keep: np.ndarray, level: float = CONFIDENT_LEVEL) -> _Scores:
     """Per-record scores over the shadows that have a distance (rows of ``distance`` that
     are all NaN were not run).
 
@@ -207,11 +210,13 @@ def _disclosure(distance: np.ndarray, keep: np.ndarray, level: float = CONFIDENT
         var_out = np.nanvar(d_out, axis=0, ddof=1)
         se = np.sqrt(var_in / n_in + var_out / n_out)
         ok = (n_in >= 2) & (n_out >= 2)
-        quantile = np.where(ok, student_t.ppf(level, np.maximum(n_in + n_out - 2, 1)),
-                            np.inf)
+        quantile = np.where(ok, student_t.ppf(level, np.maximum(n_in + n_out - 2, 1)), np.inf)
         bound = (mean_out - mean_in) - quantile * np.where(ok, se, np.inf)
-    confident = np.where(np.isnan(mean_in) | np.isnan(mean_out), np.nan,
-                         np.maximum(np.nan_to_num(bound, nan=0.0, neginf=0.0), 0.0))
+    confident = np.where(
+        np.isnan(mean_in) | np.isnan(mean_out),
+        np.nan,
+        np.maximum(np.nan_to_num(bound, nan=0.0, neginf=0.0), 0.0),
+    )
     return _Scores(np.abs(mean_in - mean_out), mean_in, mean_out, confident)
 
 
@@ -316,8 +321,9 @@ def membership_disclosure_score(
     return _mds(dict(locals()), (None,))[0]
 
 
-def mds_overfit_levels(real: pd.DataFrame, levels: Sequence[float], **options: Any
-                       ) -> dict[float, MdsResult]:
+def mds_overfit_levels(
+    real: pd.DataFrame, levels: Sequence[float], **options: Any
+) -> dict[float, MdsResult]:
     """MDS of the autoregressive generator trained past its optimum, at each overfit
     level f_o (the risk-insertion framework's overfit model): every shadow is trained
     once, with its validation loss on records it never sees (the holdout), and sampled at
@@ -335,7 +341,8 @@ def mds_overfit_levels(real: pd.DataFrame, levels: Sequence[float], **options: A
     if method != "autoregressive":
         raise ParameterError(
             f"Overfit levels are points in the training of the autoregressive generator; "
-            f"shadow_method {method!r} has none.")
+            f"shadow_method {method!r} has none."
+        )
     options["on_partial"] = None
     bound = inspect.signature(membership_disclosure_score).bind(real, **options)
     bound.apply_defaults()
@@ -345,15 +352,60 @@ def mds_overfit_levels(real: pd.DataFrame, levels: Sequence[float], **options: A
 def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]:
     """The body of :func:`membership_disclosure_score` (``a``: its arguments), one
     result per level of ``levels`` (``None``: the shadows as fitted)."""
-    (real, synthetic, holdout, schema, columns, shadow_method, shadow_params, shadow_models,
-     shadow_sets, records, reading, references, quantile, tail, bootstrap, confidence,
-     numeric_missing, n_jobs, backend, ray_address, progress, should_stop, on_partial,
-     seed) = (a[k] for k in (
-         "real", "synthetic", "holdout", "schema", "columns", "shadow_method",
-         "shadow_params", "shadow_models", "shadow_sets", "records", "reading",
-         "references", "quantile", "tail", "bootstrap", "confidence", "numeric_missing",
-         "n_jobs", "backend", "ray_address", "progress", "should_stop", "on_partial",
-         "seed"))
+    (
+        real,
+        synthetic,
+        holdout,
+        schema,
+        columns,
+        shadow_method,
+        shadow_params,
+        shadow_models,
+        shadow_sets,
+        records,
+        reading,
+        references,
+        quantile,
+        tail,
+        bootstrap,
+        confidence,
+        numeric_missing,
+        n_jobs,
+        backend,
+        ray_address,
+        progress,
+        should_stop,
+        on_partial,
+        seed,
+    ) = (
+        a[k]
+        for k in (
+            "real",
+            "synthetic",
+            "holdout",
+            "schema",
+            "columns",
+            "shadow_method",
+            "shadow_params",
+            "shadow_models",
+            "shadow_sets",
+            "records",
+            "reading",
+            "references",
+            "quantile",
+            "tail",
+            "bootstrap",
+            "confidence",
+            "numeric_missing",
+            "n_jobs",
+            "backend",
+            "ray_address",
+            "progress",
+            "should_stop",
+            "on_partial",
+            "seed",
+        )
+    )
     seed = check_seed(seed)
     m = check_positive_int("shadow_models", shadow_models, minimum=2)
     sets = check_positive_int("shadow_sets", shadow_sets)
@@ -371,19 +423,22 @@ def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]
     if shadow_method == "leaky" and holdout is None:
         raise ParameterError(
             "Leaky shadows fill the rows they do not copy with real records they never saw: "
-            "give a holdout (the pool), or choose another shadow method.")
+            "give a holdout (the pool), or choose another shadow method."
+        )
     if reading == "relative" and holdout is None:
         raise ParameterError(
             "The relative MDS reading needs a holdout: its HALF reference (a method that "
             "emits real records it never saw) draws from it. Give a holdout, or ask for "
-            "reading='max' (the paper's raw distance, read against SELF).")
+            "reading='max' (the paper's raw distance, read against SELF)."
+        )
     references = references or reading == "relative"
     if schema is None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             schema = infer_schema(real)
-    tables = prepare_release_tables(real, real if synthetic is None else synthetic,
-                                    holdout=holdout, schema=schema, min_rows=2)
+    tables = prepare_release_tables(
+        real, real if synthetic is None else synthetic, holdout=holdout, schema=schema, min_rows=2
+    )
     schema = tables.schema
     cols = analysis_columns(schema, columns)
     table = tables.real[cols].drop_duplicates()
@@ -393,21 +448,32 @@ def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]
     if n < 2 * m and n < 20:
         raise InsufficientDataError(
             f"MDS trains {m} shadows on halves of the real table; {n} distinct records are "
-            "too few. Give at least 20 records.")
+            "too few. Give at least 20 records."
+        )
     pool = tables.holdout[cols].reset_index(drop=True) if tables.holdout is not None else None
     seq = np.random.SeedSequence(seed)
     s_keep, s_targets, s_shadows, s_half, s_boot, s_null = (
-        int(s.generate_state(1)[0]) for s in seq.spawn(6))
+        int(s.generate_state(1)[0]) for s in seq.spawn(6)
+    )
     keep = mds_membership(m, n, s_keep)
     targets = np.arange(n)
     if records is not None and records < n:
         targets = np.sort(np.random.default_rng(s_targets).choice(n, records, replace=False))
     encoder = TableEncoder(schema, columns=cols, numeric_missing=numeric_missing).fit(table)
     seeds = np.random.default_rng(s_shadows).integers(0, 2**31 - 1, size=(m, 1 + sets))
-    ctx = _ShadowContext(table=table, keep=keep, targets=targets, encoder=encoder,
-                         method=shadow_method, params=dict(shadow_params or {}), pool=pool,
-                         sets=sets, seeds=seeds, scale=math.sqrt(len(cols)),
-                         levels=levels)
+    ctx = _ShadowContext(
+        table=table,
+        keep=keep,
+        targets=targets,
+        encoder=encoder,
+        method=shadow_method,
+        params=dict(shadow_params or {}),
+        pool=pool,
+        sets=sets,
+        seeds=seeds,
+        scale=math.sqrt(len(cols)),
+        levels=levels,
+    )
 
     def assemble(distance: np.ndarray, done: int, level: float | None = None) -> MdsResult:
         """The result read from the shadows with a distance (``done`` of ``m`` ran; at
@@ -429,8 +495,10 @@ def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]
         relative_max = _relative(raw["max"], half_max, self_max)
         # beyond the noise: the shadows establish the record's disclosure at a strict level
         # (one unseen record in a thousand is flagged by chance)
-        flagged = np.nan_to_num(_disclosure(distance, keep[:, targets], FLAG_LEVEL).confident,
-                                nan=0.0) > 0
+        flagged = (
+            np.nan_to_num(_disclosure(distance, keep[:, targets], FLAG_LEVEL).confident, nan=0.0)
+            > 0
+        )
 
         ci = None
         if bootstrap > 0 and np.isfinite(ds).any():
@@ -439,51 +507,102 @@ def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]
         if not np.isfinite(value):
             ci = None  # an interval around an unavailable reading would mislead
         cut = raw["quantile"]
-        table_out = pd.DataFrame({
-            "record": index[targets], "ds": ds, "mean_in": scores.mean_in,
-            "mean_out": scores.mean_out, "confident": scores.confident,
-            "ds_self": ds_self, "ds_half": ds_half,
-            "targeted": np.nan_to_num(ds, nan=-1.0) >= cut if np.isfinite(cut) else False,
-            "flagged": flagged,
-        })
+        table_out = pd.DataFrame(
+            {
+                "record": index[targets],
+                "ds": ds,
+                "mean_in": scores.mean_in,
+                "mean_out": scores.mean_out,
+                "confident": scores.confident,
+                "ds_self": ds_self,
+                "ds_half": ds_half,
+                "targeted": np.nan_to_num(ds, nan=-1.0) >= cut if np.isfinite(cut) else False,
+                "flagged": flagged,
+            }
+        )
         params = {
-            "shadow_method": shadow_method, "shadow_params": ctx.params,
-            "shadow_models": m, "shadow_sets": sets, "records": records,
-            "n_records_evaluated": len(targets), "n_distinct_records": n,
-            "n_real": len(tables.real), "columns": cols, "reading": reading,
-            "references": references, "quantile": quantile, "tail": tail,
-            "bootstrap": bootstrap, "confident_level": CONFIDENT_LEVEL,
-            "flag_level": FLAG_LEVEL, "null_permutations": NULL_PERMUTATIONS,
-            "confidence": confidence, "numeric_missing": numeric_missing, "seed": seed,
-            "n_jobs": n_jobs, "backend": backend, "distance": "euclidean / sqrt(p)",
-            "n_holdout": 0 if pool is None else len(pool), "n_shadows_done": done,
+            "shadow_method": shadow_method,
+            "shadow_params": ctx.params,
+            "shadow_models": m,
+            "shadow_sets": sets,
+            "records": records,
+            "n_records_evaluated": len(targets),
+            "n_distinct_records": n,
+            "n_real": len(tables.real),
+            "columns": cols,
+            "reading": reading,
+            "references": references,
+            "quantile": quantile,
+            "tail": tail,
+            "bootstrap": bootstrap,
+            "confident_level": CONFIDENT_LEVEL,
+            "flag_level": FLAG_LEVEL,
+            "null_permutations": NULL_PERMUTATIONS,
+            "confidence": confidence,
+            "numeric_missing": numeric_missing,
+            "seed": seed,
+            "n_jobs": n_jobs,
+            "backend": backend,
+            "distance": "euclidean / sqrt(p)",
+            "n_holdout": 0 if pool is None else len(pool),
+            "n_shadows_done": done,
         }
         if level is not None:
             params["overfit_level"] = level
             params["n_shadows_reached"] = int((~np.isnan(distance).all(axis=1)).sum())
         finite = ds[np.isfinite(ds)]
-        quantiles = {f"{q:g}": (float(np.quantile(finite, q)) if finite.size else float("nan"))
-                     for q in sorted({0.5, 0.9, quantile, 0.99, 1.0})}
-        extra = {"raw_max": raw["max"], "raw_quantile": raw["quantile"], "raw_mean": raw["mean"],
-                 "quantiles": quantiles,
-                 "self_max": self_max, "half_max": half_max, "relative": relative,
-                 "relative_max": relative_max, "n_flagged": int(flagged.sum()),
-                 "reading_text": mds_reading(value, reading), "stopped": stopped}
+        quantiles = {
+            f"{q:g}": (float(np.quantile(finite, q)) if finite.size else float("nan"))
+            for q in sorted({0.5, 0.9, quantile, 0.99, 1.0})
+        }
+        extra = {
+            "raw_max": raw["max"],
+            "raw_quantile": raw["quantile"],
+            "raw_mean": raw["mean"],
+            "quantiles": quantiles,
+            "self_max": self_max,
+            "half_max": half_max,
+            "relative": relative,
+            "relative_max": relative_max,
+            "n_flagged": int(flagged.sum()),
+            "reading_text": mds_reading(value, reading),
+            "stopped": stopped,
+        }
         bound = math.sqrt(2.0)  # one-hot mismatch in every column, divided by √p
         return MdsResult(
-            name="mds", value=float(value), ci=ci, params=params, record_table=table_out,
-            baseline=half_max if reading == "max" else 0.0, goal="lower",
-            bounds=(-1.0, 1.0) if reading == "relative" else (0.0, bound), extra=extra,
-            raw_max=raw["max"], raw_quantile=raw["quantile"], raw_mean=raw["mean"],
-            self_max=self_max, half_max=half_max, relative=relative, relative_max=relative_max,
-            stopped=stopped, ds=ds)
+            name="mds",
+            value=float(value),
+            ci=ci,
+            params=params,
+            record_table=table_out,
+            baseline=half_max if reading == "max" else 0.0,
+            goal="lower",
+            bounds=(-1.0, 1.0) if reading == "relative" else (0.0, bound),
+            extra=extra,
+            raw_max=raw["max"],
+            raw_quantile=raw["quantile"],
+            raw_mean=raw["mean"],
+            self_max=self_max,
+            half_max=half_max,
+            relative=relative,
+            relative_max=relative_max,
+            stopped=stopped,
+            ds=ds,
+        )
 
     distance = np.full((len(levels), m, len(targets)), np.nan)
     done = 0
     if progress:
         progress(0.0, f"{m} shadow {shadow_method} models x {sets} table(s)")
-    for i, d in map_unordered(_shadow_task, range(m), context=ctx, n_jobs=n_jobs,
-                              backend=backend, address=ray_address, should_stop=should_stop):
+    for i, d in map_unordered(
+        _shadow_task,
+        range(m),
+        context=ctx,
+        n_jobs=n_jobs,
+        backend=backend,
+        address=ray_address,
+        should_stop=should_stop,
+    ):
         distance[:, i] = d
         done += 1
         if progress:
@@ -494,8 +613,7 @@ def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]
     return [assemble(distance[li], done, level) for li, level in enumerate(levels)]
 
 
-def _references(ctx: _ShadowContext, distance: np.ndarray, seed: int
-                ) -> tuple[_Scores, _Scores]:
+def _references(ctx: _ShadowContext, distance: np.ndarray, seed: int) -> tuple[_Scores, _Scores]:
     """DS of every evaluated record under SELF (each shadow emits its own half) and HALF
     (each emits unseen real records: ``shadow_sets`` draws from the pool, of its half's
     size), over the same shadows as the measured run (those it finished)."""
@@ -521,8 +639,11 @@ def _summary(ds: np.ndarray, quantile: float) -> dict[str, float]:
     finite = ds[np.isfinite(ds)]
     if finite.size == 0:
         return {"max": float("nan"), "quantile": float("nan"), "mean": float("nan")}
-    return {"max": float(finite.max()), "quantile": float(np.quantile(finite, quantile)),
-            "mean": float(finite.mean())}
+    return {
+        "max": float(finite.max()),
+        "quantile": float(np.quantile(finite, quantile)),
+        "mean": float(finite.mean()),
+    }
 
 
 def tail_mean(values: np.ndarray, share: float) -> float:
@@ -531,22 +652,21 @@ def tail_mean(values: np.ndarray, share: float) -> float:
     if v.size == 0:
         return float("nan")
     k = max(1, math.ceil(share * v.size))
-    return float(np.partition(v, v.size - k)[v.size - k:].mean())
+    return float(np.partition(v, v.size - k)[v.size - k :].mean())
 
 
-def _permuted_confident(distance: np.ndarray, m: int, seed: int, n_perm: int
-                        ) -> np.ndarray:
+def _permuted_confident(distance: np.ndarray, m: int, seed: int, n_perm: int) -> np.ndarray:
     """The confident disclosure of every record with IN / OUT relabelled at random
     (``n_perm`` relabellings, same shape of membership): what the method's own
     variation between shadows produces with no membership in it."""
     n = distance.shape[1]
     seeds = np.random.SeedSequence(seed).generate_state(n_perm)
-    return np.vstack([_disclosure(distance, mds_membership(m, n, int(s))).confident
-                      for s in seeds])
+    return np.vstack([_disclosure(distance, mds_membership(m, n, int(s))).confident for s in seeds])
 
 
-def _relative_tail(tails: tuple[np.ndarray, np.ndarray, np.ndarray], null: np.ndarray,
-                   tail: float) -> float:
+def _relative_tail(
+    tails: tuple[np.ndarray, np.ndarray, np.ndarray], null: np.ndarray, tail: float
+) -> float:
     """(T − T0) / (T_SELF − T0), T the tail mean of the confident disclosure and T0 the
     larger of HALF's and the method's own relabelled (null) tail mean: the floor is
     whichever noise is higher, the method's or a sample of unseen records'. NaN when
@@ -564,9 +684,16 @@ def _relative(raw: float, half: float, self_: float) -> float:
     return (raw - half) / (self_ - half)
 
 
-def _bootstrap(ds: np.ndarray, tails: tuple[np.ndarray, np.ndarray, np.ndarray],
-               null: np.ndarray, reading: str, tail: float, n_boot: int, confidence: float,
-               seed: int) -> tuple[float, float] | None:
+def _bootstrap(
+    ds: np.ndarray,
+    tails: tuple[np.ndarray, np.ndarray, np.ndarray],
+    null: np.ndarray,
+    reading: str,
+    tail: float,
+    n_boot: int,
+    confidence: float,
+    seed: int,
+) -> tuple[float, float] | None:
     """Percentile interval of the reading over records resampled with replacement (the
     three DS vectors are resampled together: they are the same records)."""
     rng = np.random.default_rng(seed)
@@ -574,8 +701,11 @@ def _bootstrap(ds: np.ndarray, tails: tuple[np.ndarray, np.ndarray, np.ndarray],
     out = np.empty(n_boot)
     for b in range(n_boot):
         pick = rng.integers(0, n, n)
-        out[b] = (_relative_tail(tuple(v[pick] for v in tails), null[:, pick], tail)
-                  if reading == "relative" else np.nanmax(ds[pick]))
+        out[b] = (
+            _relative_tail((tails[0][pick], tails[1][pick], tails[2][pick]), null[:, pick], tail)
+            if reading == "relative"
+            else np.nanmax(ds[pick])
+        )
     out = out[np.isfinite(out)]
     if out.size == 0:
         return None
@@ -587,22 +717,31 @@ def mds_reading(value: float, reading: str) -> str:
     """One sentence for the headline."""
     if not np.isfinite(value):
         if reading == "relative":
-            return ("Uninformative at this number of shadow models: the tables the method "
-                    "emits vary so much from one shadow to the next that even a copy of "
-                    "the training data would not stand out. Use more shadow models or "
-                    "tables, or read the raw MDS against SELF.")
+            return (
+                "Uninformative at this number of shadow models: the tables the method "
+                "emits vary so much from one shadow to the next that even a copy of "
+                "the training data would not stand out. Use more shadow models or "
+                "tables, or read the raw MDS against SELF."
+            )
         return "Not available: too few shadow models finished for a reading."
     if reading == "max":
-        return (f"The most exposed record's distance to the emitted data changes by "
-                f"{value:.3f} (per column, on the shared encoding) between the shadows "
-                "it trained and those it did not; read it against SELF and HALF.")
+        return (
+            f"The most exposed record's distance to the emitted data changes by "
+            f"{value:.3f} (per column, on the shared encoding) between the shadows "
+            "it trained and those it did not; read it against SELF and HALF."
+        )
     if value < 0.1:
-        return ("About what a method that emits only unseen real records reads: no "
-                "membership signal beyond the noise floor.")
+        return (
+            "About what a method that emits only unseen real records reads: no "
+            "membership signal beyond the noise floor."
+        )
     if value < 0.5:
-        return (f"{value:.0%} of the way from HALF (emits unseen records) to SELF (copies "
-                "its training data): some records' presence changes what is emitted near "
-                "them.")
-    return (f"{value:.0%} of the way to SELF: the method emits copies or near-copies of "
-            "its training records; membership of the most exposed records is disclosed.")
-
+        return (
+            f"{value:.0%} of the way from HALF (emits unseen records) to SELF (copies "
+            "its training data): some records' presence changes what is emitted near "
+            "them."
+        )
+    return (
+        f"{value:.0%} of the way to SELF: the method emits copies or near-copies of "
+        "its training records; membership of the most exposed records is disclosed."
+    )

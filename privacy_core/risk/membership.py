@@ -164,18 +164,20 @@ def domias(
     attacks; the value is kept unclipped for that reason.
     """
     seed = check_seed(seed)
-    check_in_range("reference_fraction", reference_fraction, 0, 1, low_inclusive=False,
-                   high_inclusive=False)
+    check_in_range(
+        "reference_fraction", reference_fraction, 0, 1, low_inclusive=False, high_inclusive=False
+    )
     if max_rows is not None:
         max_rows = check_positive_int("max_rows", max_rows, minimum=10)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
     bandwidth = check_in_range("bandwidth", bandwidth, 0, 10, low_inclusive=False)
     _require_holdout(holdout, "domias")
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                          min_rows=4)
+    data = prepare_review(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema, min_rows=4
+    )
     syn = single_release(data, "domias")
-    hold: pd.DataFrame = data.holdout  # type: ignore[assignment]  # required above
+    hold: pd.DataFrame = data.holdout  # required above
     cols = analysis_columns(data.schema, threat.columns if columns is None else columns)
     s_split, s_sub, s_boot = _child_seeds(seed, 3)
     n_ref = round(reference_fraction * len(hold))
@@ -229,28 +231,51 @@ def domias(
         lo, hi = percentile_interval(2 * boot - 1, confidence=confidence)
         ci = (float(lo), float(hi))
     accuracy = float(((score > np.median(score)) == labels.astype(bool)).mean())
-    table = pd.DataFrame({
-        "record": np.r_[data.real.index.to_numpy()[mem_pos], hold.index.to_numpy()[non_pos]],
-        "source": np.r_[np.full(len(X_m), "training"), np.full(len(X_n), "holdout")],
-        "member": labels.astype(bool), "score": score, "log_p_synthetic": log_s,
-        "log_p_reference": log_r,
-    })
+    table = pd.DataFrame(
+        {
+            "record": np.r_[data.real.index.to_numpy()[mem_pos], hold.index.to_numpy()[non_pos]],
+            "source": np.r_[np.full(len(X_m), "training"), np.full(len(X_n), "holdout")],
+            "member": labels.astype(bool),
+            "score": score,
+            "log_p_synthetic": log_s,
+            "log_p_reference": log_r,
+        }
+    )
     params = {
-        "columns": cols, "reference_fraction": reference_fraction, "max_rows": max_rows,
-        "bootstrap": bootstrap, "confidence": confidence, "numeric_missing": numeric_missing,
-        "seed": seed, "split_seed": s_split, "subsample_seed": s_sub, "bootstrap_seed": s_boot,
-        "n_members": len(X_m), "n_non_members": len(X_n), "n_reference": len(X_r),
-        "n_synthetic_used": len(X_s), "kde_dimensions": int(basis.shape[0]),
+        "columns": cols,
+        "reference_fraction": reference_fraction,
+        "max_rows": max_rows,
+        "bootstrap": bootstrap,
+        "confidence": confidence,
+        "numeric_missing": numeric_missing,
+        "seed": seed,
+        "split_seed": s_split,
+        "subsample_seed": s_sub,
+        "bootstrap_seed": s_boot,
+        "n_members": len(X_m),
+        "n_non_members": len(X_n),
+        "n_reference": len(X_r),
+        "n_synthetic_used": len(X_s),
+        "kde_dimensions": int(basis.shape[0]),
         "encoded_dimensions": int(X_t.shape[1]),
-        "density": "gaussian_kde (Scott)" if bandwidth == 1.0
-        else f"gaussian_kde (Scott x {bandwidth:g})", "bandwidth": bandwidth,
+        "density": "gaussian_kde (Scott)"
+        if bandwidth == 1.0
+        else f"gaussian_kde (Scott x {bandwidth:g})",
+        "bandwidth": bandwidth,
     }
     value = 2 * auc - 1
-    return DomiasResult(name="domias", value=value, ci=ci, params=params,
-                        record_table=table, goal="lower", bounds=(-1.0, 1.0),
-                        extra={"auc": auc, "accuracy_at_median": accuracy,
-                               "reading": domias_reading(value, ci)},
-                        auc=auc, dimensions=int(basis.shape[0]))
+    return DomiasResult(
+        name="domias",
+        value=value,
+        ci=ci,
+        params=params,
+        record_table=table,
+        goal="lower",
+        bounds=(-1.0, 1.0),
+        extra={"auc": auc, "accuracy_at_median": accuracy, "reading": domias_reading(value, ci)},
+        auc=auc,
+        dimensions=int(basis.shape[0]),
+    )
 
 
 def domias_reading(value: float, ci: tuple[float, float] | None = None) -> str:
@@ -262,15 +287,17 @@ def domias_reading(value: float, ci: tuple[float, float] | None = None) -> str:
     if not np.isfinite(value):
         return "undefined: the attack could not rank members against non-members"
     if ci is not None and np.all(np.isfinite(ci)) and ci[0] <= 0 <= ci[1]:
-        return ("indistinguishable from 0: the attack does no better than chance — no "
-                "membership signal")
+        return (
+            "indistinguishable from 0: the attack does no better than chance — no membership signal"
+        )
     if value < 0:
-        return ("below 0: the attack ranks non-members above members — no membership "
-                "signal")
+        return "below 0: the attack ranks non-members above members — no membership signal"
     if value == 0:
         return "0: the attack does no better than chance — no membership signal"
-    return (f"above 0: the release's density is higher at members than at non-members "
-            f"(AUC {(value + 1) / 2:.3f}) — a membership signal")
+    return (
+        f"above 0: the release's density is higher at members than at non-members "
+        f"(AUC {(value + 1) / 2:.3f}) — a membership signal"
+    )
 
 
 def _cap(n: int, max_rows: int | None, rng: np.random.Generator) -> np.ndarray:
@@ -279,8 +306,9 @@ def _cap(n: int, max_rows: int | None, rng: np.random.Generator) -> np.ndarray:
     return np.sort(rng.choice(n, size=max_rows, replace=False))
 
 
-def _kde_basis(train: np.ndarray, fitted: list[np.ndarray], rel_tol: float = 1e-9
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _kde_basis(
+    train: np.ndarray, fitted: list[np.ndarray], rel_tol: float = 1e-9
+) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal rows spanning the directions where every fitted set varies.
 
     Start from the principal subspace of the training encoding (rank-revealing SVD), then
@@ -320,8 +348,9 @@ class MembershipResult(MetricResult):
     distances_train: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     distances_holdout: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
-    def at(self, h: int | None = None, *, beta: float | None = None,
-           confidence: float | None = None) -> MembershipResult:
+    def at(
+        self, h: int | None = None, *, beta: float | None = None, confidence: float | None = None
+    ) -> MembershipResult:
         """The same distances at another threshold h, F-beta or confidence level."""
         params = dict(self.params)
         if h is not None:
@@ -334,16 +363,17 @@ class MembershipResult(MetricResult):
 
     def curve(self, thresholds: Sequence[int] | None = None) -> pd.DataFrame:
         """F_rel against h: columns h, value, lower, upper, f_score, precision, recall."""
-        hs = range(len(self.params["quasi_identifiers"]) + 1) if thresholds is None \
-            else thresholds
+        hs = range(len(self.params["quasi_identifiers"]) + 1) if thresholds is None else thresholds
         rows = []
         for h in hs:
             r = self.at(int(h))
             lo, hi = r.ci if r.ci is not None else (np.nan, np.nan)
-            rows.append((int(h), r.value, lo, hi, r.f_score, r.extra["precision"],
-                         r.extra["recall"]))
-        return pd.DataFrame(rows, columns=["h", "value", "lower", "upper", "f_score",
-                                           "precision", "recall"])
+            rows.append(
+                (int(h), r.value, lo, hi, r.f_score, r.extra["precision"], r.extra["recall"])
+            )
+        return pd.DataFrame(
+            rows, columns=["h", "value", "lower", "upper", "f_score", "precision", "recall"]
+        )
 
     @property
     def records(self) -> pd.DataFrame | None:
@@ -483,13 +513,15 @@ def membership_disclosure(
         attack_size = check_positive_int("attack_size", attack_size, minimum=2)
     check_confidence(confidence)
     _require_holdout(holdout, "membership_disclosure")
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                          min_rows=1)
+    data = prepare_review(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema, min_rows=1
+    )
     syn = single_release(data, "membership_disclosure")
-    hold: pd.DataFrame = data.holdout  # type: ignore[assignment]  # required above
+    hold: pd.DataFrame = data.holdout  # required above
     n_t, n_h = len(data.real), len(hold)
     scenario = membership_scenario_name(
-        threat.membership_scenario if scenario is None else scenario)
+        threat.membership_scenario if scenario is None else scenario
+    )
     share = threat.population_share if population_share is None else population_share
     if scenario == "B":
         if share is None:
@@ -497,7 +529,8 @@ def membership_disclosure(
                 "Scenario B (targets drawn from a wider superpopulation) needs "
                 "population_share: the share of that superpopulation that belongs to the "
                 "population the training data were drawn from (e.g. the HIV prevalence "
-                "among everyone the attacker might target).")
+                "among everyone the attacker might target)."
+            )
         share = check_in_range("population_share", share, 0, 1, low_inclusive=False)
     t, source = sampling_fraction, "argument"
     if t is None and threat.sampling_fraction is not None:
@@ -513,36 +546,64 @@ def membership_disclosure(
             f"population share {share:.3g}), but the holdout, drawn from the population, "
             "stands in for every non-member, including targets outside the population; "
             "if outsiders resemble the release less than the holdout does, F_rel "
-            "understates the attack.", UntrustworthyResultWarning, stacklevel=2)
+            "understates the attack.",
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
     n_mem, n_non = _attack_sizes(prevalence, n_t, n_h, attack_size)
 
     qis = list(threat.quasi_identifiers)
-    codes = _binned_codes({"real": data.real, "synthetic": syn, "holdout": hold}, qis,
-                          data.schema, n_bins)
+    codes = _binned_codes(
+        {"real": data.real, "synthetic": syn, "holdout": hold}, qis, data.schema, n_bins
+    )
     d_train = _min_hamming(codes["real"], codes["synthetic"])
     d_hold = _min_hamming(codes["holdout"], codes["synthetic"])
     labels = np.r_[np.ones(n_t, dtype=int), np.zeros(n_h, dtype=int)]
     auroc = float(roc_auc_score(labels, -np.r_[d_train, d_hold]))
-    table = pd.DataFrame({
-        "record": np.r_[data.real.index.to_numpy(), hold.index.to_numpy()],
-        "source": np.r_[np.full(n_t, "training"), np.full(n_h, "holdout")],
-        "member": labels.astype(bool), "distance": np.r_[d_train, d_hold],
-    })
+    table = pd.DataFrame(
+        {
+            "record": np.r_[data.real.index.to_numpy(), hold.index.to_numpy()],
+            "source": np.r_[np.full(n_t, "training"), np.full(n_h, "holdout")],
+            "member": labels.astype(bool),
+            "distance": np.r_[d_train, d_hold],
+        }
+    )
     params = {
-        "quasi_identifiers": qis, "sampling_fraction": t, "sampling_fraction_source": source,
-        "scenario": scenario, "population_share": share if scenario == "B" else None,
+        "quasi_identifiers": qis,
+        "sampling_fraction": t,
+        "sampling_fraction_source": source,
+        "scenario": scenario,
+        "population_share": share if scenario == "B" else None,
         "member_prevalence": prevalence,
-        "non_members": "holdout" if scenario == "A"
+        "non_members": "holdout"
+        if scenario == "A"
         else "holdout, standing in for in- and out-of-population non-members",
-        "h": h, "beta": beta, "n_bins": n_bins, "binning": "equal-width, fitted on synthetic",
-        "n_repeats": n_repeats, "attack_members": n_mem, "attack_non_members": n_non,
-        "attack_size": n_mem + n_non, "confidence": confidence, "seed": seed,
-        "n_real": n_t, "n_holdout": n_h, "n_synthetic": len(syn),
+        "h": h,
+        "beta": beta,
+        "n_bins": n_bins,
+        "binning": "equal-width, fitted on synthetic",
+        "n_repeats": n_repeats,
+        "attack_members": n_mem,
+        "attack_non_members": n_non,
+        "attack_size": n_mem + n_non,
+        "confidence": confidence,
+        "seed": seed,
+        "n_real": n_t,
+        "n_holdout": n_h,
+        "n_synthetic": len(syn),
     }
-    shell = MembershipResult(name="membership", value=float("nan"), ci=None, params=params,
-                             record_table=table, goal="lower", auroc=auroc,
-                             sampling_fraction=t, distances_train=d_train,
-                             distances_holdout=d_hold)
+    shell = MembershipResult(
+        name="membership",
+        value=float("nan"),
+        ci=None,
+        params=params,
+        record_table=table,
+        goal="lower",
+        auroc=auroc,
+        sampling_fraction=t,
+        distances_train=d_train,
+        distances_holdout=d_hold,
+    )
     return _membership_aggregate(shell, params)
 
 
@@ -555,7 +616,8 @@ def fallback_message(t: float) -> str:
         "much of the population the training data hold: it is an arbitrary prevalence of "
         "the kind the consensus framework warns against (R5, Figure 3), and F_rel moves "
         "with it. Set t (--sampling-fraction on the command line, the membership settings "
-        "on the Data page, or ThreatModel(sampling_fraction=...)).")
+        "on the Data page, or ThreatModel(sampling_fraction=...))."
+    )
 
 
 def _attack_sizes(t: float, n_t: int, n_h: int, attack_size: int | None) -> tuple[int, int]:
@@ -577,8 +639,9 @@ def _attack_sizes(t: float, n_t: int, n_h: int, attack_size: int | None) -> tupl
     return n_mem, n_non
 
 
-def _binned_codes(frames: dict[str, pd.DataFrame], qis: list[str], schema: Schema,
-                  n_bins: int) -> dict[str, np.ndarray]:
+def _binned_codes(
+    frames: dict[str, pd.DataFrame], qis: list[str], schema: Schema, n_bins: int
+) -> dict[str, np.ndarray]:
     """Integer codes per quasi-identifier, shared across frames (numerics binned on S)."""
     names = list(frames)
     out = {n: np.zeros((len(frames[n]), len(qis)), dtype=np.int64) for n in names}
@@ -597,7 +660,7 @@ def _binned_codes(frames: dict[str, pd.DataFrame], qis: list[str], schema: Schem
             codes = pd.factorize(joint)[0]
             start = 0
             for n in names:
-                out[n][:, j] = codes[start:start + len(frames[n])]
+                out[n][:, j] = codes[start : start + len(frames[n])]
                 start += len(frames[n])
     return out
 
@@ -610,8 +673,10 @@ def _min_hamming(query: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """
     q_u, q_inv = np.unique(query, axis=0, return_inverse=True)
     r_u = np.unique(reference, axis=0)
-    widths = [int(max(q_u[:, j].max(initial=0), r_u[:, j].max(initial=0))) + 1
-              for j in range(query.shape[1])]
+    widths = [
+        int(max(q_u[:, j].max(initial=0), r_u[:, j].max(initial=0))) + 1
+        for j in range(query.shape[1])
+    ]
     offsets = np.r_[0, np.cumsum(widths)[:-1]]
 
     def one_hot(codes: np.ndarray) -> np.ndarray:
@@ -644,14 +709,31 @@ def _membership_aggregate(res: MembershipResult, params: dict[str, Any]) -> Memb
     fn_naive = f_naive(prevalence, beta)
     rel = (f - fn_naive) / (1 - fn_naive)
     lo, hi = percentile_interval(rel, confidence=float(params["confidence"]))
-    precision = float(np.mean(np.divide(tp, tp + fp, out=np.zeros_like(tp),
-                                        where=tp + fp > 0)))
+    precision = float(np.mean(np.divide(tp, tp + fp, out=np.zeros_like(tp), where=tp + fp > 0)))
     recall = float(np.mean(tp / n_mem))
     value = float(rel.mean())
-    extra = {"f_rel": value, "f1": float(f.mean()), "f_naive": fn_naive,
-             "precision": precision, "recall": recall, "auroc": res.auroc,
-             "sampling_fraction": t, "member_prevalence": float(params["member_prevalence"]),
-             "scenario": params["scenario"], "attack_prevalence": prevalence, "h": h}
-    return replace(res, value=value, ci=(float(lo), float(hi)), params=params, h=h,
-                   f_rel=value, f_score=float(f.mean()), f_naive=fn_naive,
-                   bounds=(-fn_naive / (1 - fn_naive), 1.0), extra=extra)
+    extra = {
+        "f_rel": value,
+        "f1": float(f.mean()),
+        "f_naive": fn_naive,
+        "precision": precision,
+        "recall": recall,
+        "auroc": res.auroc,
+        "sampling_fraction": t,
+        "member_prevalence": float(params["member_prevalence"]),
+        "scenario": params["scenario"],
+        "attack_prevalence": prevalence,
+        "h": h,
+    }
+    return replace(
+        res,
+        value=value,
+        ci=(float(lo), float(hi)),
+        params=params,
+        h=h,
+        f_rel=value,
+        f_score=float(f.mean()),
+        f_naive=fn_naive,
+        bounds=(-fn_naive / (1 - fn_naive), 1.0),
+        extra=extra,
+    )

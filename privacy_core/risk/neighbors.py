@@ -40,7 +40,7 @@ _cache_lock = threading.Lock()
 
 def _fingerprint(x: np.ndarray) -> bytes:
     h = hashlib.blake2b(repr(x.shape).encode(), digest_size=16)
-    h.update(memoryview(x).cast("B"))
+    h.update(x.data.cast("B"))
     return h.digest()
 
 
@@ -109,8 +109,9 @@ def nearest_neighbors(
     return d, i
 
 
-def _search(q: np.ndarray, r: np.ndarray, k: int, metric: str, exclude_self: bool,
-            max_block: int) -> tuple[np.ndarray, np.ndarray]:
+def _search(
+    q: np.ndarray, r: np.ndarray, k: int, metric: str, exclude_self: bool, max_block: int
+) -> tuple[np.ndarray, np.ndarray]:
     """The search of :func:`nearest_neighbors` on checked, contiguous float64 inputs."""
     nq = q.shape[0]
     out_d = np.empty((nq, k), dtype=np.float64)
@@ -134,10 +135,16 @@ def _search(q: np.ndarray, r: np.ndarray, k: int, metric: str, exclude_self: boo
     scratch = np.empty_like(buf) if metric == "l1" else None
     for start in range(0, nq, chunk):
         stop = min(nq, start + chunk)
-        block = _ranking_block(q[start:stop], r_cols, metric, r_sq, r_neg2,
-                               buf[:stop - start],
-                               None if scratch is None else scratch[:stop - start],
-                               indicators)
+        block = _ranking_block(
+            q[start:stop],
+            r_cols,
+            metric,
+            r_sq,
+            r_neg2,
+            buf[: stop - start],
+            None if scratch is None else scratch[: stop - start],
+            indicators,
+        )
         if exclude_self:
             rows = np.arange(stop - start)
             block[rows, rows + start] = np.inf
@@ -189,7 +196,7 @@ def _smallest_by_partition(block: np.ndarray, k: int) -> np.ndarray:
     the entries equal to it in column order until k are reached, so a tie at the k-th
     place is also broken by the lower index.
     """
-    kth = np.partition(block, k - 1, axis=1)[:, k - 1:k]
+    kth = np.partition(block, k - 1, axis=1)[:, k - 1 : k]
     below = block < kth
     equal = block == kth
     room = k - below.sum(axis=1, keepdims=True)
@@ -199,8 +206,14 @@ def _smallest_by_partition(block: np.ndarray, k: int) -> np.ndarray:
     return np.take_along_axis(cols, order, axis=1)
 
 
-def _refine_near_ties(q: np.ndarray, r: np.ndarray, block: np.ndarray, idx: np.ndarray,
-                      dist: np.ndarray, r_sq_max: float) -> None:
+def _refine_near_ties(
+    q: np.ndarray,
+    r: np.ndarray,
+    block: np.ndarray,
+    idx: np.ndarray,
+    dist: np.ndarray,
+    r_sq_max: float,
+) -> None:
     """Fix picks that the expansion could not tell apart (in place).
 
     The ranking values carry a rounding error of about d * eps * (|q|^2 + |r|^2), so a
@@ -233,8 +246,7 @@ class _IndicatorPart:
     A 15-column table with 100 category levels then costs one product and a pass per
     numeric column instead of a pass per level."""
 
-    def __init__(self, cols: np.ndarray, rest: np.ndarray, r_unit: np.ndarray,
-                 r_sum: np.ndarray):
+    def __init__(self, cols: np.ndarray, rest: np.ndarray, r_unit: np.ndarray, r_sum: np.ndarray):
         self.cols, self.rest, self.r_unit, self.r_sum = cols, rest, r_unit, r_sum
 
     @classmethod
@@ -252,10 +264,16 @@ class _IndicatorPart:
         return cls(cols, rest, r_unit, r[:, cols].sum(axis=1))
 
 
-def _ranking_block(q: np.ndarray, r: np.ndarray, metric: str, r_sq: np.ndarray | None,
-                   r_neg2: np.ndarray | None, block: np.ndarray,
-                   scratch: np.ndarray | None,
-                   indicators: _IndicatorPart | None = None) -> np.ndarray:
+def _ranking_block(
+    q: np.ndarray,
+    r: np.ndarray,
+    metric: str,
+    r_sq: np.ndarray | None,
+    r_neg2: np.ndarray | None,
+    block: np.ndarray,
+    scratch: np.ndarray | None,
+    indicators: _IndicatorPart | None = None,
+) -> np.ndarray:
     """Fill ``block`` with values whose row-wise order is the order of the distances.
 
     Euclidean: |r|^2 - 2 q.r, i.e. the squared distance minus the row constant |q|^2,

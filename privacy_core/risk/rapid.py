@@ -31,7 +31,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -85,8 +85,9 @@ ProgressFn = Callable[[float, str], None]
 
 
 # ============================================================================ scores
-def categorical_scores(g: np.ndarray, y_codes: np.ndarray, prevalence: np.ndarray,
-                       *, method: str, n_classes: int) -> np.ndarray:
+def categorical_scores(
+    g: np.ndarray, y_codes: np.ndarray, prevalence: np.ndarray, *, method: str, n_classes: int
+) -> np.ndarray:
     """Per-record categorical RAPID scores from g (probability of the true class).
 
     ``g`` has the records on axis 0 (any trailing axes: attackers, replicates).
@@ -106,8 +107,9 @@ def categorical_scores(g: np.ndarray, y_codes: np.ndarray, prevalence: np.ndarra
     return out
 
 
-def continuous_errors(y: np.ndarray, y_hat: np.ndarray, *, error: str, delta: float,
-                      scale: float) -> np.ndarray:
+def continuous_errors(
+    y: np.ndarray, y_hat: np.ndarray, *, error: str, delta: float, scale: float
+) -> np.ndarray:
     """Per-record continuous prediction errors (records on axis 0)."""
     check_choice("error", error, ERROR_METRICS)
     yy = y.reshape((-1,) + (1,) * (y_hat.ndim - 1))
@@ -121,7 +123,9 @@ def continuous_errors(y: np.ndarray, y_hat: np.ndarray, *, error: str, delta: fl
     return 2 * diff / (np.abs(yy) + np.abs(y_hat) + 2 * delta)
 
 
-def rapid_from_scores(scores: Sequence[float], *, threshold: float, kind: str) -> float:
+def rapid_from_scores(
+    scores: Sequence[float] | np.ndarray, *, threshold: float, kind: str
+) -> float:
     """RAPID for given per-record scores: share above tau (categorical) or below epsilon."""
     s = np.asarray(scores, dtype=float)
     flags = s > threshold if kind == "categorical" else s < threshold
@@ -150,8 +154,9 @@ class ThresholdBootstrap:
     totals: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @classmethod
-    def build(cls, weights_t: np.ndarray, scores2d: np.ndarray, *, block: int = 256
-              ) -> ThresholdBootstrap:
+    def build(
+        cls, weights_t: np.ndarray, scores2d: np.ndarray, *, block: int = 256
+    ) -> ThresholdBootstrap:
         n, n_boot = weights_t.shape
         k = scores2d.shape[1]
         order = np.argsort(scores2d, axis=0, kind="stable").T.copy()
@@ -164,17 +169,24 @@ class ThresholdBootstrap:
         for j in range(k):
             for b0 in range(0, n_blocks, slab):
                 b1 = min(b0 + slab, n_blocks)
-                head = weights_t[order[j, b0 * block: b1 * block]]
-                prefix[j, b0 + 1: b1 + 1] = head.reshape(b1 - b0, block, n_boot).sum(
-                    axis=1, dtype=np.float64)
+                head = weights_t[order[j, b0 * block : b1 * block]]
+                prefix[j, b0 + 1 : b1 + 1] = head.reshape(b1 - b0, block, n_boot).sum(
+                    axis=1, dtype=np.float64
+                )
             np.cumsum(prefix[j], axis=0, out=prefix[j])
-        return cls(weights_t=weights_t, order=order, sorted_scores=sorted_scores,
-                   n_valid=np.isfinite(sorted_scores).sum(axis=1), prefix=prefix, block=block,
-                   totals=weights_t.sum(axis=0, dtype=np.float64))
+        return cls(
+            weights_t=weights_t,
+            order=order,
+            sorted_scores=sorted_scores,
+            n_valid=np.isfinite(sorted_scores).sum(axis=1),
+            prefix=prefix,
+            block=block,
+            totals=weights_t.sum(axis=0, dtype=np.float64),
+        )
 
     def _prefix_sum(self, j: int, p: int) -> np.ndarray:
         b = p // self.block
-        rest = self.order[j, b * self.block: p]
+        rest = self.order[j, b * self.block : p]
         return self.prefix[j, b] + self.weights_t[rest].sum(axis=0, dtype=np.float64)
 
     def counts(self, threshold: float, *, above: bool) -> np.ndarray:
@@ -254,8 +266,14 @@ class RapidResult(MetricResult):
     control: RapidResult | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------ re-aggregation
-    def at(self, threshold: float | None = None, *, method: str | None = None,
-           error: str | None = None, interval: str | None = None) -> RapidResult:
+    def at(
+        self,
+        threshold: float | None = None,
+        *,
+        method: str | None = None,
+        error: str | None = None,
+        interval: str | None = None,
+    ) -> RapidResult:
         """The same fitted evaluation at a new threshold / score variant (no refit).
 
         A continuous ``threshold`` is ε as a proportion (0.10 = 10 %), checked like
@@ -270,26 +288,36 @@ class RapidResult(MetricResult):
             params["interval"] = check_choice("interval", interval, INTERVALS)
         if threshold is None:
             threshold = self.threshold
-            if self.kind == "categorical" and method is not None and method != self.params["method"]:
+            if (
+                self.kind == "categorical"
+                and method is not None
+                and method != self.params["method"]
+            ):
                 threshold = DEFAULT_TAU[params["method"]]
         elif self.kind == "continuous":
             threshold = check_epsilon(threshold, error=params["error"], allow_zero=True)
         scores, index = self.scores, self.boot_index
         if (self.kind == "categorical" and params["method"] != self.params["method"]) or (
-                self.kind == "continuous" and params["error"] != self.params["error"]):
+            self.kind == "continuous" and params["error"] != self.params["error"]
+        ):
             variant = ("scores", params["method"], params["error"])
             scores = self.memoised(variant, lambda: _scores_from_primitives(self, params))
-            if self.boot_weights is not None:
+            weights = self.boot_weights
+            if weights is not None:
                 # the sorted bootstrap index of a variant is built once per fit, not per
                 # slider step (it is most of an aggregation's cost: issue 14)
                 index = self.memoised(
                     ("index", params["method"], params["error"]),
-                    lambda: ThresholdBootstrap.build(self.boot_weights,
-                                                     scores.reshape(len(scores), -1)))
+                    lambda: ThresholdBootstrap.build(weights, scores.reshape(len(scores), -1)),
+                )
         result = _aggregate(self, scores, float(threshold), params, index=index)
         if self.control is not None:
-            result = replace(result, control=self.control.at(
-                float(threshold), method=method, error=error, interval=interval))
+            result = replace(
+                result,
+                control=self.control.at(
+                    float(threshold), method=method, error=error, interval=interval
+                ),
+            )
         return result
 
     def members_vs_non_members(self) -> dict[str, Any] | None:
@@ -324,25 +352,39 @@ class RapidResult(MetricResult):
                 r_lo, r_hi = percentile_interval(rel_b, confidence=conf)
                 ci, rel_ci, how = (float(lo), float(hi)), (float(r_lo), float(r_hi)), "bootstrap"
             else:
-                ci = newcombe_difference_interval(m["value"] * n_m, n_m, c["value"] * n_c,
-                                                  n_c, confidence=conf)
+                ci = newcombe_difference_interval(
+                    m["value"] * n_m, n_m, c["value"] * n_c, n_c, confidence=conf
+                )
                 scale = 1 - c["value"]
                 rel_ci = (ci[0] / scale, ci[1] / scale) if scale > 0 else (np.nan, np.nan)
                 how = "newcombe"
-            by_attacker[a] = {"members": m["value"], "members_ci": list(m["ci"]),
-                              "non_members": c["value"], "non_members_ci": list(c["ci"]),
-                              "difference": m["value"] - c["value"], "difference_ci": list(ci),
-                              "relative": relative, "relative_ci": list(rel_ci),
-                              "interval": how}
+            by_attacker[a] = {
+                "members": m["value"],
+                "members_ci": list(m["ci"]),
+                "non_members": c["value"],
+                "non_members_ci": list(c["ci"]),
+                "difference": m["value"] - c["value"],
+                "difference_ci": list(ci),
+                "relative": relative,
+                "relative_ci": list(rel_ci),
+                "interval": how,
+            }
         head = by_attacker[self.strongest_attacker]
-        return {"attacker": self.strongest_attacker, "threshold": self.threshold,
-                "n_members": n_m, "n_non_members": n_c,
-                "members": {"value": head["members"], "ci": head["members_ci"]},
-                "non_members": {"value": head["non_members"], "ci": head["non_members_ci"]},
-                "difference": {"value": head["difference"], "ci": head["difference_ci"],
-                               "interval": head["interval"]},
-                "relative": {"value": head["relative"], "ci": head["relative_ci"]},
-                "by_attacker": by_attacker}
+        return {
+            "attacker": self.strongest_attacker,
+            "threshold": self.threshold,
+            "n_members": n_m,
+            "n_non_members": n_c,
+            "members": {"value": head["members"], "ci": head["members_ci"]},
+            "non_members": {"value": head["non_members"], "ci": head["non_members_ci"]},
+            "difference": {
+                "value": head["difference"],
+                "ci": head["difference_ci"],
+                "interval": head["interval"],
+            },
+            "relative": {"value": head["relative"], "ci": head["relative_ci"]},
+            "by_attacker": by_attacker,
+        }
 
     def flags(self, threshold: float | None = None) -> np.ndarray:
         """Per-record, per-attacker, per-replicate at-risk indicators (n, A, M)."""
@@ -354,12 +396,14 @@ class RapidResult(MetricResult):
 
         Series are each attacker, ``mean`` and ``max``; columns rate, lower, upper.
         """
-        if thresholds is None:
-            thresholds = default_thresholds(self)
+        grid = default_thresholds(self) if thresholds is None else thresholds
         # the curve does not depend on the current threshold: one per fit and variant
-        key = ("curve", tuple(float(t) for t in thresholds),
-               tuple(sorted((k, repr(v)) for k, v in self.params.items() if k != "threshold")))
-        return self.memoised(key, lambda: self._curve(thresholds)).copy()
+        key = (
+            "curve",
+            tuple(float(t) for t in grid),
+            tuple(sorted((k, repr(v)) for k, v in self.params.items() if k != "threshold")),
+        )
+        return self.memoised(key, lambda: self._curve(grid)).copy()
 
     def memoised(self, key: Any, build: Callable[[], Any]) -> Any:
         """``build()``, computed once per fit under ``key`` and shared by every result
@@ -374,7 +418,7 @@ class RapidResult(MetricResult):
             self.memo[key] = value
         return value
 
-    def _curve(self, thresholds: Sequence[float]) -> pd.DataFrame:
+    def _curve(self, thresholds: Sequence[float] | np.ndarray) -> pd.DataFrame:
         rows = []
         for t in thresholds:
             # Not self.at(): a curve may sweep the tolerance past 1 on purpose, and the
@@ -442,8 +486,12 @@ class RapidResult(MetricResult):
     @property
     def headline(self) -> dict[str, Any]:
         """The number to report (§2.5: the strongest attacker's RAPID, ``rate_max``)."""
-        return {"aggregate": "max", "attacker": self.strongest_attacker,
-                "value": self.rate_max, "ci": list(self.ci_max) if self.ci_max else None}
+        return {
+            "aggregate": "max",
+            "attacker": self.strongest_attacker,
+            "value": self.rate_max,
+            "ci": list(self.ci_max) if self.ci_max else None,
+        }
 
     def accuracy(self) -> dict[str, float]:
         """Each attacker's accuracy on the real records (share of correct class
@@ -453,14 +501,17 @@ class RapidResult(MetricResult):
 
     def _accuracy(self) -> dict[str, float]:
         if self.kind == "categorical":
-            correct = self.pred_code == self.y_true[:, None, None]  # type: ignore[operator]
+            correct = cast(np.ndarray, self.pred_code) == self.y_true[:, None, None]
             per = correct.mean(axis=(0, 2))
         else:
             y = self.y_true[:, None, None]
-            resid = ((y - self.y_hat) ** 2).sum(axis=0)  # type: ignore[operator]
+            resid = ((y - self.y_hat) ** 2).sum(axis=0)
             total = float(((self.y_true - self.y_true.mean()) ** 2).sum())
-            per = (1 - resid / total).mean(axis=1) if total > 0 else \
-                np.full(len(self.attackers), np.nan)
+            per = (
+                (1 - resid / total).mean(axis=1)
+                if total > 0
+                else np.full(len(self.attackers), np.nan)
+            )
         return {a: float(per[j]) for j, a in enumerate(self.attackers)}
 
     @property
@@ -515,7 +566,8 @@ class RapidResult(MetricResult):
         """RAPID within the levels of one quasi-identifier (numeric ones in quantile bins)."""
         if column not in self.quasi.columns:
             raise ParameterError(
-                f"`column` must be a quasi-identifier ({', '.join(self.quasi.columns)}); got {column!r}."
+                f"`column` must be a quasi-identifier ({', '.join(self.quasi.columns)}); "
+                f"got {column!r}."
             )
         share = self.flags().mean(axis=(1, 2))
         values = self.quasi[column]
@@ -529,36 +581,60 @@ class RapidResult(MetricResult):
             n_g = len(part)
             rate = float(part["share"].mean())
             lo, hi = wilson_interval(rate * n_g, n_g)
-            rows.append({"column": column, "level": level, "n": n_g, "rate": rate,
-                         "lower": lo, "upper": hi})
+            rows.append(
+                {"column": column, "level": level, "n": n_g, "rate": rate, "lower": lo, "upper": hi}
+            )
         return pd.DataFrame(rows)
 
-    def to_dict(self, *, include_records: bool = False,
-                curve_thresholds: Sequence[float] | None = None) -> dict[str, Any]:
+    def to_dict(
+        self, *, include_records: bool = False, curve_thresholds: Sequence[float] | None = None
+    ) -> dict[str, Any]:
         out = super().to_dict(include_records=False)
         curve = self.curve(curve_thresholds)
         mean_curve = curve[curve["series"] == "mean"]
-        out.update(jsonable({
-            "kind": self.kind,
-            "threshold": self.threshold,
-            "rate_max": self.rate_max,
-            "ci_max": list(self.ci_max) if self.ci_max else None,
-            "intervals": {k: list(v) for k, v in self.intervals.items()},
-            "headline": self.headline,
-            "by_attacker": {a: {"value": v["value"], "ci": list(v["ci"]),
-                                "accuracy": v.get("accuracy"), "r2": v.get("r2")}
-                            for a, v in self.by_attacker.items()},
-            "replicates": {"rates": self.replicate_rates.mean(axis=0).tolist(),
-                           "sd": float(np.std(self.replicate_rates.mean(axis=0), ddof=1))
-                           if self.replicate_rates.shape[1] > 1 else 0.0},
-            "curve": {"thresholds": mean_curve["threshold"].tolist(),
-                      "rate": mean_curve["rate"].tolist()},
-        }))
+        out.update(
+            jsonable(
+                {
+                    "kind": self.kind,
+                    "threshold": self.threshold,
+                    "rate_max": self.rate_max,
+                    "ci_max": list(self.ci_max) if self.ci_max else None,
+                    "intervals": {k: list(v) for k, v in self.intervals.items()},
+                    "headline": self.headline,
+                    "by_attacker": {
+                        a: {
+                            "value": v["value"],
+                            "ci": list(v["ci"]),
+                            "accuracy": v.get("accuracy"),
+                            "r2": v.get("r2"),
+                        }
+                        for a, v in self.by_attacker.items()
+                    },
+                    "replicates": {
+                        "rates": self.replicate_rates.mean(axis=0).tolist(),
+                        "sd": float(np.std(self.replicate_rates.mean(axis=0), ddof=1))
+                        if self.replicate_rates.shape[1] > 1
+                        else 0.0,
+                    },
+                    "curve": {
+                        "thresholds": mean_curve["threshold"].tolist(),
+                        "rate": mean_curve["rate"].tolist(),
+                    },
+                }
+            )
+        )
         gap = self.members_vs_non_members()
         if gap is not None:
-            out.update(jsonable({"members": gap["members"], "non_members": gap["non_members"],
-                                 "difference": gap["difference"],
-                                 "members_vs_non_members": gap}))
+            out.update(
+                jsonable(
+                    {
+                        "members": gap["members"],
+                        "non_members": gap["non_members"],
+                        "difference": gap["difference"],
+                        "members_vs_non_members": gap,
+                    }
+                )
+            )
         if include_records:
             out["records"] = jsonable(self.records)
             if self.control is not None:
@@ -573,8 +649,9 @@ def _level_strings(cats: pd.Categorical) -> np.ndarray:
     return labels[np.where(cats.codes < 0, len(labels) - 1, cats.codes)]
 
 
-def _permuted_releases(releases: Sequence[pd.DataFrame], target: str,
-                       rng: np.random.Generator) -> list[pd.DataFrame]:
+def _permuted_releases(
+    releases: Sequence[pd.DataFrame], target: str, rng: np.random.Generator
+) -> list[pd.DataFrame]:
     """Each release with its sensitive column shuffled: no link left to the QIs."""
     permuted = []
     for syn in releases:
@@ -595,14 +672,25 @@ def default_thresholds(result: RapidResult) -> np.ndarray:
 
 def _scores_from_primitives(res: RapidResult, params: dict[str, Any]) -> np.ndarray:
     if res.kind == "categorical":
-        return categorical_scores(res.g, res.y_true, res.prevalence, method=params["method"],  # type: ignore[arg-type]
-                                  n_classes=len(res.classes))
-    return continuous_errors(res.y_true, res.y_hat, error=params["error"],  # type: ignore[arg-type]
-                             delta=params["delta"], scale=res.y_scale)
+        return categorical_scores(
+            cast(np.ndarray, res.g),
+            res.y_true,
+            res.prevalence,
+            method=params["method"],
+            n_classes=len(res.classes),
+        )
+    return continuous_errors(
+        res.y_true,
+        cast(np.ndarray, res.y_hat),
+        error=params["error"],
+        delta=params["delta"],
+        scale=res.y_scale,
+    )
 
 
-def _bootstrap_rates(res: RapidResult, scores: np.ndarray, threshold: float,
-                     index: ThresholdBootstrap | None) -> np.ndarray:
+def _bootstrap_rates(
+    res: RapidResult, scores: np.ndarray, threshold: float, index: ThresholdBootstrap | None
+) -> np.ndarray:
     """Bootstrap rates of the at-risk flag for every model column: shape (B, A*M)."""
     n = scores.shape[0]
     above = res.kind == "categorical"
@@ -642,9 +730,14 @@ def _attacker_bootstrap(res: RapidResult) -> np.ndarray | None:
     return boot.reshape(-1, n_att, n_rep).mean(axis=2)
 
 
-def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
-               params: dict[str, Any], *, index: ThresholdBootstrap | None = None
-               ) -> RapidResult:
+def _aggregate(
+    res: RapidResult,
+    scores: np.ndarray,
+    threshold: float,
+    params: dict[str, Any],
+    *,
+    index: ThresholdBootstrap | None = None,
+) -> RapidResult:
     """``index``: the bootstrap index of ``scores`` when the caller holds one."""
     kind = res.kind
     n, n_att, n_rep = scores.shape
@@ -654,8 +747,7 @@ def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
             index = ThresholdBootstrap.build(res.boot_weights, scores.reshape(n, -1))
     if index is not None:
         # the index holds every column's scores sorted: a count is a binary search
-        rep_rates = (index.counts(threshold, above=kind == "categorical") / n
-                     ).reshape(n_att, n_rep)
+        rep_rates = (index.counts(threshold, above=kind == "categorical") / n).reshape(n_att, n_rep)
     else:
         flags = scores > threshold if kind == "categorical" else scores < threshold
         rep_rates = flags.mean(axis=0)  # (A, M)
@@ -684,8 +776,10 @@ def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
     else:
         ci_max = wilson_interval(rate_max * n, n, confidence=conf)
         for j, a in enumerate(res.attackers):
-            by_attacker[a] = {"value": float(att_rates[j]),
-                              "ci": wilson_interval(att_rates[j] * n, n, confidence=conf)}
+            by_attacker[a] = {
+                "value": float(att_rates[j]),
+                "ci": wilson_interval(att_rates[j] * n, n, confidence=conf),
+            }
     # the attackers' predictive performance does not depend on the threshold
     perf = res.accuracy() if res.pred_code is not None or res.y_hat is not None else {}
     for a in by_attacker:
@@ -696,10 +790,20 @@ def _aggregate(res: RapidResult, scores: np.ndarray, threshold: float,
         params["tau"] = threshold
     else:
         params["epsilon"] = threshold
-    return replace(res, value=value, ci=tuple(intervals[chosen]), params=params,  # type: ignore[arg-type]
-                   threshold=threshold, rate_max=rate_max, ci_max=ci_max,
-                   by_attacker=by_attacker, replicate_rates=rep_rates,
-                   intervals=intervals, scores=scores, boot_index=index)
+    return replace(
+        res,
+        value=value,
+        ci=(intervals[chosen][0], intervals[chosen][1]),
+        params=params,
+        threshold=threshold,
+        rate_max=rate_max,
+        ci_max=ci_max,
+        by_attacker=by_attacker,
+        replicate_rates=rep_rates,
+        intervals=intervals,
+        scores=scores,
+        boot_index=index,
+    )
 
 
 # ============================================================================ fitting
@@ -785,8 +889,9 @@ def rapid(
     n_trees = check_positive_int("n_trees", n_trees)
     check_confidence(confidence)
     check_in_range("delta", delta, 0, np.inf)
-    data = prepare_review(real, synthetic, threat=threat, schema=schema, holdout=control,
-                          min_rows=10)
+    data = prepare_review(
+        real, synthetic, threat=threat, schema=schema, holdout=control, min_rows=10
+    )
     target = threat.target
     qis = list(threat.quasi_identifiers)
     spec = data.schema[target]
@@ -824,23 +929,33 @@ def rapid(
     if data.holdout is not None:
         # the control's records are scored by the same fits, stacked under the members
         ctrl = data.holdout
-        scorable = ctrl[target].notna().to_numpy() if kind == "continuous" else \
-            ctrl[target].isin(classes).to_numpy()
+        scorable = (
+            ctrl[target].notna().to_numpy()
+            if kind == "continuous"
+            else ctrl[target].isin(classes).to_numpy()
+        )
         ctrl = ctrl[scorable]
         if len(ctrl) < 10:
             raise InsufficientDataError(
                 f"Only {len(ctrl)} holdout record(s) have a value of {target!r} that the real "
-                "data also hold; comparing members with non-members needs 10.")
+                "data also hold; comparing members with non-members needs 10."
+            )
         X_target = np.vstack([X_target, encoder.transform(ctrl)])
-        y_ctrl = pd.Index(classes).get_indexer(ctrl[target]).astype(np.int64) \
-            if kind == "categorical" else ctrl[target].to_numpy(dtype=float)
+        y_ctrl = (
+            pd.Index(classes).get_indexer(ctrl[target]).astype(np.int64)
+            if kind == "categorical"
+            else ctrl[target].to_numpy(dtype=float)
+        )
         y_true = np.concatenate([y_true, y_ctrl])
     n, n_att, n_rep = len(y_true), len(attackers), len(data.synthetic)
     g = np.zeros((n, n_att, n_rep)) if kind == "categorical" else None
     pred_code = np.zeros((n, n_att, n_rep), dtype=np.int64) if kind == "categorical" else None
     pred_conf = np.zeros((n, n_att, n_rep)) if kind == "categorical" else None
-    proba = np.zeros((n, n_att, n_rep, len(classes)), dtype=np.float32) \
-        if kind == "categorical" else None
+    proba = (
+        np.zeros((n, n_att, n_rep, len(classes)), dtype=np.float32)
+        if kind == "categorical"
+        else None
+    )
     y_hat = np.zeros((n, n_att, n_rep)) if kind == "continuous" else None
     importance_rows = []
     # one per fit, then the bootstrap seeds of the members and of the control
@@ -867,8 +982,16 @@ def rapid(
             if progress:
                 progress(step / total, f"Fitting {ATTACKER_LABELS[att]} on release {m + 1}/{n_rep}")
             att_seed = int(child_seeds[m * n_att + j].generate_state(1)[0] % (2**31 - 1))
-            out = fit_predict(att, X_syn, y_syn, X_target, categorical=kind == "categorical",
-                              n_classes=len(classes), n_trees=n_trees, seed=att_seed)
+            out = fit_predict(
+                att,
+                X_syn,
+                y_syn,
+                X_target,
+                categorical=kind == "categorical",
+                n_classes=len(classes),
+                n_trees=n_trees,
+                seed=att_seed,
+            )
             if kind == "categorical":
                 g[:, j, m] = out.proba[np.arange(n), y_true]  # type: ignore[index]
                 pred_code[:, j, m] = out.prediction  # type: ignore[index]
@@ -876,11 +999,15 @@ def rapid(
                 proba[:, j, m] = out.proba  # type: ignore[index]
             else:
                 y_hat[:, j, m] = out.prediction  # type: ignore[index]
-            per_col = pd.Series(out.importance, index=encoder.feature_columns()).groupby(
-                level=0, sort=False).sum()
+            per_col = (
+                pd.Series(out.importance, index=encoder.feature_columns())
+                .groupby(level=0, sort=False)
+                .sum()
+            )
             for col, imp in per_col.items():
-                importance_rows.append({"attacker": att, "replicate": m, "column": col,
-                                        "importance": float(imp)})
+                importance_rows.append(
+                    {"attacker": att, "replicate": m, "column": col, "importance": float(imp)}
+                )
             step += 1
     if progress:
         progress(1.0, "Scoring records")
@@ -888,13 +1015,24 @@ def rapid(
     boot_seed = int(child_seeds[n_rep * n_att].generate_state(1)[0])
     boot, scheme = _stored_bootstrap(n_members, bootstrap, boot_seed)
     params = {
-        "attackers": list(attackers), "quasi_identifiers": qis, "sensitive": target,
-        "kind": kind, "method": method, "error": error, "delta": delta,
-        "bootstrap": bootstrap, "bootstrap_seed": boot_seed, "bootstrap_scheme": scheme,
+        "attackers": list(attackers),
+        "quasi_identifiers": qis,
+        "sensitive": target,
+        "kind": kind,
+        "method": method,
+        "error": error,
+        "delta": delta,
+        "bootstrap": bootstrap,
+        "bootstrap_seed": boot_seed,
+        "bootstrap_scheme": scheme,
         "interval": interval,
-        "confidence": confidence, "numeric_missing": numeric_missing,
-        "imputed_missing": missing_counts, "n_trees": n_trees, "seed": seed,
-        "n_real": n_members, "n_synthetic": [len(s) for s in data.synthetic],
+        "confidence": confidence,
+        "numeric_missing": numeric_missing,
+        "imputed_missing": missing_counts,
+        "n_trees": n_trees,
+        "seed": seed,
+        "n_real": n_members,
+        "n_synthetic": [len(s) for s in data.synthetic],
         "n_replicates": n_rep,
         "excluded_targets_missing_value": int((~targets_mask).sum()),
         "dropped_synthetic_rows_missing_target": dropped_rows,
@@ -902,36 +1040,70 @@ def rapid(
     importances = pd.DataFrame(importance_rows)
     if not importances.empty:
         importances = importances.groupby(["attacker", "column"], as_index=False, sort=False)[
-            "importance"].mean()
+            "importance"
+        ].mean()
+
     def shell(rows: slice, frame: pd.DataFrame, params: dict[str, Any], weights) -> RapidResult:
         def part(a):
             return None if a is None else a[rows]
+
         return RapidResult(
-            name="rapid", value=float("nan"), ci=None, params=params, goal="lower",
-            bounds=(0.0, 1.0), kind=kind, threshold=threshold, attackers=attackers,
-            record_index=frame.index.to_numpy(), quasi=frame[qis].reset_index(drop=True),
-            y_true=y_true[rows], classes=classes, prevalence=prevalence, g=part(g),
-            pred_code=part(pred_code), pred_conf=part(pred_conf), proba=part(proba),
-            y_hat=part(y_hat), y_scale=y_scale, importances=importances,
-            boot_weights=weights, scores=np.zeros((0, 0, 0)))
+            name="rapid",
+            value=float("nan"),
+            ci=None,
+            params=params,
+            goal="lower",
+            bounds=(0.0, 1.0),
+            kind=kind,
+            threshold=threshold,
+            attackers=attackers,
+            record_index=frame.index.to_numpy(),
+            quasi=frame[qis].reset_index(drop=True),
+            y_true=y_true[rows],
+            classes=classes,
+            prevalence=prevalence,
+            g=part(g),
+            pred_code=part(pred_code),
+            pred_conf=part(pred_conf),
+            proba=part(proba),
+            y_hat=part(y_hat),
+            y_scale=y_scale,
+            importances=importances,
+            boot_weights=weights,
+            scores=np.zeros((0, 0, 0)),
+        )
 
     members = shell(slice(0, n_members), targets, params, boot)
     result = _aggregate(members, _scores_from_primitives(members, params), threshold, params)
     if data.holdout is not None:
         ctrl_seed = int(child_seeds[n_rep * n_att + 1].generate_state(1)[0])
         ctrl_boot, ctrl_scheme = _stored_bootstrap(n - n_members, bootstrap, ctrl_seed)
-        ctrl_params = {**params, "role": "non-members (holdout)", "n_real": n - n_members,
-                       "bootstrap_seed": ctrl_seed, "bootstrap_scheme": ctrl_scheme,
-                       "excluded_holdout_unscorable": int((~scorable).sum())}
+        ctrl_params = {
+            **params,
+            "role": "non-members (holdout)",
+            "n_real": n - n_members,
+            "bootstrap_seed": ctrl_seed,
+            "bootstrap_scheme": ctrl_scheme,
+            "excluded_holdout_unscorable": int((~scorable).sum()),
+        }
         non_members = shell(slice(n_members, n), ctrl, ctrl_params, ctrl_boot)
-        result = replace(result, control=_aggregate(
-            non_members, _scores_from_primitives(non_members, ctrl_params), threshold,
-            ctrl_params))
+        result = replace(
+            result,
+            control=_aggregate(
+                non_members,
+                _scores_from_primitives(non_members, ctrl_params),
+                threshold,
+                ctrl_params,
+            ),
+        )
         result.params["n_holdout"] = n - n_members
     if kind == "categorical" and float(prevalence.max()) > 0.95:
         warnings.warn(
             f"{target!r} is dominated by one class ({prevalence.max():.1%}); RAPID's gains "
-            "for the rare classes rest on few records.", UntrustworthyResultWarning, stacklevel=2)
+            "for the rare classes rest on few records.",
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
     return result
 
 
@@ -969,8 +1141,14 @@ def rapid_attribution(result: RapidResult, *, threshold: float | None = None) ->
     model = LogisticRegression(C=100.0, max_iter=1000)
     model.fit(X, flags.astype(int))
     coef = model.coef_[0]
-    return pd.DataFrame({"column": [c for c, _ in names], "level": [lv for _, lv in names],
-                         "coefficient": coef, "odds_ratio": np.exp(coef)})
+    return pd.DataFrame(
+        {
+            "column": [c for c, _ in names],
+            "level": [lv for _, lv in names],
+            "coefficient": coef,
+            "odds_ratio": np.exp(coef),
+        }
+    )
 
 
 # ============================================================================ calibration
@@ -1034,14 +1212,27 @@ class RapidCalibration:
         """Observed and null RAPID per grid threshold: null median, the central band up to
         the ``level`` quantile, and whether the observed RAPID is above that quantile."""
         if self.rule != "null-rapid":
-            return pd.DataFrame(columns=["threshold", "observed", "null_median", "null_lower",
-                                         "null_upper", "significant"])
+            return pd.DataFrame(
+                columns=[
+                    "threshold",
+                    "observed",
+                    "null_median",
+                    "null_lower",
+                    "null_upper",
+                    "significant",
+                ]
+            )
         upper = self.null_quantile()
-        return pd.DataFrame({
-            "threshold": self.thresholds, "observed": self.observed,
-            "null_median": self.null_quantile(0.5),
-            "null_lower": self.null_quantile(1 - self.level),
-            "null_upper": upper, "significant": self.observed > upper})
+        return pd.DataFrame(
+            {
+                "threshold": self.thresholds,
+                "observed": self.observed,
+                "null_median": self.null_quantile(0.5),
+                "null_lower": self.null_quantile(1 - self.level),
+                "null_upper": upper,
+                "significant": self.observed > upper,
+            }
+        )
 
     def null_rate(self, threshold: float) -> float:
         """RAPID of a release that carries no information, at ``threshold``.
@@ -1055,13 +1246,18 @@ class RapidCalibration:
         return rapid_from_scores(self.null_scores, threshold=threshold, kind=self.kind)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"suggested_threshold": self.suggested_threshold,
-                               "kind": self.kind, "rule": self.rule, "params": self.params}
+        out: dict[str, Any] = {
+            "suggested_threshold": self.suggested_threshold,
+            "kind": self.kind,
+            "rule": self.rule,
+            "params": self.params,
+        }
         if self.rule == "null-rapid":
             out["curve"] = self.band().to_dict(orient="list")
         else:
-            out["null_quantiles"] = {q: float(np.quantile(self.null_scores, q))
-                                     for q in (0.5, 0.9, 0.95, 0.99)}
+            out["null_quantiles"] = {
+                q: float(np.quantile(self.null_scores, q)) for q in (0.5, 0.9, 0.95, 0.99)
+            }
         return jsonable(out)
 
 
@@ -1112,15 +1308,22 @@ def rapid_null_calibration(
     reference implementation, ``rapid_threshold_select`` in matthias-da/riskutility.
     """
     seed = check_seed(seed)
-    n_permutations = check_positive_int("n_permutations", n_permutations,
-                                        minimum=MIN_NULL_PERMUTATIONS)
+    n_permutations = check_positive_int(
+        "n_permutations", n_permutations, minimum=MIN_NULL_PERMUTATIONS
+    )
     check_in_range("level", level, 0, 1, low_inclusive=False, high_inclusive=False)
     if result.kind == "categorical" and result.proba is None:
-        raise ParameterError("This RAPID result holds no class probabilities; refit it with "
-                             "this version to calibrate the threshold.")
+        raise ParameterError(
+            "This RAPID result holds no class probabilities; refit it with "
+            "this version to calibrate the threshold."
+        )
     method, error = result.params["method"], result.params["error"]
-    grid = np.asarray(calibration_grid(result.kind, method) if thresholds is None
-                      else sorted(float(t) for t in thresholds), dtype=float)
+    grid = np.asarray(
+        calibration_grid(result.kind, method)
+        if thresholds is None
+        else sorted(float(t) for t in thresholds),
+        dtype=float,
+    )
     if grid.size == 0:
         raise ParameterError("`thresholds` must hold at least one value.")
     rng = np.random.default_rng(seed)
@@ -1132,33 +1335,72 @@ def rapid_null_calibration(
         y_perm = result.y_true[rng.permutation(n)]
         if result.kind == "categorical":
             g = result.proba[rows, :, :, y_perm].astype(float)  # type: ignore[index]
-            scores = categorical_scores(g, y_perm, result.prevalence, method=method,
-                                        n_classes=len(result.classes))
+            scores = categorical_scores(
+                g, y_perm, result.prevalence, method=method, n_classes=len(result.classes)
+            )
         else:
-            scores = continuous_errors(y_perm, result.y_hat, error=error,  # type: ignore[arg-type]
-                                       delta=result.params["delta"], scale=result.y_scale)
+            scores = continuous_errors(
+                y_perm,
+                cast(np.ndarray, result.y_hat),
+                error=error,
+                delta=result.params["delta"],
+                scale=result.y_scale,
+            )
         null[p] = _headline_rates(scores, grid, kind=result.kind)
     upper = np.quantile(null, level, axis=0)
     significant = observed > upper
     suggested = float(grid[significant].max()) if significant.any() else float("nan")
     return RapidCalibration(
-        suggested_threshold=suggested, kind=result.kind, rule="null-rapid",
-        thresholds=grid, observed=observed, null_rates=null,
-        params={"rule": "null-rapid", "attackers": list(result.attackers),
-                "series": "max", "n_permutations": n_permutations, "level": level,
-                "method": method, "error": error, "seed": seed,
-                "permuted": "real records' sensitive values against fixed predictions"})
+        suggested_threshold=suggested,
+        kind=result.kind,
+        rule="null-rapid",
+        thresholds=grid,
+        observed=observed,
+        null_rates=null,
+        params={
+            "rule": "null-rapid",
+            "attackers": list(result.attackers),
+            "series": "max",
+            "n_permutations": n_permutations,
+            "level": level,
+            "method": method,
+            "error": error,
+            "seed": seed,
+            "permuted": "real records' sensitive values against fixed predictions",
+        },
+    )
 
 
-def _release_permutation_null(real, synthetic, *, threat, schema, attackers, n_permutations,
-                              method, error, delta, n_trees, level, seed, progress
-                              ) -> RapidCalibration:
+def _release_permutation_null(
+    real,
+    synthetic,
+    *,
+    threat,
+    schema,
+    attackers,
+    n_permutations,
+    method,
+    error,
+    delta,
+    n_trees,
+    level,
+    seed,
+    progress,
+) -> RapidCalibration:
     """The null-RAPID rule with y permuted in the release and the attackers refitted."""
     rng = np.random.default_rng(seed)
     releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
     target = threat.target
-    fit = dict(threat=threat, schema=schema, attackers=attackers, method=method, error=error,
-               delta=delta, bootstrap=0, n_trees=n_trees)
+    fit = dict(
+        threat=threat,
+        schema=schema,
+        attackers=attackers,
+        method=method,
+        error=error,
+        delta=delta,
+        bootstrap=0,
+        n_trees=n_trees,
+    )
     observed_res = rapid(real, releases, seed=seed, **fit)
     grid = calibration_grid(observed_res.kind, method)
     observed = _headline_rates(observed_res.scores, grid, kind=observed_res.kind)
@@ -1174,12 +1416,24 @@ def _release_permutation_null(real, synthetic, *, threat, schema, attackers, n_p
     significant = observed > np.quantile(null, level, axis=0)
     return RapidCalibration(
         suggested_threshold=float(grid[significant].max()) if significant.any() else float("nan"),
-        kind=observed_res.kind, rule="null-rapid", thresholds=grid, observed=observed,
+        kind=observed_res.kind,
+        rule="null-rapid",
+        thresholds=grid,
+        observed=observed,
         null_rates=null,
-        params={"rule": "null-rapid", "attackers": list(observed_res.attackers), "series": "max",
-                "n_permutations": n_permutations, "level": level, "method": method,
-                "error": error, "seed": seed, "n_trees": n_trees,
-                "permuted": "sensitive values in the release, attackers refitted"})
+        params={
+            "rule": "null-rapid",
+            "attackers": list(observed_res.attackers),
+            "series": "max",
+            "n_permutations": n_permutations,
+            "level": level,
+            "method": method,
+            "error": error,
+            "seed": seed,
+            "n_trees": n_trees,
+            "permuted": "sensitive values in the release, attackers refitted",
+        },
+    )
 
 
 def rapid_permutation_threshold(
@@ -1226,31 +1480,53 @@ def rapid_permutation_threshold(
     seed = check_seed(seed)
     check_choice("rule", rule, CALIBRATION_RULES)
     if n_permutations is None:
-        n_permutations = LABEL_PERMUTATIONS if rule == "null-rapid" and permute == "labels" \
+        n_permutations = (
+            LABEL_PERMUTATIONS
+            if rule == "null-rapid" and permute == "labels"
             else DEFAULT_PERMUTATIONS[rule]
+        )
     n_permutations = check_positive_int(
-        "n_permutations", n_permutations,
-        minimum=MIN_NULL_PERMUTATIONS if rule == "null-rapid" else 1)
+        "n_permutations",
+        n_permutations,
+        minimum=MIN_NULL_PERMUTATIONS if rule == "null-rapid" else 1,
+    )
     check_in_range("level", level, 0, 1, low_inclusive=False, high_inclusive=False)
     check_choice("permute", permute, PERMUTE_MODES)
     if rule == "null-rapid" and permute == "release":
         return _release_permutation_null(
-            real, synthetic, threat=threat, schema=schema,
+            real,
+            synthetic,
+            threat=threat,
+            schema=schema,
             attackers=attackers if attackers is not None else (attacker,),
             n_permutations=n_permutations,
-            method=method, error=error, delta=delta, n_trees=n_trees, level=level, seed=seed,
-            progress=progress)
+            method=method,
+            error=error,
+            delta=delta,
+            n_trees=n_trees,
+            level=level,
+            seed=seed,
+            progress=progress,
+        )
     if rule == "null-rapid":
         if progress:
             progress(0.0, "Fitting the attackers once")
-        res = rapid(real, synthetic, threat=threat, schema=schema,
-                    attackers=attackers if attackers is not None else (attacker,),
-                    method=method, error=error, delta=delta, bootstrap=0, n_trees=n_trees,
-                    seed=seed)
+        res = rapid(
+            real,
+            synthetic,
+            threat=threat,
+            schema=schema,
+            attackers=attackers if attackers is not None else (attacker,),
+            method=method,
+            error=error,
+            delta=delta,
+            bootstrap=0,
+            n_trees=n_trees,
+            seed=seed,
+        )
         if progress:
             progress(0.8, f"{n_permutations} permutations of the real sensitive values")
-        cal = rapid_null_calibration(res, n_permutations=n_permutations, level=level,
-                                     seed=seed)
+        cal = rapid_null_calibration(res, n_permutations=n_permutations, level=level, seed=seed)
         if progress:
             progress(1.0, "Done")
         return replace(cal, params={**cal.params, "n_trees": n_trees})
@@ -1263,9 +1539,19 @@ def rapid_permutation_threshold(
         if progress:
             progress(p / n_permutations, f"Permutation {p + 1}/{n_permutations}")
         permuted = _permuted_releases(releases, target, rng)
-        res = rapid(real, permuted, threat=threat, schema=schema, attackers=(attacker,),
-                    method=method, error=error, delta=delta, bootstrap=0, n_trees=n_trees,
-                    seed=int(rng.integers(2**31 - 1)))
+        res = rapid(
+            real,
+            permuted,
+            threat=threat,
+            schema=schema,
+            attackers=(attacker,),
+            method=method,
+            error=error,
+            delta=delta,
+            bootstrap=0,
+            n_trees=n_trees,
+            seed=int(rng.integers(2**31 - 1)),
+        )
         kind = res.kind
         pooled.append(res.scores.ravel())
     if progress:
@@ -1274,10 +1560,20 @@ def rapid_permutation_threshold(
     null = null[np.isfinite(null)]
     q = float(np.quantile(null, level if kind == "categorical" else 1 - level))
     return RapidCalibration(
-        suggested_threshold=q, kind=kind, rule="pooled-scores", null_scores=null,
-        params={"rule": "pooled-scores", "attacker": attacker,
-                "n_permutations": n_permutations, "level": level,
-                "method": method, "error": error, "n_trees": n_trees, "seed": seed},
+        suggested_threshold=q,
+        kind=kind,
+        rule="pooled-scores",
+        null_scores=null,
+        params={
+            "rule": "pooled-scores",
+            "attacker": attacker,
+            "n_permutations": n_permutations,
+            "level": level,
+            "method": method,
+            "error": error,
+            "n_trees": n_trees,
+            "seed": seed,
+        },
     )
 
 
@@ -1323,7 +1619,8 @@ def rapid_synthesizer_cv(
         check_epsilon(epsilon, error=error)  # before k refits, not inside the first fold
     if len(real_c) < 2 * k:
         raise InsufficientDataError(
-            f"{k}-fold cross-validation needs at least {2 * k} rows; the real table has {len(real_c)}."
+            f"{k}-fold cross-validation needs at least {2 * k} rows; the real table has "
+            f"{len(real_c)}."
         )
     if categorical:
         counts = real_c[target].value_counts()
@@ -1344,32 +1641,72 @@ def rapid_synthesizer_cv(
         test = real_c.iloc[test_idx]
         gen = make_generator(generator, **(generator_params or {})).fit(train, seed=seed + f)
         syn = gen.sample(len(train), seed=seed + f)
-        res = rapid(test, syn, threat=threat, schema=data.schema, attackers=attackers,
-                    tau=tau, epsilon=epsilon, method=method, error=error, bootstrap=0,
-                    n_trees=n_trees, seed=seed + f)
-        rows.append({"fold": f + 1, "n_train": len(train), "n_test": len(test),
-                     "rate": res.value, "rate_max": res.rate_max})
+        res = rapid(
+            test,
+            syn,
+            threat=threat,
+            schema=data.schema,
+            attackers=attackers,
+            tau=tau,
+            epsilon=epsilon,
+            method=method,
+            error=error,
+            bootstrap=0,
+            n_trees=n_trees,
+            seed=seed + f,
+        )
+        rows.append(
+            {
+                "fold": f + 1,
+                "n_train": len(train),
+                "n_test": len(test),
+                "rate": res.value,
+                "rate_max": res.rate_max,
+            }
+        )
     if progress:
         progress(1.0, "Done")
     folds = pd.DataFrame(rows)
     rates = folds["rate"].to_numpy()
     return MetricResult(
-        name="rapid_cv", value=float(rates.mean()), ci=mean_interval(rates), record_table=folds,
-        params={"generator": generator, "generator_params": generator_params or {}, "k": k,
-                "attackers": list(check_attackers(attackers)), "method": method, "error": error,
-                "tau": tau, "epsilon": epsilon, "n_trees": n_trees, "seed": seed,
-                "stratified": categorical},
-        extra={"sd": float(rates.std(ddof=1)), "se": float(rates.std(ddof=1) / np.sqrt(k)),
-               "median": float(np.median(rates)), "min": float(rates.min()),
-               "max": float(rates.max())},
+        name="rapid_cv",
+        value=float(rates.mean()),
+        ci=mean_interval(rates),
+        record_table=folds,
+        params={
+            "generator": generator,
+            "generator_params": generator_params or {},
+            "k": k,
+            "attackers": list(check_attackers(attackers)),
+            "method": method,
+            "error": error,
+            "tau": tau,
+            "epsilon": epsilon,
+            "n_trees": n_trees,
+            "seed": seed,
+            "stratified": categorical,
+        },
+        extra={
+            "sd": float(rates.std(ddof=1)),
+            "se": float(rates.std(ddof=1) / np.sqrt(k)),
+            "median": float(np.median(rates)),
+            "min": float(rates.min()),
+            "max": float(rates.max()),
+        },
     )
 
 
 # ============================================================================ the paper's set-up
 PAPER_PRESET: dict[str, Any] = {
-    "dataset": "health", "n": 1000, "generator": "cart", "generator_params": {"min_leaf": 5},
+    "dataset": "health",
+    "n": 1000,
+    "generator": "cart",
+    "generator_params": {"min_leaf": 5},
     "quasi_identifiers": ("gender", "age", "education", "income", "health"),
-    "sensitive": "disease", "attackers": ("rf", "xgb", "cart"), "tau": 0.3, "n_trees": 500,
+    "sensitive": "disease",
+    "attackers": ("rf", "xgb", "cart"),
+    "tau": 0.3,
+    "n_trees": 500,
     "method": "marginal",
 }
 """The simulation set-up of the RAPID paper's §5 (Table 1, Fig. 5): n = 1000 records of the
@@ -1430,25 +1767,48 @@ def rapid_paper_study(
             if progress:
                 progress((i * n_sims + s) / total, f"kappa {kappa:g}: simulation {s + 1}/{n_sims}")
             real = simulate_health(n, kappa=float(kappa), seed=seed + s)
-            syn = synthesize(prepare_table(real, infer_schema(real)), method=preset["generator"],
-                             n=n, seed=seed + s + 10_000, **preset["generator_params"])
-            res = rapid(real, syn, threat=threat, attackers=attackers, tau=preset["tau"],
-                        method=preset["method"], bootstrap=0, n_trees=n_trees, seed=seed + s)
+            syn = synthesize(
+                prepare_table(real, infer_schema(real)),
+                method=preset["generator"],
+                n=n,
+                seed=seed + s + 10_000,
+                **preset["generator_params"],
+            )
+            res = rapid(
+                real,
+                syn,
+                threat=threat,
+                attackers=attackers,
+                tau=preset["tau"],
+                method=preset["method"],
+                bootstrap=0,
+                n_trees=n_trees,
+                seed=seed + s,
+            )
             acc = res.accuracy()
             # the Bayes-optimal attacker: the true class probabilities given the QIs
             probs = simulate_health_probabilities(n, kappa=float(kappa), seed=seed + s)
             probs = probs[:, [HEALTH_CLASSES.index(c) for c in res.classes]]
             g_or = probs[np.arange(n), res.y_true]
-            r_or = categorical_scores(g_or, res.y_true, res.prevalence, method="marginal",
-                                      n_classes=len(res.classes))
+            r_or = categorical_scores(
+                g_or, res.y_true, res.prevalence, method="marginal", n_classes=len(res.classes)
+            )
             acc_or = float((probs.argmax(axis=1) == res.y_true).mean())
             for t in taus:
                 at = res.at(t)
                 for a in attackers:
-                    rows.append({"kappa": float(kappa), "sim": s, "attacker": a, "tau": t,
-                                 "rapid": at.by_attacker[a]["value"], "accuracy": acc[a],
-                                 "oracle_rapid": float((r_or > t).mean()),
-                                 "oracle_accuracy": acc_or})
+                    rows.append(
+                        {
+                            "kappa": float(kappa),
+                            "sim": s,
+                            "attacker": a,
+                            "tau": t,
+                            "rapid": at.by_attacker[a]["value"],
+                            "accuracy": acc[a],
+                            "oracle_rapid": float((r_or > t).mean()),
+                            "oracle_accuracy": acc_or,
+                        }
+                    )
     if progress:
         progress(1.0, "Done")
     return pd.DataFrame(rows)
@@ -1457,9 +1817,14 @@ def rapid_paper_study(
 def summarize_paper_study(study: pd.DataFrame) -> pd.DataFrame:
     """Mean, SD, n and standard error of RAPID and accuracy per (kappa, attacker, tau)."""
     g = study.groupby(["kappa", "attacker", "tau"], sort=True)
-    out = g.agg(rapid=("rapid", "mean"), rapid_sd=("rapid", "std"),
-                accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"),
-                oracle_rapid=("oracle_rapid", "mean"), oracle_accuracy=("oracle_accuracy", "mean"),
-                n_sims=("rapid", "size")).reset_index()
+    out = g.agg(
+        rapid=("rapid", "mean"),
+        rapid_sd=("rapid", "std"),
+        accuracy=("accuracy", "mean"),
+        accuracy_sd=("accuracy", "std"),
+        oracle_rapid=("oracle_rapid", "mean"),
+        oracle_accuracy=("oracle_accuracy", "mean"),
+        n_sims=("rapid", "size"),
+    ).reset_index()
     out["rapid_se"] = out["rapid_sd"] / np.sqrt(out["n_sims"])
     return out

@@ -43,8 +43,9 @@ def make_generator(method: str, **params: Any) -> Generator:
     return cls(**params)
 
 
-def synthesize(real: pd.DataFrame, *, method: str = "cart", n: int | None = None,
-               seed: int = 0, **params: Any) -> pd.DataFrame:
+def synthesize(
+    real: pd.DataFrame, *, method: str = "cart", n: int | None = None, seed: int = 0, **params: Any
+) -> pd.DataFrame:
     """Fit a built-in generator on ``real`` (canonical form) and sample ``n`` rows.
 
     ``n=None`` takes the generator's default size: as many rows as ``real`` has, except
@@ -54,5 +55,14 @@ def synthesize(real: pd.DataFrame, *, method: str = "cart", n: int | None = None
     return gen.sample(gen.default_size() if n is None else n, seed=seed)
 
 
-__all__ = ["GENERATORS", "Generator", "CartGenerator", "HistogramGenerator",
-           "HalfGenerator", "SelfGenerator", "half_split", "make_generator", "synthesize"]
+__all__ = [
+    "GENERATORS",
+    "Generator",
+    "CartGenerator",
+    "HistogramGenerator",
+    "HalfGenerator",
+    "SelfGenerator",
+    "half_split",
+    "make_generator",
+    "synthesize",
+]

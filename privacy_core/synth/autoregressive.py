@@ -87,8 +87,9 @@ class _ColumnCodec:
 class _Tokenizer:
     """Rows of a canonical table <-> integer token sequences."""
 
-    def __init__(self, schema: Schema, *, max_levels: int, fine_size: int, n_bins: int,
-                 exact_values: bool):
+    def __init__(
+        self, schema: Schema, *, max_levels: int, fine_size: int, n_bins: int, exact_values: bool
+    ):
         self.schema = schema
         self.max_levels = max_levels
         self.fine_size = fine_size
@@ -110,21 +111,28 @@ class _Tokenizer:
             uniq = np.unique(finite)
             extra = 1 if has_missing else 0
             if len(uniq) <= self.max_levels:  # (an all-missing column: the missing token only)
-                self.codecs.append(_ColumnCodec(col, "exact", [len(uniq) + extra], uniq,
-                                                has_missing, spec.integer))
+                self.codecs.append(
+                    _ColumnCodec(col, "exact", [len(uniq) + extra], uniq, has_missing, spec.integer)
+                )
             elif self.exact_values:
                 f = self.fine_size
                 n_coarse = math.ceil(len(uniq) / f)
                 sizes = np.full(n_coarse, f)
                 sizes[-1] = len(uniq) - f * (n_coarse - 1)
-                self.codecs.append(_ColumnCodec(col, "two", [n_coarse + extra, f], uniq,
-                                                has_missing, spec.integer, f, sizes))
+                self.codecs.append(
+                    _ColumnCodec(
+                        col, "two", [n_coarse + extra, f], uniq, has_missing, spec.integer, f, sizes
+                    )
+                )
             else:
                 edges = np.unique(np.quantile(finite, np.linspace(0, 1, self.n_bins + 1)))
                 if len(edges) < 2:
                     edges = np.array([edges[0], edges[0]])
-                self.codecs.append(_ColumnCodec(col, "bins", [len(edges) - 1 + extra], edges,
-                                                has_missing, spec.integer))
+                self.codecs.append(
+                    _ColumnCodec(
+                        col, "bins", [len(edges) - 1 + extra], edges, has_missing, spec.integer
+                    )
+                )
         self.sizes = [s for c in self.codecs for s in c.sizes]
         return self
 
@@ -153,8 +161,11 @@ class _Tokenizer:
                     out.extend([coarse, fine])
             else:
                 edges = c.values
-                b = np.clip(np.searchsorted(edges, np.where(miss, edges[0], x), side="right") - 1,
-                            0, len(edges) - 2)
+                b = np.clip(
+                    np.searchsorted(edges, np.where(miss, edges[0], x), side="right") - 1,
+                    0,
+                    len(edges) - 2,
+                )
                 out.append(np.where(miss & c.has_missing, len(edges) - 1, b))
         return np.column_stack(out).astype(np.int64)
 
@@ -171,15 +182,15 @@ class _Tokenizer:
                     out[c.name] = np.full(len(t), np.nan)
                 else:
                     miss = t >= len(c.values)
-                    out[c.name] = np.where(miss, np.nan,
-                                           c.values[np.minimum(t, len(c.values) - 1)])
+                    out[c.name] = np.where(miss, np.nan, c.values[np.minimum(t, len(c.values) - 1)])
                 pos += 1
             elif c.kind == "two":
                 fine = tokens[:, pos + 1]
                 n_coarse = len(c.bin_sizes)
                 miss = t >= n_coarse
-                idx = np.minimum(np.minimum(t, n_coarse - 1) * c.fine_size + fine,
-                                 len(c.values) - 1)
+                idx = np.minimum(
+                    np.minimum(t, n_coarse - 1) * c.fine_size + fine, len(c.values) - 1
+                )
                 out[c.name] = np.where(miss, np.nan, c.values[idx])
                 pos += 2
             else:
@@ -234,13 +245,22 @@ class OverfitCheckpoint:
     @property
     def ratio(self) -> float:
         """Achieved validation loss / L* (NaN when unreached)."""
-        return float("nan") if self.val_loss is None else self.val_loss / (
-            self.target_loss / self.level)
+        return (
+            float("nan")
+            if self.val_loss is None
+            else self.val_loss / (self.target_loss / self.level)
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "target_loss": self.target_loss, "reached": self.reached,
-                "epoch": self.epoch, "val_loss": self.val_loss, "train_loss": self.train_loss,
-                "ratio": None if self.val_loss is None else self.ratio}
+        return {
+            "level": self.level,
+            "target_loss": self.target_loss,
+            "reached": self.reached,
+            "epoch": self.epoch,
+            "val_loss": self.val_loss,
+            "train_loss": self.train_loss,
+            "ratio": None if self.val_loss is None else self.ratio,
+        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,16 +285,21 @@ class TrainingCurve:
                 return c
         raise ParameterError(
             f"No checkpoint for f_o = {level!r}; kept levels: "
-            f"{', '.join(f'{c.level:g}' for c in self.checkpoints) or 'none'}.")
+            f"{', '.join(f'{c.level:g}' for c in self.checkpoints) or 'none'}."
+        )
 
     @property
     def unreached(self) -> list[float]:
         return [c.level for c in self.checkpoints if not c.reached]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"best_loss": self.best_loss, "best_epoch": self.best_epoch,
-                "checkpoints": [c.to_dict() for c in self.checkpoints],
-                "history": self.history.to_dict(orient="list"), "params": self.params}
+        return {
+            "best_loss": self.best_loss,
+            "best_epoch": self.best_epoch,
+            "checkpoints": [c.to_dict() for c in self.checkpoints],
+            "history": self.history.to_dict(orient="list"),
+            "params": self.params,
+        }
 
 
 # ============================================================================ torch parts
@@ -323,8 +348,9 @@ def _build_net(sizes: Sequence[int], emb_dim: int, hidden: int, depth: int, drop
                 heads.append(nn.Sequential(*layers))
             self.heads = nn.ModuleList(heads)
 
-        def logits(self, tokens: torch.Tensor, j: int, embedded: list[torch.Tensor]
-                   ) -> torch.Tensor:
+        def logits(
+            self, tokens: torch.Tensor, j: int, embedded: list[torch.Tensor]
+        ) -> torch.Tensor:
             if j == 0:
                 return self.first.expand(tokens.shape[0], -1)
             return self.heads[j - 1](torch.cat(embedded[:j], dim=1))
@@ -389,14 +415,30 @@ class AutoregressiveGenerator(Generator):
 
     name = "autoregressive"
 
-    def __init__(self, *, hidden: int = 256, depth: int = 2, emb_dim: int = 16,
-                 dropout: float = 0.1, weight_decay: float = 1e-4, lr: float = 2e-3,
-                 overfit_lr: float = 2e-3, batch_size: int = 256,
-                 overfit_batch_size: int = 64, max_epochs: int = 200, patience: int = 8,
-                 overfit_levels: Sequence[float] = (), max_overfit_epochs: int = 400,
-                 eval_every: int = 0, validation_fraction: float = 0.2,
-                 exact_values: bool = True, max_levels: int = 128, fine_size: int = 32,
-                 n_bins: int = 32, threads: int | None = None):
+    def __init__(
+        self,
+        *,
+        hidden: int = 256,
+        depth: int = 2,
+        emb_dim: int = 16,
+        dropout: float = 0.1,
+        weight_decay: float = 1e-4,
+        lr: float = 2e-3,
+        overfit_lr: float = 2e-3,
+        batch_size: int = 256,
+        overfit_batch_size: int = 64,
+        max_epochs: int = 200,
+        patience: int = 8,
+        overfit_levels: Sequence[float] = (),
+        max_overfit_epochs: int = 400,
+        eval_every: int = 0,
+        validation_fraction: float = 0.2,
+        exact_values: bool = True,
+        max_levels: int = 128,
+        fine_size: int = 32,
+        n_bins: int = 32,
+        threads: int | None = None,
+    ):
         self.hidden = check_positive_int("hidden", hidden)
         self.depth = check_positive_int("depth", depth)
         self.emb_dim = check_positive_int("emb_dim", emb_dim)
@@ -408,13 +450,19 @@ class AutoregressiveGenerator(Generator):
         self.overfit_batch_size = check_positive_int("overfit_batch_size", overfit_batch_size)
         self.max_epochs = check_positive_int("max_epochs", max_epochs)
         self.patience = check_positive_int("patience", patience)
-        self.overfit_levels = tuple(sorted({float(check_in_range("overfit level", f, 1, 100))
-                                            for f in overfit_levels}))
+        self.overfit_levels = tuple(
+            sorted({float(check_in_range("overfit level", f, 1, 100)) for f in overfit_levels})
+        )
         self.max_overfit_epochs = check_positive_int("max_overfit_epochs", max_overfit_epochs)
         self.eval_every = check_positive_int("eval_every", eval_every, minimum=0)
-        self.validation_fraction = check_in_range("validation_fraction", validation_fraction,
-                                                  0, 1, low_inclusive=False,
-                                                  high_inclusive=False)
+        self.validation_fraction = check_in_range(
+            "validation_fraction",
+            validation_fraction,
+            0,
+            1,
+            low_inclusive=False,
+            high_inclusive=False,
+        )
         self.exact_values = bool(exact_values)
         self.max_levels = check_positive_int("max_levels", max_levels, minimum=2)
         self.fine_size = check_positive_int("fine_size", fine_size, minimum=2)
@@ -422,17 +470,39 @@ class AutoregressiveGenerator(Generator):
         self.threads = threads
 
     def params(self) -> dict[str, Any]:
-        keys = ("hidden", "depth", "emb_dim", "dropout", "weight_decay", "lr", "overfit_lr",
-                "batch_size", "overfit_batch_size", "max_epochs", "patience",
-                "overfit_levels", "max_overfit_epochs", "eval_every", "validation_fraction",
-                "exact_values", "max_levels", "fine_size", "n_bins")
+        keys = (
+            "hidden",
+            "depth",
+            "emb_dim",
+            "dropout",
+            "weight_decay",
+            "lr",
+            "overfit_lr",
+            "batch_size",
+            "overfit_batch_size",
+            "max_epochs",
+            "patience",
+            "overfit_levels",
+            "max_overfit_epochs",
+            "eval_every",
+            "validation_fraction",
+            "exact_values",
+            "max_levels",
+            "fine_size",
+            "n_bins",
+        )
         return {"method": self.name, **{k: getattr(self, k) for k in keys}}
 
     # ------------------------------------------------------------------ fit
-    def fit(self, real: pd.DataFrame, *, seed: int = 0,
-            validation: pd.DataFrame | None = None,
-            on_epoch: EpochFn | None = None,
-            should_stop: Callable[[], bool] | None = None) -> AutoregressiveGenerator:
+    def fit(
+        self,
+        real: pd.DataFrame,
+        *,
+        seed: int = 0,
+        validation: pd.DataFrame | None = None,
+        on_epoch: EpochFn | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> AutoregressiveGenerator:
         """Train on ``real`` (canonical); the validation loss uses ``validation`` or a
         seeded ``validation_fraction`` of ``real`` (then not trained on).
 
@@ -461,18 +531,24 @@ class AutoregressiveGenerator(Generator):
             if len(real) - n_val < 2:
                 raise InsufficientDataError(
                     f"The autoregressive generator needs at least 2 training rows after "
-                    f"holding out {n_val} for validation; got {len(real)} rows.")
+                    f"holding out {n_val} for validation; got {len(real)} rows."
+                )
             valid = real.iloc[np.sort(order[:n_val])]
             real = real.iloc[np.sort(order[n_val:])]
             self.training_index_ = real.index.to_numpy()
         else:
             if list(valid.columns) != list(real.columns):
-                raise ParameterError("`validation` must have the same columns as the "
-                                     "training data.")
+                raise ParameterError(
+                    "`validation` must have the same columns as the training data."
+                )
             self.training_index_ = real.index.to_numpy()
-        self.tokenizer_ = _Tokenizer(self.schema_, max_levels=self.max_levels,
-                                     fine_size=self.fine_size, n_bins=self.n_bins,
-                                     exact_values=self.exact_values).fit(real)
+        self.tokenizer_ = _Tokenizer(
+            self.schema_,
+            max_levels=self.max_levels,
+            fine_size=self.fine_size,
+            n_bins=self.n_bins,
+            exact_values=self.exact_values,
+        ).fit(real)
         train_tok = torch.from_numpy(self.tokenizer_.encode(real))
         val_tok = torch.from_numpy(self.tokenizer_.encode(valid))
         threads = default_threads() if self.threads is None else self.threads
@@ -493,8 +569,7 @@ class AutoregressiveGenerator(Generator):
     def _train(self, train_tok: Any, val_tok: Any, gen: Any) -> None:
         import torch
 
-        net = _build_net(self.tokenizer_.sizes, self.emb_dim, self.hidden, self.depth,
-                         self.dropout)
+        net = _build_net(self.tokenizer_.sizes, self.emb_dim, self.hidden, self.depth, self.dropout)
         opt = torch.optim.AdamW(net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
         history: list[dict[str, Any]] = []
         n = train_tok.shape[0]
@@ -512,8 +587,12 @@ class AutoregressiveGenerator(Generator):
                 opt.step()
                 losses.append(loss.item())
             val = self._evaluate(net, val_tok)
-            row = {"epoch": float(epoch), "phase": "fit", "train_loss": float(np.mean(losses)),
-                   "val_loss": val}
+            row = {
+                "epoch": float(epoch),
+                "phase": "fit",
+                "train_loss": float(np.mean(losses)),
+                "val_loss": val,
+            }
             history.append(row)
             if val < best - 1e-6:
                 best, best_epoch, stale = val, epoch, 0
@@ -529,29 +608,47 @@ class AutoregressiveGenerator(Generator):
         net.load_state_dict(best_state)
         self.best_loss_ = best
         self.states_: dict[float, dict] = {1.0: best_state}
-        checkpoints = {1.0: OverfitCheckpoint(1.0, best, True, float(best_epoch), best,
-                                              history[best_epoch - 1]["train_loss"])}
+        checkpoints = {
+            1.0: OverfitCheckpoint(
+                1.0, best, True, float(best_epoch), best, history[best_epoch - 1]["train_loss"]
+            )
+        }
         levels = [f for f in self.overfit_levels if f > 1.0]
         if levels and not stopped:
-            self._overfit(net, train_tok, val_tok, gen, best_epoch, levels, history,
-                          checkpoints)
+            self._overfit(net, train_tok, val_tok, gen, best_epoch, levels, history, checkpoints)
         for f in levels:
             checkpoints.setdefault(f, OverfitCheckpoint(f, f * best, False))
         self.net_ = net
         net.load_state_dict(best_state)
         self.curve_ = TrainingCurve(
-            history=pd.DataFrame(history, columns=["epoch", "phase", "train_loss", "val_loss"])
-            .assign(ratio=lambda d: d["val_loss"] / best),
-            best_loss=best, best_epoch=best_epoch,
-            checkpoints=tuple(checkpoints[f] for f in sorted(checkpoints)
-                              if f == 1.0 or f in self.overfit_levels),
-            params={**self.params(), "seed": self.seed_, "n_training": int(n),
-                    "n_validation": int(val_tok.shape[0]),
-                    "tokens": [c.kind for c in self.tokenizer_.codecs]})
+            history=pd.DataFrame(
+                history, columns=["epoch", "phase", "train_loss", "val_loss"]
+            ).assign(ratio=lambda d: d["val_loss"] / best),
+            best_loss=best,
+            best_epoch=best_epoch,
+            checkpoints=tuple(
+                checkpoints[f] for f in sorted(checkpoints) if f == 1.0 or f in self.overfit_levels
+            ),
+            params={
+                **self.params(),
+                "seed": self.seed_,
+                "n_training": int(n),
+                "n_validation": int(val_tok.shape[0]),
+                "tokens": [c.kind for c in self.tokenizer_.codecs],
+            },
+        )
 
-    def _overfit(self, net: Any, train_tok: Any, val_tok: Any, gen: Any, start_epoch: int,
-                 levels: list[float], history: list[dict[str, Any]],
-                 checkpoints: dict[float, OverfitCheckpoint]) -> None:
+    def _overfit(
+        self,
+        net: Any,
+        train_tok: Any,
+        val_tok: Any,
+        gen: Any,
+        start_epoch: int,
+        levels: list[float],
+        history: list[dict[str, Any]],
+        checkpoints: dict[float, OverfitCheckpoint],
+    ) -> None:
         import torch
 
         _set_dropout(net, 0.0)
@@ -577,16 +674,21 @@ class AutoregressiveGenerator(Generator):
                     continue
                 val = self._evaluate(net, val_tok)
                 epoch = start_epoch + step / steps_per_epoch
-                row = {"epoch": epoch, "phase": "overfit",
-                       "train_loss": float(np.mean(losses)), "val_loss": val}
+                row = {
+                    "epoch": epoch,
+                    "phase": "overfit",
+                    "train_loss": float(np.mean(losses)),
+                    "val_loss": val,
+                }
                 history.append(row)
                 losses = []
                 self._report({**row, "ratio": val / best})
                 while pending and val >= pending[0] * best:
                     f = pending.pop(0)
                     self.states_[f] = copy.deepcopy(net.state_dict())
-                    checkpoints[f] = OverfitCheckpoint(f, f * best, True, epoch, val,
-                                                       row["train_loss"])
+                    checkpoints[f] = OverfitCheckpoint(
+                        f, f * best, True, epoch, val, row["train_loss"]
+                    )
                 if not pending or (self._should_stop is not None and self._should_stop()):
                     return
                 every = base_every
@@ -617,7 +719,8 @@ class AutoregressiveGenerator(Generator):
                     f"Overfit level f_o = {level:g} was not reached: the validation loss "
                     f"never rose to {ckpt.target_loss:.4f} (= f_o x L*) within "
                     f"{self.max_overfit_epochs} epochs. Raise max_overfit_epochs or "
-                    "overfit_lr, or leave this level out.")
+                    "overfit_lr, or leave this level out."
+                )
         self._level = 1.0 if level is None else float(level)
         try:
             return super().sample(n, seed=seed)
@@ -653,8 +756,11 @@ class AutoregressiveGenerator(Generator):
                 if j in fine_limits:
                     coarse_pos, bin_sizes = fine_limits[j]
                     coarse = tokens[:, coarse_pos].numpy()
-                    limit = np.where(coarse < len(bin_sizes),
-                                     bin_sizes[np.minimum(coarse, len(bin_sizes) - 1)], 1)
+                    limit = np.where(
+                        coarse < len(bin_sizes),
+                        bin_sizes[np.minimum(coarse, len(bin_sizes) - 1)],
+                        1,
+                    )
                     allowed = np.arange(lg.shape[1])[None, :] < limit[:, None]
                     lg = lg.masked_fill(~torch.from_numpy(allowed), -math.inf)
                 probs = torch.softmax(lg, dim=1)

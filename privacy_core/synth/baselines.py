@@ -35,8 +35,11 @@ class HistogramGenerator(Generator):
                 x = s.to_numpy(dtype=float)
                 finite = x[np.isfinite(x)]
                 n_bins = max(1, min(len(np.unique(finite)), _MAX_BINS))
-                edges = (np.unique(np.quantile(finite, np.linspace(0, 1, n_bins + 1)))
-                         if finite.size else finite)
+                edges = (
+                    np.unique(np.quantile(finite, np.linspace(0, 1, n_bins + 1)))
+                    if finite.size
+                    else finite
+                )
                 if finite.size == 0:  # all missing in this table: draw missing only
                     centres = np.array([np.nan])
                     probs = np.ones(1)
@@ -44,8 +47,9 @@ class HistogramGenerator(Generator):
                     centres = edges.copy()
                     probs = np.ones(1)
                 else:
-                    idx = np.clip(np.searchsorted(edges, finite, side="right") - 1, 0,
-                                  len(edges) - 2)
+                    idx = np.clip(
+                        np.searchsorted(edges, finite, side="right") - 1, 0, len(edges) - 2
+                    )
                     probs = np.bincount(idx, minlength=len(edges) - 1).astype(float)
                     centres = (edges[:-1] + edges[1:]) / 2
                     if self.schema_[col].integer:
@@ -54,8 +58,12 @@ class HistogramGenerator(Generator):
                 self.marginals_[col] = ("num", centres, probs / probs.sum(), missing)
             else:
                 vc = s.value_counts(normalize=True, sort=False)
-                self.marginals_[col] = ("cat", vc.index.to_numpy(dtype=object),
-                                        vc.to_numpy(dtype=float), 0.0)
+                self.marginals_[col] = (
+                    "cat",
+                    vc.index.to_numpy(dtype=object),
+                    vc.to_numpy(dtype=float),
+                    0.0,
+                )
 
     def _sample(self, n: int, seed: int) -> pd.DataFrame:
         rng = np.random.default_rng(seed)
@@ -85,7 +93,7 @@ class HalfGenerator(Generator):
         rng = np.random.default_rng(self.seed_)
         order = rng.permutation(len(real))
         self.half_ = real.iloc[np.sort(order[: len(real) // 2])].reset_index(drop=True)
-        self.other_half_index_ = np.sort(order[len(real) // 2:])
+        self.other_half_index_ = np.sort(order[len(real) // 2 :])
 
     def default_size(self) -> int:
         return len(self.half_)
@@ -125,7 +133,8 @@ def half_split(real: pd.DataFrame, *, seed: int = 0) -> tuple[pd.DataFrame, pd.D
     data into two equal parts: one serving as the training dataset, and the other as the
     synthetic data"; ``metric-reference.md`` §1f.
     """
-    gen = HalfGenerator().fit(real, seed=seed)
+    gen = HalfGenerator()
+    gen.fit(real, seed=seed)
     reference = real.reset_index(drop=True).iloc[gen.other_half_index_].reset_index(drop=True)
     return reference, gen.half_.copy()
 

@@ -48,14 +48,18 @@ class CartGenerator(Generator):
                 # The tree needs a value everywhere; donors keep the real (missing) values.
                 fill = float(np.median(target[finite])) if finite.any() else 0.0
                 target = np.where(finite, target, fill)
-                tree = DecisionTreeRegressor(min_samples_leaf=self.min_leaf,
-                                             max_depth=self.max_depth,
-                                             random_state=int(rng.integers(2**31 - 1)))
+                tree = DecisionTreeRegressor(
+                    min_samples_leaf=self.min_leaf,
+                    max_depth=self.max_depth,
+                    random_state=int(rng.integers(2**31 - 1)),
+                )
             else:
                 target = y.to_numpy()
-                tree = DecisionTreeClassifier(min_samples_leaf=self.min_leaf,
-                                              max_depth=self.max_depth,
-                                              random_state=int(rng.integers(2**31 - 1)))
+                tree = DecisionTreeClassifier(
+                    min_samples_leaf=self.min_leaf,
+                    max_depth=self.max_depth,
+                    random_state=int(rng.integers(2**31 - 1)),
+                )
             tree.fit(X, target)
             leaves = tree.apply(X)
             order = np.argsort(leaves, kind="stable")
@@ -63,10 +67,15 @@ class CartGenerator(Generator):
             n_nodes = tree.tree_.node_count
             start = np.searchsorted(sorted_leaves, np.arange(n_nodes), side="left")
             count = np.searchsorted(sorted_leaves, np.arange(n_nodes), side="right") - start
-            self.steps_.append({
-                "column": col, "tree": tree, "donors": y.to_numpy()[order],
-                "start": start, "count": count,
-            })
+            self.steps_.append(
+                {
+                    "column": col,
+                    "tree": tree,
+                    "donors": y.to_numpy()[order],
+                    "start": start,
+                    "count": count,
+                }
+            )
             features.append(self.encoder_.transform(real, [col]))
 
     def _sample(self, n: int, seed: int) -> pd.DataFrame:
@@ -78,8 +87,9 @@ class CartGenerator(Generator):
         for step in self.steps_:
             X = np.hstack(features)
             leaf = step["tree"].apply(X)
-            pick = step["start"][leaf] + np.floor(
-                rng.random(n) * step["count"][leaf]).astype(np.int64)
+            pick = step["start"][leaf] + np.floor(rng.random(n) * step["count"][leaf]).astype(
+                np.int64
+            )
             frame[step["column"]] = step["donors"][pick]
             features.append(self.encoder_.transform(frame, [step["column"]]))
         for col in self.columns_:

@@ -110,9 +110,14 @@ class _Domain:
         x = s.to_numpy(dtype=float)
         miss = ~np.isfinite(x)
         edges = self.levels
-        b = np.clip(np.searchsorted(edges, np.clip(np.where(miss, edges[0], x), edges[0],
-                                                   edges[-1]), side="right") - 1,
-                    0, len(edges) - 2)
+        b = np.clip(
+            np.searchsorted(
+                edges, np.clip(np.where(miss, edges[0], x), edges[0], edges[-1]), side="right"
+            )
+            - 1,
+            0,
+            len(edges) - 2,
+        )
         return np.where(miss & self.has_missing, len(edges) - 1, b)
 
     def decode(self, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -155,34 +160,47 @@ class DPMarginalGenerator(Generator):
 
     name = "dp-mst"
 
-    def __init__(self, epsilon: float = 1.0, *, delta: float = DEFAULT_DELTA,
-                 structure: str = "mst", n_bins: int = 16,
-                 bounds: Mapping[str, tuple[float, float]] | None = None):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        delta: float = DEFAULT_DELTA,
+        structure: str = "mst",
+        n_bins: int = 16,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+    ):
         self.epsilon = check_in_range("epsilon", epsilon, 0, math.inf, low_inclusive=False)
-        self.delta = check_in_range("delta", delta, 0, 1, low_inclusive=False,
-                                    high_inclusive=False)
+        self.delta = check_in_range("delta", delta, 0, 1, low_inclusive=False, high_inclusive=False)
         self.structure = check_choice("structure", structure, DP_STRUCTURES)
         self.n_bins = check_positive_int("n_bins", n_bins)
         self.bounds = dict(bounds or {})
         for col, b in self.bounds.items():
             if len(b) != 2 or not float(b[0]) < float(b[1]):
                 raise ParameterError(
-                    f"`bounds[{col!r}]` must be (low, high) with low < high; got {b!r}.")
+                    f"`bounds[{col!r}]` must be (low, high) with low < high; got {b!r}."
+                )
 
     def params(self) -> dict[str, Any]:
         data_bounds = sorted(set(getattr(self, "data_bounded_", [])))
-        return {"method": self.name, "epsilon": self.epsilon, "delta": self.delta,
-                "rho": zcdp_rho(self.epsilon, self.delta), "structure": self.structure,
-                "n_bins": self.n_bins, "public_bounds": sorted(self.bounds),
-                "domain": "data" if data_bounds else "public",
-                "data_bounded_columns": data_bounds}
+        return {
+            "method": self.name,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "rho": zcdp_rho(self.epsilon, self.delta),
+            "structure": self.structure,
+            "n_bins": self.n_bins,
+            "public_bounds": sorted(self.bounds),
+            "domain": "data" if data_bounds else "public",
+            "data_bounded_columns": data_bounds,
+        }
 
     # ------------------------------------------------------------------ fit
     def _fit(self, real: pd.DataFrame) -> None:
         unknown = sorted(set(self.bounds) - set(self.columns_))
         if unknown:
-            raise ParameterError(f"`bounds` names unknown column(s) {unknown}; columns: "
-                                 f"{', '.join(self.columns_)}.")
+            raise ParameterError(
+                f"`bounds` names unknown column(s) {unknown}; columns: {', '.join(self.columns_)}."
+            )
         self.domains_: list[_Domain] = []
         self.data_bounded_: list[str] = []
         for col in self.columns_:
@@ -200,10 +218,16 @@ class DPMarginalGenerator(Generator):
                     if hi <= lo:
                         hi = lo + 1.0
                 edges = np.linspace(lo, hi, self.n_bins + 1)
-                self.domains_.append(_Domain(col, True, edges, bool((~np.isfinite(x)).any()),
-                                             spec.integer,
-                                             only_missing=not finite.size and col not in
-                                             self.bounds))
+                self.domains_.append(
+                    _Domain(
+                        col,
+                        True,
+                        edges,
+                        bool((~np.isfinite(x)).any()),
+                        spec.integer,
+                        only_missing=not finite.size and col not in self.bounds,
+                    )
+                )
             else:
                 levels = np.array(sorted(map(str, pd.unique(s))), dtype=object)
                 self.domains_.append(_Domain(col, False, levels, False))
@@ -214,22 +238,26 @@ class DPMarginalGenerator(Generator):
         sizes = [dom.size for dom in self.domains_]
         if self.structure == "independent" or d == 1:
             sigma1 = math.sqrt(d / (2 * rho))
-            self.one_way_ = [self._noisy(np.bincount(codes[:, i], minlength=sizes[i]), sigma1,
-                                         rng) for i in range(d)]
+            self.one_way_ = [
+                self._noisy(np.bincount(codes[:, i], minlength=sizes[i]), sigma1, rng)
+                for i in range(d)
+            ]
             self.edges_: list[tuple[int, int]] = []
             self.two_way_: dict[tuple[int, int], np.ndarray] = {}
             self.sigmas_ = {"one_way": sigma1}
             return
         rho_each = rho / 3
         sigma1 = math.sqrt(d / (2 * rho_each))
-        self.one_way_ = [self._noisy(np.bincount(codes[:, i], minlength=sizes[i]), sigma1, rng)
-                         for i in range(d)]
+        self.one_way_ = [
+            self._noisy(np.bincount(codes[:, i], minlength=sizes[i]), sigma1, rng) for i in range(d)
+        ]
         self.edges_ = self._select_tree(codes, sizes, rho_each, rng)
         sigma2 = math.sqrt(len(self.edges_) / (2 * rho_each))
         self.two_way_ = {}
         for a, b in self.edges_:
-            counts = np.bincount(codes[:, a] * sizes[b] + codes[:, b],
-                                 minlength=sizes[a] * sizes[b]).reshape(sizes[a], sizes[b])
+            counts = np.bincount(
+                codes[:, a] * sizes[b] + codes[:, b], minlength=sizes[a] * sizes[b]
+            ).reshape(sizes[a], sizes[b])
             self.two_way_[(a, b)] = self._noisy(counts, sigma2, rng)
         eps_em = math.sqrt(8 * rho_each / max(d - 1, 1))
         self.sigmas_ = {"one_way": sigma1, "two_way": sigma2, "exp_mech_epsilon": eps_em}
@@ -238,8 +266,9 @@ class DPMarginalGenerator(Generator):
     def _noisy(counts: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
         return counts.astype(float) + rng.normal(0.0, sigma, size=counts.shape)
 
-    def _select_tree(self, codes: np.ndarray, sizes: list[int], rho_sel: float,
-                     rng: np.random.Generator) -> list[tuple[int, int]]:
+    def _select_tree(
+        self, codes: np.ndarray, sizes: list[int], rho_sel: float, rng: np.random.Generator
+    ) -> list[tuple[int, int]]:
         d = len(sizes)
         probs = [np.clip(v, 0, None) for v in self.one_way_]
         total = float(np.mean([v.sum() for v in self.one_way_]))
@@ -247,8 +276,9 @@ class DPMarginalGenerator(Generator):
         quality: dict[tuple[int, int], float] = {}
         for a in range(d):
             for b in range(a + 1, d):
-                counts = np.bincount(codes[:, a] * sizes[b] + codes[:, b],
-                                     minlength=sizes[a] * sizes[b]).reshape(sizes[a], sizes[b])
+                counts = np.bincount(
+                    codes[:, a] * sizes[b] + codes[:, b], minlength=sizes[a] * sizes[b]
+                ).reshape(sizes[a], sizes[b])
                 estimate = np.outer(probs[a], probs[b]) * max(total, 0.0)
                 quality[(a, b)] = float(np.abs(counts - estimate).sum())
         eps_em = math.sqrt(8 * rho_sel / (d - 1))
@@ -279,7 +309,7 @@ class DPMarginalGenerator(Generator):
         out = np.full((n, d), -1, dtype=np.int64)
         adjacency: dict[int, list[tuple[int, np.ndarray]]] = {i: [] for i in range(d)}
         for (a, b), table in self.two_way_.items():
-            adjacency[a].append((b, table))        # rows: a, columns: b
+            adjacency[a].append((b, table))  # rows: a, columns: b
             adjacency[b].append((a, table.T))
         done = np.zeros(d, dtype=bool)
         for root in range(d):
@@ -296,13 +326,15 @@ class DPMarginalGenerator(Generator):
                     cond = np.clip(table, 0, None)
                     row_sums = cond.sum(axis=1, keepdims=True)
                     fallback = _normalised(self.one_way_[c])
-                    cond = np.where(row_sums > 0, cond / np.where(row_sums > 0, row_sums, 1),
-                                    fallback[None, :])
+                    cond = np.where(
+                        row_sums > 0, cond / np.where(row_sums > 0, row_sums, 1), fallback[None, :]
+                    )
                     out[:, c] = _draw_conditional(cond, out[:, p], rng)
                     done[c] = True
                     stack.append(c)
-        return pd.DataFrame({dom.name: dom.decode(out[:, i], rng)
-                             for i, dom in enumerate(self.domains_)})
+        return pd.DataFrame(
+            {dom.name: dom.decode(out[:, i], rng) for i, dom in enumerate(self.domains_)}
+        )
 
 
 def _normalised(v: np.ndarray) -> np.ndarray:
@@ -315,8 +347,7 @@ def _draw(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.choice(len(p), size=n, p=p)
 
 
-def _draw_conditional(cond: np.ndarray, given: np.ndarray, rng: np.random.Generator
-                      ) -> np.ndarray:
+def _draw_conditional(cond: np.ndarray, given: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One draw per row from the row of ``cond`` selected by ``given`` (inverse CDF)."""
     cdf = np.cumsum(cond, axis=1)
     cdf[:, -1] = 1.0
@@ -357,34 +388,46 @@ class SmartNoiseGenerator(Generator):
     sampled rows; ``params()["reproducible"]`` is False.
     """
 
-    def __init__(self, epsilon: float = 1.0, *, method: str = "mst",
-                 delta: float = DEFAULT_DELTA, n_bins: int = 16,
-                 bounds: Mapping[str, tuple[float, float]] | None = None,
-                 max_rows: int = 5000):
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        method: str = "mst",
+        delta: float = DEFAULT_DELTA,
+        n_bins: int = 16,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+        max_rows: int = 5000,
+    ):
         self.epsilon = check_in_range("epsilon", epsilon, 0, math.inf, low_inclusive=False)
         self.method = check_choice("method", method, SMARTNOISE_METHODS)
-        self.delta = check_in_range("delta", delta, 0, 1, low_inclusive=False,
-                                    high_inclusive=False)
+        self.delta = check_in_range("delta", delta, 0, 1, low_inclusive=False, high_inclusive=False)
         self.n_bins = check_positive_int("n_bins", n_bins, minimum=2)
         self.bounds = dict(bounds or {})
         self.max_rows = check_positive_int("max_rows", max_rows)
         self.name = f"smartnoise-{self.method}"
 
     def params(self) -> dict[str, Any]:
-        return {"method": self.name, "epsilon": self.epsilon, "delta": self.delta,
-                "n_bins": self.n_bins, "public_bounds": sorted(self.bounds),
-                "reproducible": False}
+        return {
+            "method": self.name,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "n_bins": self.n_bins,
+            "public_bounds": sorted(self.bounds),
+            "reproducible": False,
+        }
 
     def _fit(self, real: pd.DataFrame) -> None:
         if not smartnoise_available():
             raise ParameterError(
                 "The SmartNoise generators need OpenDP SmartNoise: install it with "
-                "`pip install --no-deps -r requirements-dp.txt`, or use 'dp-mst'.")
+                "`pip install --no-deps -r requirements-dp.txt`, or use 'dp-mst'."
+            )
         if self.method == "aim" and len(real) > self.max_rows:
             raise ParameterError(
                 f"AIM is limited to {self.max_rows} rows here (its fit takes minutes even "
                 f"on a few thousand); got {len(real)}. Subsample the data, raise max_rows, "
-                "or use 'smartnoise-mst' / 'dp-mst'.")
+                "or use 'smartnoise-mst' / 'dp-mst'."
+            )
         import warnings
 
         from snsynth.transform import BinTransformer, LabelTransformer, TableTransformer
@@ -395,9 +438,14 @@ class SmartNoiseGenerator(Generator):
                 x = real[col].to_numpy(dtype=float)
                 finite = x[np.isfinite(x)]
                 lo, hi = self.bounds.get(col, (float(finite.min()), float(finite.max())))
-                transformers.append(BinTransformer(bins=self.n_bins, lower=float(lo),
-                                                   upper=float(hi) if hi > lo else lo + 1.0,
-                                                   nullable=bool((~np.isfinite(x)).any())))
+                transformers.append(
+                    BinTransformer(
+                        bins=self.n_bins,
+                        lower=float(lo),
+                        upper=float(hi) if hi > lo else lo + 1.0,
+                        nullable=bool((~np.isfinite(x)).any()),
+                    )
+                )
             else:
                 transformers.append(LabelTransformer(nullable=False))
         if self.method == "mst":
@@ -415,8 +463,9 @@ class SmartNoiseGenerator(Generator):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = self.model_.sample(n)
-        frame = pd.DataFrame(out, columns=self.columns_) if not isinstance(out, pd.DataFrame) \
-            else out
+        frame = (
+            pd.DataFrame(out, columns=self.columns_) if not isinstance(out, pd.DataFrame) else out
+        )
         for col in self.columns_:
             if not self.schema_[col].is_numeric:
                 frame[col] = frame[col].astype(str)
@@ -430,10 +479,17 @@ class DPIndependentGenerator(DPMarginalGenerator):
 
     name = "dp-independent"
 
-    def __init__(self, epsilon: float = 1.0, *, delta: float = DEFAULT_DELTA,
-                 n_bins: int = 16, bounds: Mapping[str, tuple[float, float]] | None = None):
-        super().__init__(epsilon, delta=delta, structure="independent", n_bins=n_bins,
-                         bounds=bounds)
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        delta: float = DEFAULT_DELTA,
+        n_bins: int = 16,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+    ):
+        super().__init__(
+            epsilon, delta=delta, structure="independent", n_bins=n_bins, bounds=bounds
+        )
 
 
 class SmartNoiseMSTGenerator(SmartNoiseGenerator):

@@ -91,11 +91,13 @@ class LeakNoise:
             unknown = sorted(set(noise) - {"sigma", "lam", "p"})
             if unknown:
                 raise ParameterError(
-                    f"`noise` accepts the keys sigma, lam and p; got unknown {unknown}.")
+                    f"`noise` accepts the keys sigma, lam and p; got unknown {unknown}."
+                )
             return cls(**{k: float(v) for k, v in noise.items()})
         raise ParameterError(
             f"`noise` must be a LeakNoise, a dict with sigma/lam/p, or None; got "
-            f"{type(noise).__name__}.")
+            f"{type(noise).__name__}."
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,9 +128,12 @@ class LeakyRelease:
         return int((self.source == "training").sum())
 
 
-def leaky_split(real: pd.DataFrame, *, fractions: tuple[float, float, float] = (1 / 3, 1 / 3,
-                                                                                 1 / 3),
-                seed: int = 0) -> LeakySplit:
+def leaky_split(
+    real: pd.DataFrame,
+    *,
+    fractions: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+    seed: int = 0,
+) -> LeakySplit:
     """Split canonical real data into training, control and release pool (seeded).
 
     Parameters
@@ -153,11 +158,13 @@ def leaky_split(real: pd.DataFrame, *, fractions: tuple[float, float, float] = (
     if fr.shape != (3,) or np.any(fr <= 0) or not np.isclose(fr.sum(), 1.0):
         raise ParameterError(
             f"`fractions` must be three positive shares (training, control, pool) summing "
-            f"to 1; got {tuple(fractions)!r}.")
+            f"to 1; got {tuple(fractions)!r}."
+        )
     if fr[2] < fr[0]:
         raise ParameterError(
             f"The release pool share ({fr[2]:.3g}) must be at least the training share "
-            f"({fr[0]:.3g}): a release at f_l = 0 has as many pool rows as training rows.")
+            f"({fr[0]:.3g}): a release at f_l = 0 has as many pool rows as training rows."
+        )
     n = len(real)
     order = np.random.default_rng(seed).permutation(n)
     n_train = int(np.floor(fr[0] * n))
@@ -166,14 +173,22 @@ def leaky_split(real: pd.DataFrame, *, fractions: tuple[float, float, float] = (
     if min(len(p) for p in parts) < 2:
         raise InsufficientDataError(
             f"The real table has {n} rows; split {tuple(np.round(fr, 3))} leaves fewer "
-            "than 2 rows in a part. Give at least 6 rows (a few hundred for useful measures).")
+            "than 2 rows in a part. Give at least 6 rows (a few hundred for useful measures)."
+        )
     train, control, pool = (real.iloc[np.sort(p)] for p in parts)
     return LeakySplit(training=train, control=control, pool=pool)
 
 
-def leaky_release(training: pd.DataFrame, pool: pd.DataFrame, *, leak_fraction: float,
-                  n: int | None = None, noise: LeakNoise | dict | None = None,
-                  schema: Schema | None = None, seed: int = 0) -> LeakyRelease:
+def leaky_release(
+    training: pd.DataFrame,
+    pool: pd.DataFrame,
+    *,
+    leak_fraction: float,
+    n: int | None = None,
+    noise: LeakNoise | dict | None = None,
+    schema: Schema | None = None,
+    seed: int = 0,
+) -> LeakyRelease:
     """Build one leaky release from training and pool records.
 
     Parameters
@@ -210,14 +225,14 @@ def leaky_release(training: pd.DataFrame, pool: pd.DataFrame, *, leak_fraction: 
     seed = check_seed(seed)
     noise = LeakNoise.coerce(noise)
     if list(training.columns) != list(pool.columns):
-        raise ParameterError("`training` and `pool` must have the same columns in the same "
-                             "order.")
+        raise ParameterError("`training` and `pool` must have the same columns in the same order.")
     n = len(training) if n is None else check_positive_int("n", n)
     k = round(f * n)
     if n - k > len(pool):
         raise InsufficientDataError(
             f"The release pool has {len(pool)} rows but the release needs {n - k} rows "
-            "that are not training records; give a larger pool or a smaller release.")
+            "that are not training records; give a larger pool or a smaller release."
+        )
     rng = np.random.default_rng(seed)
     take_t = rng.choice(len(training), size=k, replace=k > len(training))
     take_p = rng.choice(len(pool), size=n - k, replace=False)
@@ -230,12 +245,18 @@ def leaky_release(training: pd.DataFrame, pool: pd.DataFrame, *, leak_fraction: 
     origin = np.concatenate([training.index.to_numpy()[take_t], pool.index.to_numpy()[take_p]])
     order = rng.permutation(n)
     release = release.iloc[order].reset_index(drop=True)
-    return LeakyRelease(release=release, source=source[order], origin=origin[order],
-                        leak_fraction=f, noise=noise)
+    return LeakyRelease(
+        release=release, source=source[order], origin=origin[order], leak_fraction=f, noise=noise
+    )
 
 
-def _add_noise(rows: pd.DataFrame, training: pd.DataFrame, schema: Schema, noise: LeakNoise,
-               rng: np.random.Generator) -> pd.DataFrame:
+def _add_noise(
+    rows: pd.DataFrame,
+    training: pd.DataFrame,
+    schema: Schema,
+    noise: LeakNoise,
+    rng: np.random.Generator,
+) -> pd.DataFrame:
     out = rows.copy()
     m = len(out)
     for col in out.columns:
@@ -262,17 +283,25 @@ def _add_noise(rows: pd.DataFrame, training: pd.DataFrame, schema: Schema, noise
                 codes = pd.Index(levels).get_indexer(values[flip])
                 # Draw among the *other* levels: an offset of 1..L-1 from the current code.
                 offset = rng.integers(1, len(levels), size=flip.size)
-                codes = np.where(codes < 0, rng.integers(0, len(levels), size=flip.size),
-                                 (codes + offset) % len(levels))
+                codes = np.where(
+                    codes < 0,
+                    rng.integers(0, len(levels), size=flip.size),
+                    (codes + offset) % len(levels),
+                )
                 values[flip] = levels[codes]
             out[col] = values
     return out
 
 
-def leaky_sets(real: pd.DataFrame, *, leak_fraction: float,
-               noise: LeakNoise | dict | None = None, schema: Schema | None = None,
-               fractions: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3), seed: int = 0
-               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def leaky_sets(
+    real: pd.DataFrame,
+    *,
+    leak_fraction: float,
+    noise: LeakNoise | dict | None = None,
+    schema: Schema | None = None,
+    fractions: tuple[float, float, float] = (1 / 3, 1 / 3, 1 / 3),
+    seed: int = 0,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(training, control, release) of the leaky risk model at one leak fraction.
 
     ``real`` is canonical; one seed drives the split and the release (child seeds of a
@@ -284,11 +313,18 @@ def leaky_sets(real: pd.DataFrame, *, leak_fraction: float,
     ``risk-insertion-framework.md`` §5.1.1.
     """
     seed = check_seed(seed)
-    split_seed, release_seed = (int(s.generate_state(1)[0])
-                                for s in np.random.SeedSequence(seed).spawn(2))
+    split_seed, release_seed = (
+        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(2)
+    )
     parts = leaky_split(real, fractions=fractions, seed=split_seed)
-    rel = leaky_release(parts.training, parts.pool, leak_fraction=leak_fraction, noise=noise,
-                        schema=schema, seed=release_seed)
+    rel = leaky_release(
+        parts.training,
+        parts.pool,
+        leak_fraction=leak_fraction,
+        noise=noise,
+        schema=schema,
+        seed=release_seed,
+    )
     return parts.training, parts.control, rel.release
 
 
@@ -313,15 +349,23 @@ class LeakyGenerator(Generator):
 
     name = "leaky"
 
-    def __init__(self, leak_fraction: float = 0.5, noise: LeakNoise | dict | None = None,
-                 pool: pd.DataFrame | None = None):
+    def __init__(
+        self,
+        leak_fraction: float = 0.5,
+        noise: LeakNoise | dict | None = None,
+        pool: pd.DataFrame | None = None,
+    ):
         self.leak_fraction = check_in_range("leak_fraction", leak_fraction, 0, 1)
         self.noise = LeakNoise.coerce(noise)
         self.pool = pool
 
     def params(self) -> dict:
-        return {"method": self.name, "leak_fraction": self.leak_fraction,
-                "noise": self.noise.to_dict(), "pool": self.pool is not None}
+        return {
+            "method": self.name,
+            "leak_fraction": self.leak_fraction,
+            "noise": self.noise.to_dict(),
+            "pool": self.pool is not None,
+        }
 
     def _fit(self, real: pd.DataFrame) -> None:
         if self.pool is not None:
@@ -335,7 +379,8 @@ class LeakyGenerator(Generator):
         if len(real) < 4:
             raise InsufficientDataError(
                 f"Without a pool the leaky generator splits the data in two halves and "
-                f"needs at least 4 rows; got {len(real)}.")
+                f"needs at least 4 rows; got {len(real)}."
+            )
         order = np.random.default_rng(self.seed_).permutation(len(real))
         half = len(real) // 2
         self.training_ = real.iloc[np.sort(order[:half])]
@@ -344,8 +389,15 @@ class LeakyGenerator(Generator):
         self.pool_index_ = self.pool_.index.to_numpy()
 
     def _sample(self, n: int, seed: int) -> pd.DataFrame:
-        rel = leaky_release(self.training_, self.pool_, leak_fraction=self.leak_fraction,
-                            n=n, noise=self.noise, schema=self.schema_, seed=seed)
+        rel = leaky_release(
+            self.training_,
+            self.pool_,
+            leak_fraction=self.leak_fraction,
+            n=n,
+            noise=self.noise,
+            schema=self.schema_,
+            seed=seed,
+        )
         return rel.release
 
 
@@ -360,13 +412,16 @@ __all__ = [
 ]
 
 
-def leaky_shadow_options(level: float, noise: LeakNoise | dict | None = None
-                         ) -> dict[str, Any]:
+def leaky_shadow_options(level: float, noise: LeakNoise | dict | None = None) -> dict[str, Any]:
     """Options that make a measure of the *generator* (the membership disclosure score's
     shadow models) see leak fraction ``level``: every shadow is the leaky risk model,
     which copies that share of its own training rows and fills the rest from the unseen
     rows the measure is given as its holdout. The calibration matrix and the risk lab's
     leaky sweeps both drive it this way."""
-    return {"shadow_method": "leaky",
-            "shadow_params": {"leak_fraction": float(level),
-                              "noise": LeakNoise.coerce(noise).to_dict()}}
+    return {
+        "shadow_method": "leaky",
+        "shadow_params": {
+            "leak_fraction": float(level),
+            "noise": LeakNoise.coerce(noise).to_dict(),
+        },
+    }

@@ -15,8 +15,7 @@ def download(at: AppTest, label: str) -> bytes:
 
 
 def download_by_key(at: AppTest, key: str) -> bytes:
-    return _stored(at, next(b for b in at.get("download_button")
-                            if b.proto.id.endswith(key)))
+    return _stored(at, next(b for b in at.get("download_button") if b.proto.id.endswith(key)))
 
 
 def _stored(at: AppTest, button) -> bytes:

@@ -161,8 +161,12 @@ def test_loading_adult_at_the_default_size_succeeds_with_a_note():
     assert ws.dataset == "adult" and len(ws.real.frame) == 2000 and ws.holdout is not None
     notes = [i.value for i in at.info if "never seen in the real data" in i.value]
     assert len(notes) == 1, [i.value for i in at.info]
-    for fragment in ("holdout", "'workclass' has 'Without-pay'", "'education' has 'Preschool'",
-                     "category of its own"):
+    for fragment in (
+        "holdout",
+        "'workclass' has 'Without-pay'",
+        "'education' has 'Preschool'",
+        "category of its own",
+    ):
         assert fragment in notes[0]
     assert any(s.value.startswith("Loaded UCI Adult") for s in at.success)
     at.run()  # the note stays while this workspace is loaded
@@ -206,11 +210,14 @@ def test_upload_valid_files_sets_workspace():
     assert ws.sensitive == ("disease",)
 
 
-@pytest.mark.parametrize("payload, fragment", [
-    (b"", "is empty"),
-    (b"a,b,c\n", "no data rows"),
-    (b"a,a,b\n1,2,3\n4,5,6\n", "duplicate column names"),
-])
+@pytest.mark.parametrize(
+    "payload, fragment",
+    [
+        (b"", "is empty"),
+        (b"a,b,c\n", "no data rows"),
+        (b"a,a,b\n1,2,3\n4,5,6\n", "duplicate column names"),
+    ],
+)
 def test_bad_upload_shows_error_and_keeps_previous_data(payload, fragment):
     at = start("pages/data.py")
     _upload_form(at, payload, [])
@@ -256,12 +263,19 @@ def test_review_page_exports_aggregates_only_by_default():
     at.switch_page("pages/report.py").run()
     assert not at.exception and not at.error
     buttons = {b.label: b for b in at.get("download_button")}
-    assert {"Download HTML report", "Download PDF sign-off sheet",
-            "Download JSON record"} <= set(buttons)
+    assert {"Download HTML report", "Download PDF sign-off sheet", "Download JSON record"} <= set(
+        buttons
+    )
     at.radio(key="report_decision").set_value("release with changes").run()
-    record = json.loads(pc.build_report(
-        real=workspace(at).real.frame, synthetic=[t.frame for t in workspace(at).releases],
-        results={}, threat=workspace(at).threat, schema=workspace(at).schema).to_json())
+    record = json.loads(
+        pc.build_report(
+            real=workspace(at).real.frame,
+            synthetic=[t.frame for t in workspace(at).releases],
+            results={},
+            threat=workspace(at).threat,
+            schema=workspace(at).schema,
+        ).to_json()
+    )
     assert "records" not in record and record["provenance"]["real"]["rows"] == 2000
 
 

@@ -11,8 +11,12 @@ from streamlit.testing.v1 import AppTest
 import ui.calibration
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-SMALL = {"measures": ["ims", "singling_out", "linkability"], "levels": [0.0, 1.0],
-         "ratios": [1.0, 2.0], "max_training": 200}
+SMALL = {
+    "measures": ["ims", "singling_out", "linkability"],
+    "levels": [0.0, 1.0],
+    "ratios": [1.0, 2.0],
+    "max_training": 200,
+}
 
 
 def start(page: str) -> AppTest:
@@ -81,24 +85,29 @@ def test_small_calibration_then_the_privacy_and_review_pages_read_it():
     assert any("Run calibration" in i.value for i in at.info)
     assert not at.get("plotly_chart")
     apply_small(at)
-    assert "f_l ∈ {0, 1} · ratios 1:1, 2:1 · 3 measure(s)" in " ".join(
-        c.value for c in at.caption)
+    assert "f_l ∈ {0, 1} · ratios 1:1, 2:1 · 3 measure(s)" in " ".join(c.value for c in at.caption)
     at.button(key="cal_run").click().run()
     assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
 
     table = at.dataframe[0].value
-    assert list(table["measure"]) == ["Identical match share", "Singling out (univariate)",
-                                      "Singling out (multivariate)", "Singling out (paper)",
-                                      "Singling out (contrastive)", "Linkability",
-                                      "Linkability (contrastive)"]
+    assert list(table["measure"]) == [
+        "Identical match share",
+        "Singling out (univariate)",
+        "Singling out (multivariate)",
+        "Singling out (paper)",
+        "Singling out (contrastive)",
+        "Linkability",
+        "Linkability (contrastive)",
+    ]
     assert set(table["status"]) <= {"✓ pass", "✗ uncalibrated on this data"}
     ims = table.set_index("measure").loc["Identical match share"]
     assert ims["status"] == "✓ pass" and ims["ceiling"] == pytest.approx(1.0)
     failed = table[table["status"].str.startswith("✗")]
     assert (failed["reasons"].str.len() > 0).all()
     for row in failed.itertuples():  # a visible badge and the reason, never a bare number
-        assert any("uncalibrated on this data" in m.value and row.measure in m.value
-                   for m in at.markdown)
+        assert any(
+            "uncalibrated on this data" in m.value and row.measure in m.value for m in at.markdown
+        )
     (figure,) = at.get("plotly_chart")
     assert figure.proto.spec  # the small multiples were sent
     assert at.button(key="cal_stop_idle").disabled  # Stop looks inactive once done
@@ -111,17 +120,24 @@ def test_small_calibration_then_the_privacy_and_review_pages_read_it():
     result = ui.calibration.latest_calibration(at.session_state["workspace"])
     assert result is not None
     ims_texts = " ".join(by_card["Identical match share"])
-    assert "On a full copy of your data this measure reads 1.00; on unseen real rows 0.00" \
-        in ims_texts
-    assert "of the way from unseen rows to a full copy" in ims_texts \
-        or "at or below" in ims_texts or "at or above" in ims_texts
+    assert (
+        "On a full copy of your data this measure reads 1.00; on unseen real rows 0.00" in ims_texts
+    )
+    assert (
+        "of the way from unseen rows to a full copy" in ims_texts
+        or "at or below" in ims_texts
+        or "at or above" in ims_texts
+    )
     # the singling-out card reads the summary of the mode the page uses (multivariate)
     multi = result.summary("singling_out", "multivariate")
     so_texts = " ".join(by_card["Singling out"])
     assert f"reads {multi.ceiling:.2f}; on unseen real rows {multi.floor:.2f}" in so_texts
     for label, texts in by_card.items():
-        key = {"Identical match share": "ims", "Singling out": "singling_out:multivariate",
-               "Linkability": "linkability"}.get(label)
+        key = {
+            "Identical match share": "ims",
+            "Singling out": "singling_out:multivariate",
+            "Linkability": "linkability",
+        }.get(label)
         if key is None:  # a measure the small run did not calibrate: no line
             assert not any("On a full copy" in t for t in texts), label
             continue

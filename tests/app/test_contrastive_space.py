@@ -30,12 +30,12 @@ def test_switching_to_the_contrastive_space_recomputes_the_distance_cards():
     assert embedded["Identical match share"] == shared["Identical match share"]
     assert "DCR (SRD vs RRD)" in embedded and "Distance-based inference" in embedded
     # the drill-down draws the embedding seen from above, with the flagged records
-    assert any(m.value == "**Where the records sit in the contrastive embedding**"
-               for m in at.markdown)
+    assert any(
+        m.value == "**Where the records sit in the contrastive embedding**" for m in at.markdown
+    )
     assert any("red rings are real records" in c.value for c in at.caption)
     # the shared space's results are still cached: switching back is instant and equal
     space = next(s for s in at.selectbox if s.label.startswith("Distance space"))
     space.set_value("shared")
     at.button(key="FormSubmitter:privacy_form-Apply").click().run()
-    assert {m.label: m.value for m in at.metric}["DCR (SRD vs RRD)"] == shared[
-        "DCR (SRD vs RRD)"]
+    assert {m.label: m.value for m in at.metric}["DCR (SRD vs RRD)"] == shared["DCR (SRD vs RRD)"]

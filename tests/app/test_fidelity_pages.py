@@ -123,8 +123,10 @@ def test_without_a_holdout_ml_affinity_and_holdout_measures_step_aside():
     at.switch_page("pages/fidelity.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert "ML affinity (relative gap)" not in metrics(at)
-    assert any("Load a holdout" in c for c in
-               (c.value for c in headline_column(at, "ML affinity (relative gap)")))
+    assert any(
+        "Load a holdout" in c
+        for c in (c.value for c in headline_column(at, "ML affinity (relative gap)"))
+    )
     assert 0 <= metrics(at)["Wasserstein distance"] <= 2
     # the map offers only the risk measures that need no holdout, and no ML affinity
     at.switch_page("pages/map.py")
@@ -133,13 +135,16 @@ def test_without_a_holdout_ml_affinity_and_holdout_measures_step_aside():
     at.run()
     assert not at.exception
     risk_options = at.selectbox(key="map_risk").options
-    needs_holdout = [m.label for m in MEASURES.values()
-                     if m.family == "privacy" and m.needs_holdout]
+    needs_holdout = [
+        m.label for m in MEASURES.values() if m.family == "privacy" and m.needs_holdout
+    ]
     assert needs_holdout and not set(needs_holdout) & set(risk_options)
     # IMS is offered, but as what it is: a similarity indicator (consensus R3)
     assert "Identical match share — similarity indicator" in risk_options
-    assert "similarity indicator (not a disclosure measure)" in \
-        map_spec(at)["layout"]["xaxis"]["title"]["text"]
+    assert (
+        "similarity indicator (not a disclosure measure)"
+        in map_spec(at)["layout"]["xaxis"]["title"]["text"]
+    )
     assert "ML affinity (relative gap)" not in at.selectbox(key="map_utility").options
     assert len(points(map_spec(at))) >= 6
 
@@ -151,8 +156,12 @@ def map_spec(at: AppTest) -> dict:
 
 def points(spec: dict) -> dict[str, str]:
     """{candidate id: kind} of the points drawn."""
-    return {c[0]: t["meta"]["kind"] for t in spec["data"] if t["meta"]["kind"] != "selected"
-            for c in t["customdata"]}
+    return {
+        c[0]: t["meta"]["kind"]
+        for t in spec["data"]
+        if t["meta"]["kind"] != "selected"
+        for c in t["customdata"]
+    }
 
 
 def test_map_computes_candidates_and_shows_details(monkeypatch):
@@ -242,8 +251,10 @@ def test_map_axes_follow_goals_and_keep_similarity_off_the_default_risk_axes():
     # picking DCR: the axis says it is no disclosure measure, and so does the page
     at.selectbox(key="map_risk").set_value("dcr").run()
     assert not at.exception and not at.error
-    assert "similarity indicator (not a disclosure measure)" in \
-        map_spec(at)["layout"]["xaxis"]["title"]["text"]
+    assert (
+        "similarity indicator (not a disclosure measure)"
+        in map_spec(at)["layout"]["xaxis"]["title"]["text"]
+    )
     assert any("not a disclosure measure" in w.value for w in at.warning)
     # and so does the details panel of a candidate
     loaded = next(i for i, kind in points(map_spec(at)).items() if kind == "workspace")
@@ -276,8 +287,9 @@ def test_map_lists_a_loaded_release_once_whatever_its_name():
     at.switch_page("pages/data.py")
     at.run()
     ws = workspace(at)
-    at.session_state["workspace"] = ws.with_settings(map={
-        **uif.MAP_DEFAULTS, "cart_leaves": (5, 100), "references": ("half",), "seed": 0})
+    at.session_state["workspace"] = ws.with_settings(
+        map={**uif.MAP_DEFAULTS, "cart_leaves": (5, 100), "references": ("half",), "seed": 0}
+    )
     at.switch_page("pages/map.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     drawn = points(map_spec(at))
@@ -289,11 +301,16 @@ def test_map_lists_a_loaded_release_once_whatever_its_name():
 
     # a candidate added under another name (a release group, say) is still one point
     leaf100 = next(i for i in drawn if i.startswith("gen:cart:min_leaf=100:"))
-    cand = next(c for c in uif.map_candidates(workspace(at), uif.map_params(workspace(at)))
-                if c.id == leaf100)
+    cand = next(
+        c
+        for c in uif.map_candidates(workspace(at), uif.map_params(workspace(at)))
+        if c.id == leaf100
+    )
     frame = uif.candidate_frame(workspace(at), cand, 0)
-    at.session_state["workspace"] = replace(workspace(at), releases=workspace(at).releases + (
-        Table.make("my renamed release", frame, "upload"),))
+    at.session_state["workspace"] = replace(
+        workspace(at),
+        releases=workspace(at).releases + (Table.make("my renamed release", frame, "upload"),),
+    )
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     drawn = points(map_spec(at))
@@ -310,16 +327,28 @@ def demo_ws():
 def test_candidates_loaded_first_references_last_and_deduplicated(demo_ws):
     params = {**uif.MAP_DEFAULTS, "cart_leaves": (5, 20), "leaky_levels": (0.5,)}
     cands = uif.map_candidates(demo_ws, params)
-    assert [c.kind for c in cands] == ["workspace", "generated", "generated", "generated",
-                                       "half", "histogram", "self"]
+    assert [c.kind for c in cands] == [
+        "workspace",
+        "generated",
+        "generated",
+        "generated",
+        "half",
+        "histogram",
+        "self",
+    ]
     assert len({c.id for c in cands}) == len(cands)
-    assert [c.label for c in cands[1:4]] == ["CART leaf 5 (seed 1)", "CART leaf 20 (seed 1)",
-                                             "LEAKY f_l=0.5 (seed 1)"]
+    assert [c.label for c in cands[1:4]] == [
+        "CART leaf 5 (seed 1)",
+        "CART leaf 20 (seed 1)",
+        "LEAKY f_l=0.5 (seed 1)",
+    ]
     assert cands[-1].label == "SELF (real copy)"
     # a generated release already loaded (same name) is shown once, as the loaded one
     frame = uif.candidate_frame(demo_ws, cands[1], 1)
-    ws2 = replace(demo_ws, releases=demo_ws.releases + (
-        Table.make("CART leaf 5 (seed 1)", frame, "generated"),))
+    ws2 = replace(
+        demo_ws,
+        releases=demo_ws.releases + (Table.make("CART leaf 5 (seed 1)", frame, "generated"),),
+    )
     labels = [c.label for c in uif.map_candidates(ws2, params)]
     assert labels.count("CART leaf 5 (seed 1)") == 1
     assert uif.map_candidates(ws2, params)[1].kind == "workspace"
@@ -329,8 +358,13 @@ def test_candidates_loaded_first_references_last_and_deduplicated(demo_ws):
 
 
 def test_leaky_candidate_copies_the_stated_share_of_training_rows(demo_ws):
-    params = {**uif.MAP_DEFAULTS, "cart_leaves": (), "leaky_levels": (0.25,),
-              "references": (), "workspace": False}
+    params = {
+        **uif.MAP_DEFAULTS,
+        "cart_leaves": (),
+        "leaky_levels": (0.25,),
+        "references": (),
+        "workspace": False,
+    }
     (leaky,) = uif.map_candidates(demo_ws, params)
     frame = uif.candidate_frame(demo_ws, leaky, 1)
     real = pc.prepare_table(demo_ws.real.frame, demo_ws.schema)
@@ -351,15 +385,16 @@ def test_map_half_is_compared_with_the_other_half(demo_ws):
     from privacy_core.fidelity import fidelity_baselines
 
     seed = 1
-    params = {**uif.MAP_DEFAULTS, "cart_leaves": (), "references": ("half",),
-              "workspace": False}
+    params = {**uif.MAP_DEFAULTS, "cart_leaves": (), "references": ("half",), "workspace": False}
     (half,) = uif.map_candidates(demo_ws, params)
     cell = uif._compute_cell(demo_ws, half, "wasserstein", seed, lambda *a: None)
     real = pc.prepare_table(demo_ws.real.frame, demo_ws.schema)
-    page = fidelity_baselines(real, schema=demo_ws.schema, metrics=["wasserstein"],
-                              seed=seed)["half"]["wasserstein"]
-    contained = pc.wasserstein_fidelity(real, uif.candidate_frame(demo_ws, half, seed),
-                                        schema=demo_ws.schema, seed=seed)
+    page = fidelity_baselines(real, schema=demo_ws.schema, metrics=["wasserstein"], seed=seed)[
+        "half"
+    ]["wasserstein"]
+    contained = pc.wasserstein_fidelity(
+        real, uif.candidate_frame(demo_ws, half, seed), schema=demo_ws.schema, seed=seed
+    )
     assert cell.params["n_real"] == len(real) // 2 + len(real) % 2
     assert cell.value == pytest.approx(page.value, rel=0.05)
     assert cell.value > 1.4 * contained.value  # the old map read this one
@@ -368,7 +403,7 @@ def test_map_half_is_compared_with_the_other_half(demo_ws):
 def test_generated_candidates_have_the_promised_sizes(demo_ws):
     params = {**uif.MAP_DEFAULTS, "cart_leaves": (100,)}
     n = len(demo_ws.real.frame)
-    sizes = {c.kind: len(uif.candidate_frame(demo_ws, c, 1))
-             for c in uif.map_candidates(demo_ws, params)}
-    assert sizes == {"workspace": n, "generated": n, "half": n // 2, "histogram": n,
-                     "self": n}
+    sizes = {
+        c.kind: len(uif.candidate_frame(demo_ws, c, 1)) for c in uif.map_candidates(demo_ws, params)
+    }
+    assert sizes == {"workspace": n, "generated": n, "half": n // 2, "histogram": n, "self": n}

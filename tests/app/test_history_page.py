@@ -35,8 +35,11 @@ def test_save_twice_then_history_lists_opens_and_compares(tmp_path):
     assert "the review reproduces" in saved
 
     # the database holds aggregates only (no per-record tables), with the checklist
-    doc = json.loads(sqlite3.connect(tmp_path / "reviews.db")
-                     .execute("select document from reviews where id = 1").fetchone()[0])
+    doc = json.loads(
+        sqlite3.connect(tmp_path / "reviews.db")
+        .execute("select document from reviews where id = 1")
+        .fetchone()[0]
+    )
     assert "records" not in doc and doc["decision"] == "release with changes"
     assert doc["checklist"]["items"][0]["status"] == "met"
 
@@ -48,8 +51,10 @@ def test_save_twice_then_history_lists_opens_and_compares(tmp_path):
     # open one read-only: its stored checklist and scorecard are shown
     assert any(h.value == "Consensus checklist (as stored)" for h in at.subheader)
     stored = json.loads(download(at, "Download this review (JSON)"))
-    assert stored["id"] == 2 and stored["checklist"]["answers"]["qi_justification"] == \
-        "public register"
+    assert (
+        stored["id"] == 2
+        and stored["checklist"]["answers"]["qi_justification"] == "public register"
+    )
     # compare two: the sentence says it reproduces
     assert any("the review reproduces" in s.value for s in at.success)
 

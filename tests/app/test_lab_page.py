@@ -59,8 +59,7 @@ def test_first_visit_runs_nothing_and_offers_the_run_button():
     assert any("Estimated time" in c.value for c in at.caption)
     assert any(m.value.startswith("**Setup**") for m in at.markdown)
     assert all(b.disabled for b in stop_buttons(at))
-    plan = ui.lab.sweep_plan(at.session_state["workspace"], "leaky",
-                             ui.lab.LAB_DEFAULTS["leaky"])
+    plan = ui.lab.sweep_plan(at.session_state["workspace"], "leaky", ui.lab.LAB_DEFAULTS["leaky"])
     assert plan["releases"] == 12 and 0 < plan["seconds"] < 120
     at.run()  # a rerun does not start it either
     assert not at.get("status") and not at.dataframe
@@ -199,15 +198,21 @@ def test_distance_space_both_sweeps_each_distance_measure_in_both_spaces():
     at.button(key="lab_run").click().run()
     assert not at.exception and not at.error
     responses = at.dataframe[0].value.set_index("measure")
-    assert set(responses.index) == {"Identical match share", "DCR (SRD vs RRD)",
-                                    "DCR (SRD vs RRD) (contrastive)"}
+    assert set(responses.index) == {
+        "Identical match share",
+        "DCR (SRD vs RRD)",
+        "DCR (SRD vs RRD) (contrastive)",
+    }
     for m in ("DCR (SRD vs RRD)", "DCR (SRD vs RRD) (contrastive)"):
         assert responses.loc[m, "at highest f_l"] > responses.loc[m, "at lowest f_l"] + 0.5
 
 
 def test_space_keys_round_trip():
     assert ui.lab.with_space(["ims", "dcr", "singling_out"], "contrastive") == (
-        "ims", "dcr:contrastive", "singling_out:contrastive")
+        "ims",
+        "dcr:contrastive",
+        "singling_out:contrastive",
+    )
     assert ui.lab.with_space(["dcr"], "both") == ("dcr", "dcr:contrastive")
     assert ui.lab.with_space(["dcr:contrastive", "ims"], "shared") == ("dcr", "ims")
     for space in ui.lab.LAB_SPACES:

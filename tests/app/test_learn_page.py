@@ -81,7 +81,8 @@ def test_next_and_back_move_one_step():
     clean(at)
     assert step_text(at).startswith("Step 2 of 3")
     assert list(at.multiselect(key="learn_leaky_measures").value) == list(
-        ui.learn.DEFAULTS["leaky"]["measures"])
+        ui.learn.DEFAULTS["leaky"]["measures"]
+    )
     at.button(key="learn_back_leaky").click().run()
     assert step_text(at).startswith("Step 1 of 3") and not at.exception
 
@@ -101,10 +102,8 @@ def test_reset_restores_the_defaults_and_the_first_step():
     at.button(key="learn_reset_dependency").click().run()
     clean(at)
     assert step_text(at).startswith("Step 1 of 3")
-    assert at.slider(key="learn_dependency_kappa").value == ui.learn.DEFAULTS[
-        "dependency"]["kappa"]
-    assert at.session_state[ui.learn.SETTINGS]["dependency"] == ui.learn.DEFAULTS[
-        "dependency"]
+    assert at.slider(key="learn_dependency_kappa").value == ui.learn.DEFAULTS["dependency"]["kappa"]
+    assert at.session_state[ui.learn.SETTINGS]["dependency"] == ui.learn.DEFAULTS["dependency"]
     # the defaults and the fixed seed give the numbers of the first visit again
     at.button(key="learn_next_dependency").click().run()
     assert at.select_slider(key="learn_dependency_tau").value == 0.3

@@ -51,8 +51,7 @@ def test_map_scores_a_candidate_through_its_own_method():
     from ui.fidelity import Candidate, shadow_options
 
     cart = Candidate("gen:cart", "CART leaf 5", "generated", "cart", (("min_leaf", 5),))
-    assert shadow_options(cart) == {"shadow_method": "cart",
-                                    "shadow_params": {"min_leaf": 5}}
+    assert shadow_options(cart) == {"shadow_method": "cart", "shadow_params": {"min_leaf": 5}}
     leaky = Candidate("gen:leaky", "leaky", "generated", "leaky", (("leak_fraction", 0.5),))
     assert shadow_options(leaky)["shadow_params"] == {"leak_fraction": 0.5}
     # HALF emits real records it never saw: leaky shadows that leak nothing

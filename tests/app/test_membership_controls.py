@@ -22,8 +22,11 @@ def data_page() -> AppTest:
 
 
 def texts(at: AppTest) -> str:
-    return " ".join([w.value for w in at.warning] + [c.value for c in at.caption]
-                    + [m.value for m in at.markdown])
+    return " ".join(
+        [w.value for w in at.warning]
+        + [c.value for c in at.caption]
+        + [m.value for m in at.markdown]
+    )
 
 
 def membership_card(at: AppTest) -> str:
@@ -33,8 +36,10 @@ def membership_card(at: AppTest) -> str:
             for card in getattr(column, "children", {}).values():
                 metrics = card.get("metric") if hasattr(card, "get") else []
                 if len(metrics) == 1 and metrics[0].label == "Membership disclosure (F_rel)":
-                    return " ".join([c.value for c in card.get("caption")]
-                                    + [m.value for m in card.get("markdown")])
+                    return " ".join(
+                        [c.value for c in card.get("caption")]
+                        + [m.value for m in card.get("markdown")]
+                    )
     raise AssertionError("no membership card")
 
 
@@ -63,13 +68,23 @@ def test_membership_controls_reach_the_result():
     at.button(key="FormSubmitter:membership_form-Apply membership settings").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     ws = at.session_state["workspace"]
-    assert ws.setting("membership") == {"mem_t": 0.05, "mem_h": 1, "mem_beta": 0.5,
-                                        "mem_scenario": "B", "mem_share": 0.2}
+    assert ws.setting("membership") == {
+        "mem_t": 0.05,
+        "mem_h": 1,
+        "mem_beta": 0.5,
+        "mem_scenario": "B",
+        "mem_share": 0.2,
+    }
     assert not any("t is not set" in w.value for w in at.warning)
     assert "1.00% of the attacker's targets are members" in texts(at)
     opts = _options("membership", privacy_params(ws))
-    assert opts == {"sampling_fraction": 0.05, "h": 1, "beta": 0.5, "scenario": "B",
-                    "population_share": 0.2}
+    assert opts == {
+        "sampling_fraction": 0.05,
+        "h": 1,
+        "beta": 0.5,
+        "scenario": "B",
+        "population_share": 0.2,
+    }
 
     at.switch_page("pages/privacy.py")
     at.run()

@@ -13,17 +13,20 @@ from ui.privacy import UNINFORMATIVE_WIDTH, card_text, uninformative_note
 
 def attack(value=0.032, ci=(0.0, 0.098), control=0.544):
     extra = {"attack_rate": 0.559, "control_rate": control, "baseline_rate": 0.506}
-    return MetricResult(name="inference", value=value, ci=ci, params={}, baseline=0.506,
-                        extra=extra)
+    return MetricResult(
+        name="inference", value=value, ci=ci, params={}, baseline=0.506, extra=extra
+    )
 
 
 def test_attack_card_puts_raw_rates_together_and_explains_the_normalised_risk():
     text = card_text("inference", attack())
     assert text.interval == "95% CI 0.000 – 0.098"
-    assert text.rates == ("Success rates: attack 0.559 · control (non-members) 0.544 · "
-                          "random guess 0.506")
-    assert text.risk_note.startswith("The headline 0.032 is the normalised risk "
-                                     "(attack − control) / (1 − control)")
+    assert text.rates == (
+        "Success rates: attack 0.559 · control (non-members) 0.544 · random guess 0.506"
+    )
+    assert text.risk_note.startswith(
+        "The headline 0.032 is the normalised risk (attack − control) / (1 − control)"
+    )
     assert text.baseline is None  # the raw guess rate is never set next to the risk
     assert text.uninformative is None
 
@@ -43,10 +46,10 @@ def test_non_attack_keeps_its_same_scale_baseline():
 
 @pytest.mark.parametrize("name", ["ims", "dcr", "domias", "inference", "gtcap"])
 def test_any_interval_wider_than_half_the_range_is_flagged(name):
-    wide = MetricResult(name=name, value=0.4, ci=(0.1, 0.1 + UNINFORMATIVE_WIDTH + 0.01),
-                        params={})
-    narrow = MetricResult(name=name, value=0.4, ci=(0.1, 0.1 + UNINFORMATIVE_WIDTH - 0.01),
-                          params={})
+    wide = MetricResult(name=name, value=0.4, ci=(0.1, 0.1 + UNINFORMATIVE_WIDTH + 0.01), params={})
+    narrow = MetricResult(
+        name=name, value=0.4, ci=(0.1, 0.1 + UNINFORMATIVE_WIDTH - 0.01), params={}
+    )
     note = uninformative_note(name, wide)
     assert note.startswith("**Uninformative interval:**") and "narrow" in note
     assert uninformative_note(name, narrow) is None
@@ -55,18 +58,23 @@ def test_any_interval_wider_than_half_the_range_is_flagged(name):
 
 def test_the_width_is_read_against_the_measures_own_range():
     # membership's F_rel runs from -2 to 1: a 1.0-wide interval is a third of it
-    res = MetricResult(name="membership", value=0.0, ci=(-0.5, 0.5), params={},
-                       bounds=(-2.0, 1.0))
+    res = MetricResult(name="membership", value=0.0, ci=(-0.5, 0.5), params={}, bounds=(-2.0, 1.0))
     assert uninformative_note("membership", res) is None
-    assert uninformative_note("membership", MetricResult(
-        name="membership", value=0.0, ci=(-1.5, 0.5), params={}, bounds=(-2.0, 1.0)))
+    assert uninformative_note(
+        "membership",
+        MetricResult(name="membership", value=0.0, ci=(-1.5, 0.5), params={}, bounds=(-2.0, 1.0)),
+    )
 
 
 def test_gtcap_reason_names_the_few_attributions_and_what_narrows_them():
-    res = MetricResult(name="gtcap", value=0.639, ci=(0.0, 1.0), params={"radius": 0.1},
-                       extra={"n_kept": 2})
-    object.__setattr__(res, "attributions", pd.DataFrame(
-        {"source": ["training"] * 3 + ["holdout"] * 2, "matches": [4, 4, 4, 6, 7]}))
+    res = MetricResult(
+        name="gtcap", value=0.639, ci=(0.0, 1.0), params={"radius": 0.1}, extra={"n_kept": 2}
+    )
+    object.__setattr__(
+        res,
+        "attributions",
+        pd.DataFrame({"source": ["training"] * 3 + ["holdout"] * 2, "matches": [4, 4, 4, 6, 7]}),
+    )
     note = uninformative_note("gtcap", res)
     assert "0.000 – 1.000 spans 100%" in note
     assert "only 2 synthetic record(s) pass the WEAP filter" in note
@@ -83,8 +91,10 @@ def rapid_like(value, ci=None):
 def test_reference_reading_within_below_and_above_half():
     half, copy = rapid_like(0.377, (0.359, 0.395)), rapid_like(0.374, (0.357, 0.393))
     below = reference_reading(rapid_like(0.341), half, copy)
-    assert below.startswith("**This release discloses no more than a fresh real sample "
-                            "would**") and "below HALF's interval" in below
+    assert (
+        below.startswith("**This release discloses no more than a fresh real sample would**")
+        and "below HALF's interval" in below
+    )
     within = reference_reading(rapid_like(0.38), half, copy)
     assert "no more than a fresh real sample" in within and "within HALF's interval" in within
     above = reference_reading(rapid_like(0.5), half, rapid_like(0.7, (0.68, 0.72)))

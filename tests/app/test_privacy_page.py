@@ -24,8 +24,15 @@ def metric(at: AppTest, label: str) -> float:
 def test_cards_drill_down_and_agreement():
     at = start()
     labels = {m.label for m in at.metric}
-    for expected in ("Identical match share", "DCR (SRD vs RRD)", "Singling out", "Linkability",
-                     "Distance-based inference", "ML inference", "Membership disclosure (F_rel)"):
+    for expected in (
+        "Identical match share",
+        "DCR (SRD vs RRD)",
+        "Singling out",
+        "Linkability",
+        "Distance-based inference",
+        "ML inference",
+        "Membership disclosure (F_rel)",
+    ):
         assert expected in labels
     assert not at.error
     captions = " ".join(c.value for c in at.caption)
@@ -102,8 +109,9 @@ def test_stored_predicate_width_is_clamped_after_columns_are_excluded():
 
     at = start()
     ws = at.session_state["workspace"]
-    stored = ws.with_settings(privacy={"so_mode": "multivariate",
-                                       "so_cols": len(ws.schema.included)})
+    stored = ws.with_settings(
+        privacy={"so_mode": "multivariate", "so_cols": len(ws.schema.included)}
+    )
     # a later type change on the data page excludes a column
     at.session_state["workspace"] = replace(stored, overrides=(("income", "exclude"),))
     at.run()

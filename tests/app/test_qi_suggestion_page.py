@@ -23,10 +23,12 @@ def uploaded_health() -> AppTest:
     at.run()
     at.switch_page("pages/data.py")
     at.run()
-    at.file_uploader[0].set_value(("real.csv", csv_bytes(pc.simulate_health(300, seed=4)),
-                                   "text/csv"))
-    at.file_uploader[1].set_value([("syn.csv", csv_bytes(pc.simulate_health(300, seed=5)),
-                                    "text/csv")])
+    at.file_uploader[0].set_value(
+        ("real.csv", csv_bytes(pc.simulate_health(300, seed=4)), "text/csv")
+    )
+    at.file_uploader[1].set_value(
+        [("syn.csv", csv_bytes(pc.simulate_health(300, seed=5)), "text/csv")]
+    )
     at.button(key="FormSubmitter:upload_form-Use these files").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     return at

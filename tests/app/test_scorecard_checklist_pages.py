@@ -31,8 +31,15 @@ def test_overview_scorecard_fills_in_and_reads_against_edited_thresholds():
     assert not at.exception, at.exception
     text = _texts(at)
     assert "Scorecard" in [h.value for h in at.subheader]
-    for family in ("Attribute inference", "Identity (singling out)", "Linkability",
-                   "Membership", "Similarity indicators", "Fidelity", "Utility"):
+    for family in (
+        "Attribute inference",
+        "Identity (singling out)",
+        "Linkability",
+        "Membership",
+        "Similarity indicators",
+        "Fidelity",
+        "Utility",
+    ):
         assert f"**{family}**" in text
     # RAPID is computed: its card has a level in words and the line it was read against
     assert "RAPID attribute inference" in text and "line" in text
@@ -52,18 +59,19 @@ def test_overview_scorecard_fills_in_and_reads_against_edited_thresholds():
     at.run()
     assert "review" in _badge(at, "Attribute inference")
     assert "R8: the absolute risk" in _texts(at)
-    at.session_state["review_thresholds"] = {"rapid": (0.0, 0.01),
-                                             "rapid_relative": (0.0, 0.001)}
+    at.session_state["review_thresholds"] = {"rapid": (0.0, 0.01), "rapid_relative": (0.0, 0.001)}
     at.run()
     assert "above threshold" in _badge(at, "Attribute inference")
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
     record = json.loads(download(at, "Download JSON record"))
     assert record["thresholds"]["changed"] == ["rapid", "rapid_relative"]
-    assert record["thresholds"]["lines"]["rapid"] == {"amber": 0.0, "red": 0.01,
-                                                     "basis": "set by the reviewer"}
-    card = next(c for c in next(iter(record["scorecards"].values()))
-                if c["family"] == "attribute")
+    assert record["thresholds"]["lines"]["rapid"] == {
+        "amber": 0.0,
+        "red": 0.01,
+        "basis": "set by the reviewer",
+    }
+    card = next(c for c in next(iter(record["scorecards"].values())) if c["family"] == "attribute")
     assert card["level"] == "red"
 
 
@@ -79,7 +87,8 @@ def test_review_page_walks_r1_to_r10_and_takes_the_reviewers_answers():
     assert "needs reviewer" in text  # R1 before the reviewer justifies the QIs
 
     at.text_area(key="review_answer_qi_justification").set_value(
-        "They are in the public register").run()
+        "They are in the public register"
+    ).run()
     at.radio(key="review_answer_scenario").set_value("release").run()
     at.text_input(key="review_thresholds_set_by").set_value("Ethics board").run()
     assert not at.exception, at.exception
@@ -91,7 +100,9 @@ def test_review_page_walks_r1_to_r10_and_takes_the_reviewers_answers():
     # the answers survive a trip to another page and back
     at.switch_page("pages/overview.py").run()
     at.switch_page("pages/report.py").run()
-    assert at.text_area(key="review_answer_qi_justification").value == \
-        "They are in the public register"
+    assert (
+        at.text_area(key="review_answer_qi_justification").value
+        == "They are in the public register"
+    )
     html = download(at, "Download HTML report").decode()
     assert 'id="checklist"' in html and "public register" in html

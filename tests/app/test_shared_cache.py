@@ -26,8 +26,10 @@ def test_concurrent_sessions_compute_a_shared_key_once(store):
         return {"value": 42}
 
     results = []
-    threads = [threading.Thread(target=lambda: results.append(cached.evaluate("k", compute)))
-               for _ in range(6)]
+    threads = [
+        threading.Thread(target=lambda: results.append(cached.evaluate("k", compute)))
+        for _ in range(6)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -29,8 +29,7 @@ def test_the_address_describes_the_review_and_a_new_session_restores_it():
     assert url["qi"].split(",") == list(first.session_state["workspace"].quasi_identifiers)
 
     # a shared link to another size, seed, κ and threat model
-    at = opened_with(data="health", n="1000", kappa="5.0", seed="3", qi="age,gender",
-                     s="disease")
+    at = opened_with(data="health", n="1000", kappa="5.0", seed="3", qi="age,gender", s="disease")
     ws = at.session_state["workspace"]
     assert dict(ws.dataset_params) == {"kappa": 5.0, "n": 1000, "seed": 3}
     assert len(ws.real.frame) == 1000
@@ -75,8 +74,7 @@ def test_a_link_made_on_uploaded_files_says_they_are_gone_and_shows_the_demo():
 
 
 def test_a_threat_model_naming_unknown_columns_is_refused_with_a_reason():
-    at = opened_with(data="health", n="500", kappa="1.0", seed="0", qi="nope,age",
-                     s="disease")
+    at = opened_with(data="health", n="500", kappa="1.0", seed="0", qi="nope,age", s="disease")
     ws = at.session_state["workspace"]
     assert len(ws.real.frame) == 500
     assert "nope" not in ws.quasi_identifiers

@@ -27,8 +27,7 @@ def test_regenerate_compares_records_and_adds_a_candidate():
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     table = at.dataframe[0].value
-    assert list(table["label"]) == ["RAPID attribute inference", "DCR (SRD vs RRD)",
-                                    "Query error"]
+    assert list(table["label"]) == ["RAPID attribute inference", "DCR (SRD vs RRD)", "Query error"]
     # the original release's RAPID is the one the RAPID page shows (read from its cache)
     rapid_before = table.set_index("label").loc["RAPID attribute inference", "before"]
     assert rapid_before.startswith("0.3")
@@ -48,8 +47,7 @@ def test_regenerate_compares_records_and_adds_a_candidate():
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
     record = json.loads(download(at, "Download JSON record"))
-    assert record["alternatives"][0]["description"] == \
-        "release regenerated with cart (min_leaf 80)"
+    assert record["alternatives"][0]["description"] == "release regenerated with cart (min_leaf 80)"
     assert len(record["candidates"]) == 2
 
 
@@ -62,8 +60,11 @@ def test_coarsening_continues_on_mitigated_data_and_goes_back():
     assert "coarsened into 5 bins" in at.subheader[0].value
     at.button(key="whatif_adopt").click().run()
     ws = at.session_state["workspace"]
-    assert ws.key != original.key and ws.real.frame[ws.quasi_identifiers[0]].dtype == object \
+    assert (
+        ws.key != original.key
+        and ws.real.frame[ws.quasi_identifiers[0]].dtype == object
         or any(ws.real.frame[c].dtype == object for c in ws.quasi_identifiers)
+    )
     assert "mitigated data" in at.info[0].value
     at.button(key="whatif_back").click().run()
     assert at.session_state["workspace"].key == original.key

@@ -19,9 +19,16 @@ expect.set_options(timeout=180_000)
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "e2e" / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _free_port() -> int:
@@ -37,12 +44,27 @@ def serve_app(app: str | Path = "app.py"):
     port = _free_port()
     # the server's output goes to a temporary file, not a pipe: nobody reads a pipe while
     # the tests run, and a full pipe buffer (64 KB of log lines) blocks the server
-    log = tempfile.TemporaryFile()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally, after the server)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(app),
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 120
@@ -54,8 +76,9 @@ def serve_app(app: str | Path = "app.py"):
             except OSError:
                 if time.time() > deadline or proc.poll() is not None:
                     log.seek(0)
-                    raise RuntimeError("streamlit did not start:\n"
-                                       + log.read().decode()[-3000:]) from None
+                    raise RuntimeError(
+                        "streamlit did not start:\n" + log.read().decode()[-3000:]
+                    ) from None
                 time.sleep(0.5)
         yield url, proc
     finally:
@@ -89,7 +112,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        raise RuntimeError(f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package.")
+        raise RuntimeError(
+            f"Chromium not found at {CHROMIUM}: install Debian's `chromium` package."
+        )
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         yield b

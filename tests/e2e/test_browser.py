@@ -1,6 +1,5 @@
 """End to end in headless Chromium: first start, the tau slider, no crash."""
 
-
 from urllib.parse import urlsplit
 
 import pytest
@@ -58,7 +57,9 @@ def test_first_start_then_move_tau(page, app_url, artifacts):
             if (!m) return false;
             const v = parseFloat(m.querySelector('[data-testid="stMetricValue"]').innerText);
             return v !== before;
-        }""", arg=before)
+        }""",
+        arg=before,
+    )
     after = metric_value(page, "RAPID (mean of attackers)")
     assert after < before
     no_exception(page)

@@ -50,11 +50,15 @@ def test_calibration_view_runs_and_the_privacy_page_reads_it(page, app_url, arti
 
     # the same session's Privacy page places each card between floor and ceiling
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Privacy metrics").click()
-    expect(page.get_by_text("On a full copy of your data this measure reads").first
-           ).to_be_visible()
-    expect(page.get_by_text(re.compile(r"of the way from unseen rows to a full copy|"
-                                       r"at or (below|above) its reading")).first
-           ).to_be_visible()
+    expect(page.get_by_text("On a full copy of your data this measure reads").first).to_be_visible()
+    expect(
+        page.get_by_text(
+            re.compile(
+                r"of the way from unseen rows to a full copy|"
+                r"at or (below|above) its reading"
+            )
+        ).first
+    ).to_be_visible()
     no_exception(page)
     page.set_viewport_size({"width": 1400, "height": 2400})
     page.wait_for_timeout(1000)

@@ -36,24 +36,36 @@ def test_learn_runs_a_step_of_the_dependency_scenario(page, app_url, artifacts):
 # Each further scenario: what every step must show (a chart, a metric or a table), so a
 # lecturer can run it start to finish; then Reset returns to the first step.
 SCENARIO_STEPS = {
-    "leaky": ("(b) The leaky release", [
-        ("Leak a share of the training records", "chart"),
-        ("Turn f_l from 0 to 1", "chart"),
-        ("Who sees the leak — and who does not", "table"),
-    ]),
-    "similarity": ("(c) Similarity is not disclosure", [
-        ("Release A: no copies, strong patterns", "metric"),
-        ("Release B: copies of a few rare people", "table"),
-        ("Side by side", "chart"),
-    ]),
-    "privacy_price": ("(d) The price of privacy", [
-        ("Pick a budget ε", "chart"),
-        ("ε against risk and fidelity", "chart"),
-        ("The price on the map", "chart"),
-    ]),
+    "leaky": (
+        "(b) The leaky release",
+        [
+            ("Leak a share of the training records", "chart"),
+            ("Turn f_l from 0 to 1", "chart"),
+            ("Who sees the leak — and who does not", "table"),
+        ],
+    ),
+    "similarity": (
+        "(c) Similarity is not disclosure",
+        [
+            ("Release A: no copies, strong patterns", "metric"),
+            ("Release B: copies of a few rare people", "table"),
+            ("Side by side", "chart"),
+        ],
+    ),
+    "privacy_price": (
+        "(d) The price of privacy",
+        [
+            ("Pick a budget ε", "chart"),
+            ("ε against risk and fidelity", "chart"),
+            ("The price on the map", "chart"),
+        ],
+    ),
 }
-SHOWS = {"chart": '[data-testid="stPlotlyChart"]', "metric": '[data-testid="stMetric"]',
-         "table": '[data-testid="stDataFrame"]'}
+SHOWS = {
+    "chart": '[data-testid="stPlotlyChart"]',
+    "metric": '[data-testid="stMetric"]',
+    "table": '[data-testid="stDataFrame"]',
+}
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIO_STEPS))

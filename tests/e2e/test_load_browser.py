@@ -33,8 +33,9 @@ def summary():
     # a thread of its own: the other browser tests' sync Playwright keeps an event loop
     # running in this one, and asyncio.run refuses to start inside it
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, bench_load.run(SESSIONS, steps=2, freeze=True,
-                                                       settle_s=2.0)).result()
+        return pool.submit(
+            asyncio.run, bench_load.run(SESSIONS, steps=2, freeze=True, settle_s=2.0)
+        ).result()
 
 
 def test_concurrent_sessions_reach_every_page_without_an_error(summary):

@@ -41,10 +41,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # the figures also go to the session's notes when that folder exists (not in CI)
 NOTES = Path(os.environ.get("PROMISES_SHOT_DIR", "/work/notes/s19"))
 # the browser tests' own server start and Chromium flags (tests/ is not a package)
-_spec = importlib.util.spec_from_file_location("e2e_conftest_promises",
-                                               ROOT / "tests/e2e/conftest.py")
+_spec = importlib.util.spec_from_file_location(
+    "e2e_conftest_promises", ROOT / "tests/e2e/conftest.py"
+)
 _e2e = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_e2e)
+
 
 # ============================================================================ helpers
 def no_exception(page) -> None:
@@ -61,8 +63,14 @@ def visit(page, title: str, heading: str) -> None:
     expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=300_000)
 
 
-def write_tables(folder: Path, names: dict[str, str], category_marker: str,
-                 code_marker: str, seed: int, rows: int = 300) -> dict[str, Path]:
+def write_tables(
+    folder: Path,
+    names: dict[str, str],
+    category_marker: str,
+    code_marker: str,
+    seed: int,
+    rows: int = 300,
+) -> dict[str, Path]:
     """Real, synthetic and holdout CSVs of a small clinic table; about one row in eight
     carries the markers (a category value and a numeric-looking code with leading zeros,
     which the loader keeps as text)."""
@@ -75,15 +83,22 @@ def write_tables(folder: Path, names: dict[str, str], category_marker: str,
         sex = r.choice(["female", "male"], rows)
         marked = r.random(rows) < 0.125
         region = np.where(marked, category_marker, r.choice(["north", "south", "east"], rows))
-        code = np.where(r.random(rows) < 0.125, code_marker,
-                        r.choice(["00123", "00456", "00789"], rows))
+        code = np.where(
+            r.random(rows) < 0.125, code_marker, r.choice(["00123", "00456", "00789"], rows)
+        )
         bmi = np.round(r.normal(26, 4, rows), 1)
         p = 1 / (1 + np.exp(-(age - 55) / 10))
-        diagnosis = np.where(r.random(rows) < p, "diabetes",
-                             r.choice(["none", "asthma"], rows))
-        frame = pd.DataFrame({names["age"]: age, names["sex"]: sex, names["region"]: region,
-                              names["code"]: code, names["bmi"]: bmi,
-                              names["diagnosis"]: diagnosis})
+        diagnosis = np.where(r.random(rows) < p, "diabetes", r.choice(["none", "asthma"], rows))
+        frame = pd.DataFrame(
+            {
+                names["age"]: age,
+                names["sex"]: sex,
+                names["region"]: region,
+                names["code"]: code,
+                names["bmi"]: bmi,
+                names["diagnosis"]: diagnosis,
+            }
+        )
         # short names: the uploader shortens long ones on screen ("…"), and the test
         # waits for each name before it submits the form
         path = folder / f"{names['prefix']}_{role[:4]}.csv"
@@ -126,8 +141,11 @@ def wait_loaded(page, paths: dict[str, Path]) -> None:
 def rapid_page(page) -> None:
     visit(page, "RAPID", "RAPID — attribute inference risk")
     button = page.get_by_role("button", name="Compute RAPID")
-    metric = page.locator('[data-testid="stMetric"]').filter(
-        has_text="RAPID max (strongest attacker)").first
+    metric = (
+        page.locator('[data-testid="stMetric"]')
+        .filter(has_text="RAPID max (strongest attacker)")
+        .first
+    )
     button.or_(metric).first.wait_for(timeout=300_000)
     if button.count():
         button.click()
@@ -153,8 +171,16 @@ def writable_places(extra: tuple[str, ...] = ()) -> list[Path]:
     """Where a process of this user can leave a file: the checkout, the temporary
     directories, the home (with ~/.streamlit, ~/.cache, ~/.config, ~/.ray), shared memory
     and the Python environment's prefix (site-packages caches)."""
-    places = [ROOT, Path(tempfile.gettempdir()), Path("/tmp"), Path.home(), Path("/dev/shm"),
-              Path("/var/tmp"), Path(sys.prefix), *map(Path, extra)]
+    places = [
+        ROOT,
+        Path(tempfile.gettempdir()),
+        Path("/tmp"),
+        Path.home(),
+        Path("/dev/shm"),
+        Path("/var/tmp"),
+        Path(sys.prefix),
+        *map(Path, extra),
+    ]
     out: list[Path] = []
     for p in places:
         p = p.resolve()
@@ -194,8 +220,7 @@ def needles(*markers: str) -> list[bytes]:
     return [m.encode(enc) for m in markers for enc in ("utf-8", "utf-16-le", "utf-16-be")]
 
 
-def files_holding(paths: list[str], patterns: list[bytes], chunk: int = 1 << 22
-                  ) -> list[str]:
+def files_holding(paths: list[str], patterns: list[bytes], chunk: int = 1 << 22) -> list[str]:
     """The files among ``paths`` whose bytes contain any pattern (read in overlapping
     chunks, so a large file is never read whole into memory)."""
     overlap = max(len(p) for p in patterns)
@@ -235,13 +260,26 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
     category_marker = f"ZQXMARKER7431{random_tag(rng)}"
     digits = f"7431{rng.randrange(10**7, 10**8)}"
     code_marker = f"00{digits}"  # read as text (leading zeros); as a number it is `digits`
-    paths = write_tables(own / "inputs", {
-        "prefix": "clinic", "age": "age", "sex": "sex", "region": "region", "code": "code",
-        "bmi": "bmi", "diagnosis": "diagnosis"}, category_marker, code_marker, seed=7)
+    paths = write_tables(
+        own / "inputs",
+        {
+            "prefix": "clinic",
+            "age": "age",
+            "sex": "sex",
+            "region": "region",
+            "code": "code",
+            "bmi": "bmi",
+            "diagnosis": "diagnosis",
+        },
+        category_marker,
+        code_marker,
+        seed=7,
+    )
     patterns = needles(category_marker, digits)
     # the scan finds the markers where they are (a test that could never fail proves nothing)
     assert files_holding([str(p) for p in paths.values()], patterns) == [
-        str(p) for p in paths.values()]
+        str(p) for p in paths.values()
+    ]
 
     roots = writable_places()
     before = snapshot(roots, skip=(own,))
@@ -254,14 +292,24 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
         d.mkdir()
     # the browser is the user's side: its caches, shared memory and downloads go to the
     # test's own folder, so that anything found elsewhere was left by the server
-    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp),
-           "XDG_CACHE_HOME": str(home / ".cache"), "XDG_CONFIG_HOME": str(home / ".config"),
-           "XDG_DATA_HOME": str(home / ".local")}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local"),
+    }
     context = browser.browser_type.launch_persistent_context(
-        str(own / "profile"), executable_path=_e2e.CHROMIUM, headless=True,
-        args=[*_e2e.CHROMIUM_FLAGS, "--disable-dev-shm-usage"], env=env,
-        downloads_path=str(downloads), accept_downloads=True,
-        viewport={"width": 1400, "height": 1000})
+        str(own / "profile"),
+        executable_path=_e2e.CHROMIUM,
+        headless=True,
+        args=[*_e2e.CHROMIUM_FLAGS, "--disable-dev-shm-usage"],
+        env=env,
+        downloads_path=str(downloads),
+        accept_downloads=True,
+        viewport={"width": 1400, "height": 1000},
+    )
     try:
         page = context.pages[0] if context.pages else context.new_page()
         page.set_default_timeout(300_000)
@@ -269,8 +317,7 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
         no_exception(page)
 
         visit(page, "Overview", "Synthetic data privacy review")
-        expect(page.get_by_text("RAPID (mean of attackers)").first).to_be_visible(
-            timeout=300_000)
+        expect(page.get_by_text("RAPID (mean of attackers)").first).to_be_visible(timeout=300_000)
         idle(page)
         rapid_page(page)
         page.get_by_text("I want to download the per-record table").click()
@@ -280,11 +327,13 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
         download(page, "Download the flag table (record indices and flags only)")
         visit(page, "Fidelity & utility", "Fidelity & utility")
         expect(page.get_by_text("Evaluating fidelity and utility — done").first).to_be_visible(
-            timeout=300_000)
+            timeout=300_000
+        )
         idle(page)
         visit(page, "Risk–utility map", "Risk–utility map")
         expect(page.get_by_text("candidate × measure cell(s) — done").first).to_be_visible(
-            timeout=300_000)
+            timeout=300_000
+        )
         idle(page)
         visit(page, "Risk lab", "Risk lab")  # opened only: its sweep takes minutes
         expect(page.get_by_text("The lab splits the 600 real records").first).to_be_visible()
@@ -308,8 +357,7 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
         form.get_by_role("combobox").first.click()
         page.get_by_role("option", name="Autoregressive neural network").click()
         form.get_by_role("button", name="Generate").click()
-        expect(page.get_by_text("Generated 1 release(s).").first).to_be_visible(
-            timeout=300_000)
+        expect(page.get_by_text("Generated 1 release(s).").first).to_be_visible(timeout=300_000)
         idle(page)
         no_exception(page)
     finally:
@@ -325,16 +373,20 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
     changed = sorted(p for p, meta in after.items() if before.get(p) != meta)
     leaks = files_holding(changed, patterns)
     elapsed = time.perf_counter() - t0
-    report = (f"scanned {len(after):,} files under {', '.join(map(str, roots))}; "
-              f"{len(changed):,} new or changed since the snapshot, read for the markers; "
-              f"snapshot {t_snap:.1f} s, browser run {t_run - t_snap:.1f} s, "
-              f"total {elapsed:.1f} s")
+    report = (
+        f"scanned {len(after):,} files under {', '.join(map(str, roots))}; "
+        f"{len(changed):,} new or changed since the snapshot, read for the markers; "
+        f"snapshot {t_snap:.1f} s, browser run {t_run - t_snap:.1f} s, "
+        f"total {elapsed:.1f} s"
+    )
     print(report)
     for folder in (artifacts, NOTES):
         if folder.is_dir():
             (folder / "at_rest_scan.txt").write_text(report + "\n" + "\n".join(changed) + "\n")
-    assert not leaks, ("files written during the review hold uploaded values "
-                       f"({category_marker!r} or {digits!r}):\n" + "\n".join(leaks))
+    assert not leaks, (
+        "files written during the review hold uploaded values "
+        f"({category_marker!r} or {digits!r}):\n" + "\n".join(leaks)
+    )
 
 
 # ============================================================================ 2. isolation
@@ -343,12 +395,18 @@ _SERVER_SAYS_JS = """(tau) => [...document.querySelectorAll('[data-testid="stMar
     .some(e => e.innerText.includes('At τ = ' + tau + ','))"""
 
 
-def session_tables(folder: Path, tag: str, words: tuple[str, ...], seed: int,
-                   rng: random.Random) -> tuple[dict[str, Path], list[str]]:
+def session_tables(
+    folder: Path, tag: str, words: tuple[str, ...], seed: int, rng: random.Random
+) -> tuple[dict[str, Path], list[str]]:
     """One session's tables: its own column names and markers, all carrying ``tag``
     (lower case), so that the other session's page can be searched for it."""
-    cols = dict(zip(("age", "sex", "region", "code", "bmi", "diagnosis"),
-                    (f"{w}_{tag}" for w in words), strict=True))
+    cols = dict(
+        zip(
+            ("age", "sex", "region", "code", "bmi", "diagnosis"),
+            (f"{w}_{tag}" for w in words),
+            strict=True,
+        )
+    )
     digits = f"7431{rng.randrange(10**7, 10**8)}"
     marker = f"{tag.upper()}MARKER7431{random_tag(rng)}"
     paths = write_tables(folder, {"prefix": tag, **cols}, marker, f"00{digits}", seed=seed)
@@ -374,12 +432,21 @@ def sidebar_qis(page) -> str:
 def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts):
     t0 = time.perf_counter()
     rng = random.Random()
-    a_paths, a_tokens = session_tables(tmp_path / "a", "qzxalfa", (
-        "age", "sex", "region", "code", "bmi", "diagnosis"), seed=11, rng=rng)
-    b_paths, b_tokens = session_tables(tmp_path / "b", "qzxbravo", (
-        "years", "gender", "district", "postcode", "weight", "condition"), seed=23, rng=rng)
-    contexts = [browser.new_context(viewport={"width": 1100, "height": 950})
-                for _ in range(2)]
+    a_paths, a_tokens = session_tables(
+        tmp_path / "a",
+        "qzxalfa",
+        ("age", "sex", "region", "code", "bmi", "diagnosis"),
+        seed=11,
+        rng=rng,
+    )
+    b_paths, b_tokens = session_tables(
+        tmp_path / "b",
+        "qzxbravo",
+        ("years", "gender", "district", "postcode", "weight", "condition"),
+        seed=23,
+        rng=rng,
+    )
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 950}) for _ in range(2)]
     try:
         a, b = (c.new_page() for c in contexts)
         for p in (a, b):
@@ -391,8 +458,10 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
                 text = page_text(p)
                 found = foreign_in(text, foreign)
                 where = text.lower().index(found[0]) if found else 0
-                assert not found, (f"session {name} shows the other's {found} ({step}): "
-                                   f"...{text[max(0, where - 200):where + 100]}...")
+                assert not found, (
+                    f"session {name} shows the other's {found} ({step}): "
+                    f"...{text[max(0, where - 200) : where + 100]}..."
+                )
                 assert mine[0] in text.lower(), f"session {name} lost its own data ({step})"
 
         # both forms filled, then both submitted at once: the two loads run side by side
@@ -406,8 +475,11 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
 
         # A's own threat model: one more column joins its quasi-identifiers
         b_qis = sidebar_qis(b)
-        added = next(c for c in ("code_qzxalfa", "bmi_qzxalfa", "region_qzxalfa", "age_qzxalfa")
-                     if c not in sidebar_qis(a))
+        added = next(
+            c
+            for c in ("code_qzxalfa", "bmi_qzxalfa", "region_qzxalfa", "age_qzxalfa")
+            if c not in sidebar_qis(a)
+        )
         form = a.locator('[data-testid="stForm"]').filter(has_text="Apply threat model")
         qis = form.locator('[data-testid="stMultiSelect"]').first
         qis.locator("input").click()
@@ -422,8 +494,7 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
             idle(a)
             form.get_by_role("button", name="Apply threat model").click()
             try:
-                expect(a.get_by_text("Threat model applied.").first).to_be_visible(
-                    timeout=60_000)
+                expect(a.get_by_text("Threat model applied.").first).to_be_visible(timeout=60_000)
                 break
             except AssertionError:
                 if attempt == 2:
@@ -436,11 +507,15 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
         for p in (a, b):
             p.locator('[data-testid="stSidebarNav"]').get_by_text("RAPID", exact=True).click()
         for p in (a, b):
-            expect(p.get_by_role("heading", name="RAPID — attribute inference risk").first
-                   ).to_be_visible()
+            expect(
+                p.get_by_role("heading", name="RAPID — attribute inference risk").first
+            ).to_be_visible()
             button = p.get_by_role("button", name="Compute RAPID")
-            metric = p.locator('[data-testid="stMetric"]').filter(
-                has_text="RAPID max (strongest attacker)").first
+            metric = (
+                p.locator('[data-testid="stMetric"]')
+                .filter(has_text="RAPID max (strongest attacker)")
+                .first
+            )
             button.or_(metric).first.wait_for()
             if button.count():
                 button.click()
@@ -458,15 +533,17 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
         # both open the privacy measures at the same time
         for p in (a, b):
             p.locator('[data-testid="stSidebarNav"]').get_by_text(
-                "Privacy metrics", exact=True).click()
+                "Privacy metrics", exact=True
+            ).click()
         for p in (a, b):
             expect(p.get_by_text("Flagged by:").first).to_be_visible()
             idle(p)
         check("after the privacy measures in both")
         downloads = {}
         for name, p in (("A", a), ("B", b)):
-            downloads[name] = [download(
-                p, "Download the flag table (record indices and flags only)")]
+            downloads[name] = [
+                download(p, "Download the flag table (record indices and flags only)")
+            ]
 
         # back on RAPID (a rerun through every cache): B keeps τ = 0.30, A its 0.40
         for p in (b, a):
@@ -499,8 +576,9 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
         for view in ("records", "headline"):
             if view == "headline":
                 for p in (a, b):
-                    p.get_by_role("heading", name="RAPID — attribute inference risk").first \
-                        .scroll_into_view_if_needed()
+                    p.get_by_role(
+                        "heading", name="RAPID — attribute inference risk"
+                    ).first.scroll_into_view_if_needed()
                     p.wait_for_timeout(500)
             for name, p in (("A", a), ("B", b)):
                 p.screenshot(path=str(tmp_path / f"{name}_{view}.png"))
@@ -519,8 +597,11 @@ def _side_by_side(paths: list[Path], out: Path) -> None:
     from PIL import Image
 
     images = [Image.open(p) for p in paths]
-    canvas = Image.new("RGB", (sum(i.width for i in images) + 20 * (len(images) - 1),
-                               max(i.height for i in images)), "#888888")
+    canvas = Image.new(
+        "RGB",
+        (sum(i.width for i in images) + 20 * (len(images) - 1), max(i.height for i in images)),
+        "#888888",
+    )
     x = 0
     for im in images:
         canvas.paste(im, (x, 0))

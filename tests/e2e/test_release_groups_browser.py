@@ -10,8 +10,9 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 
-SHOT = Path(os.environ.get("RELEASE_GROUPS_SHOT",
-                           Path(__file__).parent / "artifacts" / "candidates.png"))
+SHOT = Path(
+    os.environ.get("RELEASE_GROUPS_SHOT", Path(__file__).parent / "artifacts" / "candidates.png")
+)
 
 
 def no_exception(page) -> None:
@@ -57,11 +58,9 @@ def test_added_release_keeps_results_and_candidates_are_side_by_side(page, app_u
     expect(page.get_by_text("Nothing computed yet")).to_have_count(0)  # must not happen
     expect(page.get_by_text("not computed yet").first).to_be_visible()
     # glide grids draw on a canvas; their accessible cells carry the text
-    expect(page.locator('[role="gridcell"]').filter(has_text="not computed").first
-           ).to_be_attached()
+    expect(page.locator('[role="gridcell"]').filter(has_text="not computed").first).to_be_attached()
     page.get_by_role("button", name="Compute for CART leaf 20 (seed 1)").click()
-    expect(page.get_by_role("button", name="Compute for CART leaf 20 (seed 1)")
-           ).to_have_count(0)
+    expect(page.get_by_role("button", name="Compute for CART leaf 20 (seed 1)")).to_have_count(0)
     expect(page.get_by_role("button", name="Download PDF sign-off sheet")).to_be_visible()
     idle(page)
     expect(page.locator('[role="gridcell"]').filter(has_text="not computed")).to_have_count(0)

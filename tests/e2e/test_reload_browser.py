@@ -15,8 +15,9 @@ def test_reload_keeps_the_dataset_and_the_threshold(page, app_url, artifacts):
     rows.focus()
     page.keyboard.press("ArrowLeft")  # 2,000 -> 1,000
     form.get_by_role("button", name="Load dataset with a CART release").click()
-    expect(page.get_by_text("Loaded Simulated health microdata (training): 1,000 rows")
-           ).to_be_visible()
+    expect(
+        page.get_by_text("Loaded Simulated health microdata (training): 1,000 rows")
+    ).to_be_visible()
     assert "n=1000" in page.url
 
     page.get_by_role("link", name="RAPID").click()
@@ -42,5 +43,6 @@ def test_reload_keeps_the_dataset_and_the_threshold(page, app_url, artifacts):
 def test_upload_page_says_before_it_happens_that_a_reload_drops_files(page, app_url):
     page.goto(f"{app_url}/data")
     page.get_by_role("tab", name="Upload your files").click()
-    expect(page.get_by_text("reloading the page, opening a shared link or closing the tab "
-                            "drops them")).to_be_visible()
+    expect(
+        page.get_by_text("reloading the page, opening a shared link or closing the tab drops them")
+    ).to_be_visible()

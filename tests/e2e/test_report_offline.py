@@ -27,17 +27,26 @@ def report_file(tmp_path_factory):
     threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = evaluate_measures(real, [syn], names=["dcr", "singling_out"], threat=threat,
-                                    holdout=hold, seed=0)
-        results["rapid"] = pc.rapid(real, syn, threat=threat, attackers=("logit",),
-                                    bootstrap=0)
+        results = evaluate_measures(
+            real, [syn], names=["dcr", "singling_out"], threat=threat, holdout=hold, seed=0
+        )
+        results["rapid"] = pc.rapid(real, syn, threat=threat, attackers=("logit",), bootstrap=0)
     Fig = pc.report.ReportFigure
-    figures = [Fig("inference", "RAPID", plots.rapid_threshold_curve(results["rapid"])),
-               Fig("attacks", "Attacks", plots.attack_rates_figure([results["singling_out"]])),
-               Fig("similarity", "DCR", plots.dcr_histogram(results["dcr"]))]
-    report = pc.build_report(real=real, synthetic=[syn], results=results, threat=threat,
-                             schema=schema, holdout=hold, reviewer=EVIL,
-                             names={"real": "real.csv", "synthetic": [f"cart {EVIL}"]})
+    figures = [
+        Fig("inference", "RAPID", plots.rapid_threshold_curve(results["rapid"])),
+        Fig("attacks", "Attacks", plots.attack_rates_figure([results["singling_out"]])),
+        Fig("similarity", "DCR", plots.dcr_histogram(results["dcr"])),
+    ]
+    report = pc.build_report(
+        real=real,
+        synthetic=[syn],
+        results=results,
+        threat=threat,
+        schema=schema,
+        holdout=hold,
+        reviewer=EVIL,
+        names={"real": "real.csv", "synthetic": [f"cart {EVIL}"]},
+    )
     path = tmp_path_factory.mktemp("report") / "review.html"
     path.write_text(pc.render_html(report, figures), encoding="utf-8")
     return path, len(figures)
@@ -46,14 +55,16 @@ def report_file(tmp_path_factory):
 def test_report_opens_offline_and_draws_every_figure(page, report_file, artifacts):
     path, n_figures = report_file
     outside, dialogs, errors = [], [], []
-    page.on("request", lambda r: None if r.url.startswith(("file:", "data:", "blob:"))
-            else outside.append(r.url))
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith(("file:", "data:", "blob:")) else outside.append(r.url),
+    )
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri())
     page.wait_for_function(
-        f"document.querySelectorAll('div.figure .main-svg').length >= {n_figures}",
-        timeout=60_000)
+        f"document.querySelectorAll('div.figure .main-svg').length >= {n_figures}", timeout=60_000
+    )
     page.wait_for_timeout(1000)
     assert outside == [], f"requests to outside hosts: {outside}"
     assert dialogs == [] and errors == [], (dialogs, errors)

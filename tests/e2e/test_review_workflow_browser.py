@@ -35,8 +35,9 @@ def _set_db(page, db: str) -> None:
     _idle(page)
 
 
-def test_demo_to_stored_review_then_mitigated_second_review_in_history(page, app_url,
-                                                                        artifacts, tmp_path):
+def test_demo_to_stored_review_then_mitigated_second_review_in_history(
+    page, app_url, artifacts, tmp_path
+):
     db = f"sqlite:///{tmp_path / 'reviews.db'}"
     # 1. the overview's scorecard, straight from the demo
     page.goto(app_url)
@@ -51,14 +52,15 @@ def test_demo_to_stored_review_then_mitigated_second_review_in_history(page, app
     expect(page.get_by_role("heading", name="Consensus checklist (R1–R10)")).to_be_visible()
     _idle(page)
     page.get_by_role("textbox", name="R1 · Why these quasi-identifiers").fill(
-        "Age, education and gender are in the public register (data controller, 2026-11)")
+        "Age, education and gender are in the public register (data controller, 2026-11)"
+    )
     page.get_by_role("textbox", name="R1 · Why these quasi-identifiers").press("Control+Enter")
     _idle(page)
-    page.get_by_role("radiogroup", name="R10").get_by_text("these dataset(s)",
-                                                           exact=True).click()
+    page.get_by_role("radiogroup", name="R10").get_by_text("these dataset(s)", exact=True).click()
     _idle(page)
-    page.get_by_role("radiogroup", name="Decision").get_by_text("release with changes",
-                                                                exact=True).click()
+    page.get_by_role("radiogroup", name="Decision").get_by_text(
+        "release with changes", exact=True
+    ).click()
     _idle(page)
     page.get_by_role("textbox", name="Reviewer name").fill("Ada Reviewer")
     page.get_by_role("textbox", name="Reviewer name").press("Enter")

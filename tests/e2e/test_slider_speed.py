@@ -15,7 +15,9 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bench_slider", ROOT / "bench/bench_slider_browser.py")
+_spec = importlib.util.spec_from_file_location(
+    "bench_slider", ROOT / "bench/bench_slider_browser.py"
+)
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
@@ -30,6 +32,13 @@ def test_each_tau_step_repaints_the_uploaded_review(page, fresh_app_url, artifac
     assert len(times) == 5 and all(shown <= idle for shown, idle in times)
     sidebar = page.locator('[data-testid="stSidebar"]')
     assert sidebar.get_by_text(f"{rows:,} rows").count() >= 1  # still the upload
-    (artifacts / "slider_steps.json").write_text(json.dumps(
-        {"rows": rows, "first_view_s": first,
-         "steps_ms": [[round(1000 * a), round(1000 * b)] for a, b in times]}, indent=1))
+    (artifacts / "slider_steps.json").write_text(
+        json.dumps(
+            {
+                "rows": rows,
+                "first_view_s": first,
+                "steps_ms": [[round(1000 * a), round(1000 * b)] for a, b in times],
+            },
+            indent=1,
+        )
+    )

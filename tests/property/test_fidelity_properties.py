@@ -16,14 +16,19 @@ from privacy_core.data import ColumnSpec, Schema
 from privacy_core.fidelity import wasserstein_fidelity
 from privacy_core.utility import query_error
 
-SCHEMA = Schema(columns=(
-    ColumnSpec("x1", "numeric"),
-    ColumnSpec("x2", "numeric"),
-    ColumnSpec("c", "categorical", categories=("p", "q", "r")),
-    ColumnSpec("s", "categorical", categories=("a", "b")),
-))
-SETTINGS = settings(max_examples=20, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SCHEMA = Schema(
+    columns=(
+        ColumnSpec("x1", "numeric"),
+        ColumnSpec("x2", "numeric"),
+        ColumnSpec("c", "categorical", categories=("p", "q", "r")),
+        ColumnSpec("s", "categorical", categories=("a", "b")),
+    )
+)
+SETTINGS = settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 value = st.one_of(st.integers(0, 5).map(float), st.floats(-50, 100, allow_nan=False))
 

@@ -54,8 +54,7 @@ CHEAP_OPTIONS: dict[str, dict] = {
     "dcr": {"bootstrap": 10},
     "knn": {"bootstrap": 10, "k_max": 2},
     "singling_out": {"n_attacks": 10, "max_attempts": 2000},
-    "singling_out_outliers": {"n_attacks": 10,
-                              "embedding_params": {"hidden": 16, "max_epochs": 2}},
+    "singling_out_outliers": {"n_attacks": 10, "embedding_params": {"hidden": 16, "max_epochs": 2}},
     "linkability": {"n_attacks": 10},
     "inference": {"n_attacks": 10},
     "ml_inference": {"n_attacks": 10, "n_bootstrap": 10, "n_jobs": 1},
@@ -73,16 +72,80 @@ ENCODINGS = ("utf-8", "utf-8-sig", "latin-1", "cp1252", "utf-16")
 DELIMITERS = (",", ";", "\t", "|")
 QUOTING = (csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC)
 MISSING_TOKENS = ("", "?", "NA", "N/A", "nan", "null", "None", " ", "-")
-NAMES = ("age", "sex", "income", "zip", "city", "Diagnose", "score", "date", "flag",
-         "Größe", "naïve", "名前", "a b", "x;y", "q,r", "id", "value", "weight")
-WORDS = ("a", "b", "c", "yes", "no", "Zürich", "Ærø", "naïve", "école", "北京", "😀",
-         "x,y", "p;q", "t\tu", "v|w", 'say "hi"', "line\nbreak", "  padded  ", "=1+2",
-         "1e5", "0x1F", "007", "NaN", "TRUE", "-", "#N/A")
+NAMES = (
+    "age",
+    "sex",
+    "income",
+    "zip",
+    "city",
+    "Diagnose",
+    "score",
+    "date",
+    "flag",
+    "Größe",
+    "naïve",
+    "名前",
+    "a b",
+    "x;y",
+    "q,r",
+    "id",
+    "value",
+    "weight",
+)
+WORDS = (
+    "a",
+    "b",
+    "c",
+    "yes",
+    "no",
+    "Zürich",
+    "Ærø",
+    "naïve",
+    "école",
+    "北京",
+    "😀",
+    "x,y",
+    "p;q",
+    "t\tu",
+    "v|w",
+    'say "hi"',
+    "line\nbreak",
+    "  padded  ",
+    "=1+2",
+    "1e5",
+    "0x1F",
+    "007",
+    "NaN",
+    "TRUE",
+    "-",
+    "#N/A",
+)
 QUIRKS = ("none", "duplicate", "empty", "blank", "padded", "drop", "reorder", "retype")
-DAMAGES = ("none", "short row", "long row", "open quote", "sep= line", "trailing delimiter",
-           "header only", "quote in header", "mixed line endings")
-COLUMN_KINDS = ("int", "float", "thousands", "decimal_comma", "bool", "date", "text",
-                "constant", "id", "mixed", "leading_zero", "small_int")
+DAMAGES = (
+    "none",
+    "short row",
+    "long row",
+    "open quote",
+    "sep= line",
+    "trailing delimiter",
+    "header only",
+    "quote in header",
+    "mixed line endings",
+)
+COLUMN_KINDS = (
+    "int",
+    "float",
+    "thousands",
+    "decimal_comma",
+    "bool",
+    "date",
+    "text",
+    "constant",
+    "id",
+    "mixed",
+    "leading_zero",
+    "small_int",
+)
 
 
 @dataclass
@@ -99,34 +162,56 @@ class Case:
     releases: int = 1  # synthetic releases (2: the second is the first reversed)
 
     def __repr__(self) -> str:  # hypothesis prints this for a falsifying example
-        return (f"Case({self.description}\n  real={self.real!r}\n"
-                f"  synthetic={self.synthetic!r}\n  holdout={self.holdout!r})")
+        return (
+            f"Case({self.description}\n  real={self.real!r}\n"
+            f"  synthetic={self.synthetic!r}\n  holdout={self.holdout!r})"
+        )
 
 
 def _cell(draw, kind: str, row: int, constant: str) -> str:
     if kind == "int":
-        return str(draw(st.integers(-10**6, 10**6)))
+        return str(draw(st.integers(-(10**6), 10**6)))
     if kind == "small_int":
         return str(draw(st.integers(0, 3)))
     if kind == "float":
-        return draw(st.sampled_from([
-            str(draw(st.floats(-1e6, 1e6, allow_nan=False))),
-            f"{draw(st.floats(-1e3, 1e3, allow_nan=False)):.3e}", "inf", "-inf", "1e400",
-            "0.1", "-0.0"]))
+        return draw(
+            st.sampled_from(
+                [
+                    str(draw(st.floats(-1e6, 1e6, allow_nan=False))),
+                    f"{draw(st.floats(-1e3, 1e3, allow_nan=False)):.3e}",
+                    "inf",
+                    "-inf",
+                    "1e400",
+                    "0.1",
+                    "-0.0",
+                ]
+            )
+        )
     if kind == "thousands":
         v = draw(st.integers(0, 10**7))
-        return draw(st.sampled_from([f"{v:,}", f"{v:,}".replace(",", "."),
-                                     f"{v:,}".replace(",", " "), f"{v:,}.50"]))
+        return draw(
+            st.sampled_from(
+                [f"{v:,}", f"{v:,}".replace(",", "."), f"{v:,}".replace(",", " "), f"{v:,}.50"]
+            )
+        )
     if kind == "decimal_comma":
         return f"{draw(st.integers(-999, 999))},{draw(st.integers(0, 99)):02d}"
     if kind == "bool":
-        return draw(st.sampled_from(["true", "false", "True", "FALSE", "yes", "no", "0",
-                                     "1", "t", "f"]))
+        return draw(
+            st.sampled_from(["true", "false", "True", "FALSE", "yes", "no", "0", "1", "t", "f"])
+        )
     if kind == "date":
-        y, m, d = draw(st.integers(1900, 2030)), draw(st.integers(1, 12)), draw(
-            st.integers(1, 28))
-        return draw(st.sampled_from([f"{y}-{m:02d}-{d:02d}", f"{d:02d}/{m:02d}/{y}",
-                                     f"{y}-{m:02d}-{d:02d}T12:30:00", f"{m}/{d}/{y % 100}"]))
+        y, m, d = draw(st.integers(1900, 2030)), draw(st.integers(1, 12)), draw(st.integers(1, 28))
+        return draw(
+            st.sampled_from(
+                [
+                    f"{y}-{m:02d}-{d:02d}",
+                    f"{d:02d}/{m:02d}/{y}",
+                    f"{y}-{m:02d}-{d:02d}T12:30:00",
+                    f"{m}/{d}/{y % 100}",
+                ]
+            )
+        )
     if kind == "text":
         return draw(st.sampled_from(WORDS))
     if kind == "constant":
@@ -136,12 +221,18 @@ def _cell(draw, kind: str, row: int, constant: str) -> str:
     if kind == "leading_zero":
         return f"{draw(st.integers(0, 999)):04d}"
     # mixed: numbers and words in one column
-    return draw(st.one_of(st.sampled_from(WORDS), st.integers(-50, 50).map(str),
-                          st.floats(-5, 5, allow_nan=False).map(str)))
+    return draw(
+        st.one_of(
+            st.sampled_from(WORDS),
+            st.integers(-50, 50).map(str),
+            st.floats(-5, 5, allow_nan=False).map(str),
+        )
+    )
 
 
-def _rows(draw, kinds: list[str], n: int, missing_rate: float, constants: list[str]
-          ) -> list[list[str]]:
+def _rows(
+    draw, kinds: list[str], n: int, missing_rate: float, constants: list[str]
+) -> list[list[str]]:
     rows = []
     for r in range(n):
         row = []
@@ -194,8 +285,9 @@ def cases(draw) -> Case:
     """A real, a synthetic and a holdout file of one random column layout."""
     width = draw(st.integers(2, 5))
     kinds = draw(st.lists(st.sampled_from(COLUMN_KINDS), min_size=width, max_size=width))
-    header = list(draw(st.lists(st.sampled_from(NAMES), min_size=width, max_size=width,
-                                unique=True)))
+    header = list(
+        draw(st.lists(st.sampled_from(NAMES), min_size=width, max_size=width, unique=True))
+    )
     # hypothesis favours the ends of a range (and repeats its simplest draws), so the rare
     # variants are drawn at their intended rates by a random.Random seeded from this
     # case's layout: cases that differ in layout differ in their rare variants too
@@ -225,17 +317,30 @@ def cases(draw) -> Case:
         raw, how = _encode(draw, rnd, head, _rows(draw, use, n, missing_rate, const))
         files.append(raw)
         notes.append(f"{n} rows {how}")
-    description = (f"kinds={kinds} header={header} quirk={quirk} missing={missing_rate} "
-                   f"files=[{'; '.join(notes)}]")
-    return Case(*files, header=header, description=description,
-                pick=draw(st.integers(0, 4)), one_qi=draw(st.booleans()),
-                releases=rnd.choice([1, 1, 2]))
+    description = (
+        f"kinds={kinds} header={header} quirk={quirk} missing={missing_rate} "
+        f"files=[{'; '.join(notes)}]"
+    )
+    return Case(
+        *files,
+        header=header,
+        description=description,
+        pick=draw(st.integers(0, 4)),
+        one_qi=draw(st.booleans()),
+        releases=rnd.choice([1, 1, 2]),
+    )
 
 
-FUZZ_SETTINGS = dict(derandomize=True, deadline=None, database=None,
-                     suppress_health_check=[HealthCheck.too_slow,
-                                            HealthCheck.data_too_large,
-                                            HealthCheck.filter_too_much])
+FUZZ_SETTINGS = dict(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
 
 
 def _threat_for(real: pd.DataFrame, case: Case) -> ThreatModel | None:
@@ -286,9 +391,15 @@ def run_engine(case: Case, stats: Counter) -> None:
             mode = spec.mode_names[case.pick % len(spec.mode_names)]
             options = {**spec.mode_options(mode), **CHEAP_OPTIONS[name]}
             try:
-                result = evaluate_measures(real, releases, names=[name], threat=threat,
-                                           holdout=holdout, seed=0,
-                                           options={name: options})[name]
+                result = evaluate_measures(
+                    real,
+                    releases,
+                    names=[name],
+                    threat=threat,
+                    holdout=holdout,
+                    seed=0,
+                    options={name: options},
+                )[name]
             except PrivacyCoreError:
                 stats[f"{name}: error"] += 1
                 continue
@@ -303,8 +414,9 @@ def test_every_registered_measure_has_cheap_options():
 
 
 def _report(title: str, stats: Counter, seconds: float) -> None:
-    lines = [f"{title}: {stats['cases']} cases ({len(stats['distinct'])} distinct) in "
-             f"{seconds:.1f} s"]
+    lines = [
+        f"{title}: {stats['cases']} cases ({len(stats['distinct'])} distinct) in {seconds:.1f} s"
+    ]
     lines += [f"  {k}: {v}" for k, v in sorted(stats.items()) if k not in ("cases", "distinct")]
     print("\n".join(lines))
 
@@ -338,21 +450,71 @@ def _cli_commands(paths: dict[str, str], tmp: str, sensitive: str) -> list[list[
     own = ["--real", paths["real"], "--control", paths["holdout"], "--sensitive", sensitive]
     # calibrate needs 100 rows, so on these files it checks the inputs and stops
     return [
-        ["sweep", *own, "--metrics", "ims,dcr", "--levels", "0,1", "--replicates", "1",
-         "--n-jobs", "1", "--json", "-"],
+        [
+            "sweep",
+            *own,
+            "--metrics",
+            "ims,dcr",
+            "--levels",
+            "0,1",
+            "--replicates",
+            "1",
+            "--n-jobs",
+            "1",
+            "--json",
+            "-",
+        ],
         ["calibrate", *own, "--metrics", "ims", "--levels", "0,1", "--ratios", "1"],
-        ["privacy", *shared, "--control", paths["holdout"], "--sensitive", sensitive,
-         "--metrics",
-         "ims,dcr,singling_out,inference,membership", "--singling-out-mode", "univariate",
-         "--n-attacks", "10",
-         "--json", "-"],
+        [
+            "privacy",
+            *shared,
+            "--control",
+            paths["holdout"],
+            "--sensitive",
+            sensitive,
+            "--metrics",
+            "ims,dcr,singling_out,inference,membership",
+            "--singling-out-mode",
+            "univariate",
+            "--n-attacks",
+            "10",
+            "--json",
+            "-",
+        ],
         ["fidelity", *shared, "--metrics", "query_error,wasserstein", "--json", "-"],
-        ["synthesize", "--method", "half", "--real", paths["real"], "--out",
-         str(Path(tmp) / "out.csv")],
-        ["rapid", *shared, "--sensitive", sensitive, "--attackers", "rf", "--n-trees", "5",
-         "--bootstrap", "10", "--json", "-"],
-        ["report", *shared, "--sensitive", sensitive, "--metrics", "ims,dcr,query_error",
-         "--out", str(Path(tmp) / "report.html")],
+        [
+            "synthesize",
+            "--method",
+            "half",
+            "--real",
+            paths["real"],
+            "--out",
+            str(Path(tmp) / "out.csv"),
+        ],
+        [
+            "rapid",
+            *shared,
+            "--sensitive",
+            sensitive,
+            "--attackers",
+            "rf",
+            "--n-trees",
+            "5",
+            "--bootstrap",
+            "10",
+            "--json",
+            "-",
+        ],
+        [
+            "report",
+            *shared,
+            "--sensitive",
+            sensitive,
+            "--metrics",
+            "ims,dcr,query_error",
+            "--out",
+            str(Path(tmp) / "report.html"),
+        ],
     ]
 
 
@@ -374,8 +536,7 @@ def run_cli(case: Case, stats: Counter) -> None:
                     code = cli.main(argv)
                 except SystemExit as exc:  # argparse usage errors
                     code = exc.code
-            errors = [line for line in err.getvalue().splitlines()
-                      if line.startswith("error:")]
+            errors = [line for line in err.getvalue().splitlines() if line.startswith("error:")]
             assert code in (0, 2), f"{argv[0]} exited {code}: {err.getvalue()}"
             if code == 2:
                 assert len(errors) == 1, f"{argv[0]}: {err.getvalue()!r}"

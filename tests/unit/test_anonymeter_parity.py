@@ -43,8 +43,9 @@ AUX_A, AUX_B = ["age", "education", "income"], ["gender", "health", "disease"]
 def tables():
     train = pc.simulate_health(N, seed=11)
     control = pc.simulate_health(N, seed=12)
-    synthetic = pc.synthesize(pc.prepare_table(train, pc.infer_schema(train)), method="cart",
-                              seed=13)
+    synthetic = pc.synthesize(
+        pc.prepare_table(train, pc.infer_schema(train)), method="cart", seed=13
+    )
     return train, control, synthetic
 
 
@@ -69,16 +70,34 @@ def _quiet(fn, *args, **kwargs):
 def test_singling_out_univariate_same_predicates_same_counts(tables):
     train, control, syn = tables
     # more than can exist (at most ~one per value and column), so every predicate is found
-    everything = _quiet(singling_out, train, syn, threat=THREAT, holdout=control,
-                        mode="univariate", n_attacks=7 * N, seed=0)
+    everything = _quiet(
+        singling_out,
+        train,
+        syn,
+        threat=THREAT,
+        holdout=control,
+        mode="univariate",
+        n_attacks=7 * N,
+        seed=0,
+    )
     n_all = everything.params["n_queries"]
     assert n_all > 300  # a substantial attack, not a handful of predicates
-    ours = _quiet(singling_out, train, syn, threat=THREAT, holdout=control,
-                  mode="univariate", n_attacks=n_all, seed=1)
+    ours = _quiet(
+        singling_out,
+        train,
+        syn,
+        threat=THREAT,
+        holdout=control,
+        mode="univariate",
+        n_attacks=n_all,
+        seed=1,
+    )
     _seed_anonymeter(1)
-    theirs = _quiet(lambda: SinglingOutEvaluator(ori=train, syn=syn, control=control,
-                                                 n_attacks=n_all, seed=1)
-                    .evaluate(mode="univariate"))
+    theirs = _quiet(
+        lambda: SinglingOutEvaluator(
+            ori=train, syn=syn, control=control, n_attacks=n_all, seed=1
+        ).evaluate(mode="univariate")
+    )
     res = _quiet(theirs.results)
     assert ours.n_success == res.n_success
     assert ours.n_control_success == res.n_control
@@ -90,12 +109,15 @@ def test_singling_out_univariate_same_predicates_same_counts(tables):
 
 def test_singling_out_multivariate_within_each_others_interval(tables):
     train, control, syn = tables
-    ours = _quiet(singling_out, train, syn, threat=THREAT, holdout=control, n_attacks=300,
-                  n_cols=3, seed=0)
+    ours = _quiet(
+        singling_out, train, syn, threat=THREAT, holdout=control, n_attacks=300, n_cols=3, seed=0
+    )
     _seed_anonymeter(0)
-    theirs = _quiet(lambda: SinglingOutEvaluator(ori=train, syn=syn, control=control,
-                                                 n_attacks=300, n_cols=3, seed=0)
-                    .evaluate(mode="multivariate"))
+    theirs = _quiet(
+        lambda: SinglingOutEvaluator(
+            ori=train, syn=syn, control=control, n_attacks=300, n_cols=3, seed=0
+        ).evaluate(mode="multivariate")
+    )
     risk = _quiet(theirs.risk)
     assert 0.05 < risk.value < 0.6 and 0.05 < ours.value < 0.6  # away from both bounds
     _mutually_inside(ours, risk.value, risk.ci)
@@ -106,12 +128,23 @@ def test_singling_out_multivariate_within_each_others_interval(tables):
 @pytest.mark.parametrize("k", [1, 5])
 def test_linkability_same_targets_within_each_others_interval(tables, k):
     train, control, syn = tables
-    ours = _quiet(linkability, train, syn, threat=THREAT, holdout=control,
-                  aux_cols=(AUX_A, AUX_B), n_attacks=None, n_neighbors=5, seed=0)
+    ours = _quiet(
+        linkability,
+        train,
+        syn,
+        threat=THREAT,
+        holdout=control,
+        aux_cols=(AUX_A, AUX_B),
+        n_attacks=None,
+        n_neighbors=5,
+        seed=0,
+    )
     _seed_anonymeter(0)
-    theirs = _quiet(lambda: LinkabilityEvaluator(ori=train, syn=syn, control=control,
-                                                 aux_cols=(AUX_A, AUX_B), n_attacks=N,
-                                                 n_neighbors=5).evaluate(n_jobs=1))
+    theirs = _quiet(
+        lambda: LinkabilityEvaluator(
+            ori=train, syn=syn, control=control, aux_cols=(AUX_A, AUX_B), n_attacks=N, n_neighbors=5
+        ).evaluate(n_jobs=1)
+    )
     risk = _quiet(theirs.risk, n_neighbors=k)
     mine = ours.at(n_neighbors=k)
     assert mine.n_attacks == N and mine.n_control_attacks == N  # every record attacked
@@ -123,18 +156,38 @@ def test_linkability_same_targets_within_each_others_interval(tables, k):
     assert abs(mine.n_control_success - res.n_control) <= 0.02 * N
 
 
-@pytest.mark.parametrize("secret, aux, regression", [
-    ("disease", ["age", "education", "gender", "income", "health"], False),
-    ("income", ["age", "education", "gender", "health", "disease"], True),
-])
+@pytest.mark.parametrize(
+    "secret, aux, regression",
+    [
+        ("disease", ["age", "education", "gender", "income", "health"], False),
+        ("income", ["age", "education", "gender", "health", "disease"], True),
+    ],
+)
 def test_inference_same_targets_within_each_others_interval(tables, secret, aux, regression):
     train, control, syn = tables
-    ours = _quiet(distance_inference, train, syn, threat=THREAT, holdout=control,
-                  aux_cols=aux, secret=secret, n_attacks=None, seed=0)
+    ours = _quiet(
+        distance_inference,
+        train,
+        syn,
+        threat=THREAT,
+        holdout=control,
+        aux_cols=aux,
+        secret=secret,
+        n_attacks=None,
+        seed=0,
+    )
     _seed_anonymeter(0)
-    theirs = _quiet(lambda: InferenceEvaluator(ori=train, syn=syn, control=control,
-                                               aux_cols=aux, secret=secret, n_attacks=N,
-                                               regression=regression).evaluate(n_jobs=1))
+    theirs = _quiet(
+        lambda: InferenceEvaluator(
+            ori=train,
+            syn=syn,
+            control=control,
+            aux_cols=aux,
+            secret=secret,
+            n_attacks=N,
+            regression=regression,
+        ).evaluate(n_jobs=1)
+    )
     risk = _quiet(theirs.risk)
     assert ours.params["regression"] is regression
     assert risk.value > 0.05 and ours.value > 0.05

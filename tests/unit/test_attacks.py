@@ -61,9 +61,18 @@ def test_wilson_centre_and_error_by_hand():
 
 def test_control_baseline_risk_and_error_propagation_by_hand():
     # attack 40/100, control 10/100, random guess 5/100
-    result = AttackResult(name="t", value=float("nan"), ci=None, params={}, n_attacks=100,
-                          n_success=40, n_control_attacks=100, n_control_success=10,
-                          n_baseline_attacks=100, n_baseline_success=5).at(confidence=0.95)
+    result = AttackResult(
+        name="t",
+        value=float("nan"),
+        ci=None,
+        params={},
+        n_attacks=100,
+        n_success=40,
+        n_control_attacks=100,
+        n_control_success=10,
+        n_baseline_attacks=100,
+        n_baseline_success=5,
+    ).at(confidence=0.95)
     # r_c = 11.920729 / 103.841459 = 0.1147974; e_c = 0.0595683
     # R = (0.4036993 - 0.1147974) / (1 - 0.1147974) = 0.3263682
     # e_R = sqrt((0.0942981 / 0.8852026)^2 + (0.0595683 · (0.4036993 - 1) / 0.8852026^2)^2)
@@ -72,8 +81,9 @@ def test_control_baseline_risk_and_error_propagation_by_hand():
     assert result.ci == pytest.approx((0.2105971963, 0.4421391384), abs=1e-9)
     assert result.baseline == pytest.approx(0.0666470742, abs=1e-9)
     assert result.extra["control_rate"] == pytest.approx(0.1147973993, abs=1e-9)
-    assert control_baseline_error(0.4036993498, 0.0942980634, 0.1147973993, 0.0595682622) \
-        == pytest.approx(0.1157709710, abs=1e-8)
+    assert control_baseline_error(
+        0.4036993498, 0.0942980634, 0.1147973993, 0.0595682622
+    ) == pytest.approx(0.1157709710, abs=1e-8)
     # a lower confidence narrows the interval around the same point
     narrow = result.at(confidence=0.8)
     assert narrow.ci[1] - narrow.ci[0] < result.ci[1] - result.ci[0]
@@ -82,18 +92,36 @@ def test_control_baseline_risk_and_error_propagation_by_hand():
 def test_negative_residual_risk_is_clipped_with_its_interval():
     value, ci = bounded_estimate(-0.05, 0.08)
     assert value == 0.0 and ci == pytest.approx((0.0, 0.03))
-    result = AttackResult(name="t", value=float("nan"), ci=None, params={}, n_attacks=100,
-                          n_success=10, n_control_attacks=100, n_control_success=20,
-                          n_baseline_attacks=100, n_baseline_success=1).at()
+    result = AttackResult(
+        name="t",
+        value=float("nan"),
+        ci=None,
+        params={},
+        n_attacks=100,
+        n_success=10,
+        n_control_attacks=100,
+        n_control_success=20,
+        n_baseline_attacks=100,
+        n_baseline_success=1,
+    ).at()
     assert result.value == 0.0 and result.extra["risk_unclipped"] < 0
     assert result.ci[0] == 0.0 and 0.0 <= result.ci[1] < 0.1
 
 
 def test_success_count_above_trials_does_not_raise_math_domain_error():
     # Anonymeter #29/#32: a rescaled control count above n made sqrt() of a negative number
-    result = AttackResult(name="t", value=float("nan"), ci=None, params={}, n_attacks=50,
-                          n_success=50, n_control_attacks=50, n_control_success=63.7,
-                          n_baseline_attacks=50, n_baseline_success=0).at()
+    result = AttackResult(
+        name="t",
+        value=float("nan"),
+        ci=None,
+        params={},
+        n_attacks=50,
+        n_success=50,
+        n_control_attacks=50,
+        n_control_success=63.7,
+        n_baseline_attacks=50,
+        n_baseline_success=0,
+    ).at()
     assert np.isfinite(result.value) and 0 <= result.value <= 1
     assert result.extra["control_rate"] == pytest.approx(wilson_centre(50, 50)[0])
 
@@ -101,10 +129,12 @@ def test_success_count_above_trials_does_not_raise_math_domain_error():
 # ============================================================== singling out by hand
 def _tiny_tables():
     # predicates use x only; s is the sensitive column (makes rows distinct for dedup)
-    train = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6], "s": list("ababab")},
-                         index=[100, 101, 102, 103, 104, 105])
-    control = pd.DataFrame({"x": [1, 1, 2, 7, 8, 9], "s": list("abbaab")},
-                           index=[200, 201, 202, 203, 204, 205])
+    train = pd.DataFrame(
+        {"x": [1, 2, 3, 4, 5, 6], "s": list("ababab")}, index=[100, 101, 102, 103, 104, 105]
+    )
+    control = pd.DataFrame(
+        {"x": [1, 1, 2, 7, 8, 9], "s": list("abbaab")}, index=[200, 201, 202, 203, 204, 205]
+    )
     synthetic = pd.DataFrame({"x": [1, 3, 3, 7], "s": list("abab")})
     return train, control, synthetic
 
@@ -112,8 +142,17 @@ def _tiny_tables():
 def test_singling_out_univariate_by_hand():
     train, control, syn = _tiny_tables()
     threat = pc.ThreatModel(["x"], ["s"])
-    res = quiet(singling_out, train, syn, threat=threat, holdout=control, mode="univariate",
-                columns=["x"], n_attacks=4, seed=0)
+    res = quiet(
+        singling_out,
+        train,
+        syn,
+        threat=threat,
+        holdout=control,
+        mode="univariate",
+        columns=["x"],
+        n_attacks=4,
+        seed=0,
+    )
     # synthetic x = 1, 3, 3, 7: "x <= 1", "x == 1", "x >= 7", "x == 7" each match one row
     rec = res.records
     train_rows = rec[rec["role"] == "training"].set_index("guess")
@@ -136,24 +175,40 @@ def test_singling_out_counts_unfound_predicates_as_failures():
     train, control, syn = _tiny_tables()
     threat = pc.ThreatModel(["x"], ["s"])
     with pytest.warns(UntrustworthyResultWarning, match="Only 4 of the 10"):
-        res = singling_out(train, syn, threat=threat, holdout=control, mode="univariate",
-                           columns=["x"], n_attacks=10, seed=0)
+        res = singling_out(
+            train,
+            syn,
+            threat=threat,
+            holdout=control,
+            mode="univariate",
+            columns=["x"],
+            n_attacks=10,
+            seed=0,
+        )
     assert res.n_attacks == 10 and res.extra["attack_rate"] == pytest.approx(
-        wilson_centre(2, 10)[0])
+        wilson_centre(2, 10)[0]
+    )
 
 
 def _naive_count(codes, cols, ops, vals):
     """Row-by-row reference for the vectorised predicate evaluation."""
     counts = []
-    for c_row, o_row, v_row in zip(cols, ops, vals):
+    for c_row, o_row, v_row in zip(cols, ops, vals, strict=False):
         n = 0
         for r in range(codes.shape[1]):
             ok = True
-            for c, o, v in zip(c_row, o_row, v_row):
+            for c, o, v in zip(c_row, o_row, v_row, strict=False):
                 x = codes[c, r]
-                ok &= {pred._EQ: x == v, pred._NE: x >= 0 and x != v, pred._GT: x > v,
-                       pred._LT: 0 <= x < v, pred._GE: x >= v, pred._LE: 0 <= x <= v,
-                       pred._ISNA: x == -1, pred._NOTNA: x >= 0}[int(o)]
+                ok &= {
+                    pred._EQ: x == v,
+                    pred._NE: x >= 0 and x != v,
+                    pred._GT: x > v,
+                    pred._LT: 0 <= x < v,
+                    pred._GE: x >= v,
+                    pred._LE: 0 <= x <= v,
+                    pred._ISNA: x == -1,
+                    pred._NOTNA: x >= 0,
+                }[int(o)]
             n += ok
         counts.append(n)
     return np.array(counts)
@@ -185,19 +240,23 @@ def test_bit_index_counts_equal_mask_counts():
     for c in np.flatnonzero(numeric):
         at = cols == c
         v = vals[at]
-        ops[at] = np.where(v < 0, pred._ISNA, np.where(above[c][np.maximum(v, 0)], pred._GE,
-                                                         pred._LE))
-    np.testing.assert_array_equal(bits.counts(cols, vals),
-                                  pred._count_matches(codes, cols, ops, vals)[0])
+        ops[at] = np.where(
+            v < 0, pred._ISNA, np.where(above[c][np.maximum(v, 0)], pred._GE, pred._LE)
+        )
+    np.testing.assert_array_equal(
+        bits.counts(cols, vals), pred._count_matches(codes, cols, ops, vals)[0]
+    )
 
 
 def test_distinct_rows_of_codes_equal_drop_duplicates():
     rng = np.random.default_rng(7)
-    frame = pd.DataFrame({
-        "a": rng.choice(["x", "y", pc.data.MISSING], size=400),
-        "b": rng.choice([1.0, 2.5, np.nan], size=400),
-        "c": rng.integers(0, 3, size=400).astype(float),
-    })
+    frame = pd.DataFrame(
+        {
+            "a": rng.choice(["x", "y", pc.data.MISSING], size=400),
+            "b": rng.choice([1.0, 2.5, np.nan], size=400),
+            "c": rng.integers(0, 3, size=400).astype(float),
+        }
+    )
     schema = pc.canonical_schema(frame)
     coder, (codes,) = pred._RankCoder.fit_codes(schema, list(frame.columns), [frame])
     keep = pred._distinct_rows(codes, [len(u) for u in coder.universe])
@@ -219,12 +278,13 @@ def test_rank_codes_from_canonicalisation_equal_codes_from_hashing(health):
     assert all(set(k) == set(data.schema.categorical) for k in known)
     coder_k, codes_k = pred._RankCoder.fit_codes(data.schema, cols, frames, known)
     coder_h, codes_h = pred._RankCoder.fit_codes(data.schema, cols, frames)
-    for f, ck, ch in zip(frames, codes_k, codes_h):
+    for f, ck, ch in zip(frames, codes_k, codes_h, strict=False):
         for j, c in enumerate(cols):
             # both codings give back the table's values, and order them the same way
             np.testing.assert_array_equal(coder_k.universe[j][ck[j]], f[c].to_numpy())
-            np.testing.assert_array_equal(coder_h.universe[j][ch[j][ch[j] >= 0]],
-                                          f[c].to_numpy()[ch[j] >= 0])
+            np.testing.assert_array_equal(
+                coder_h.universe[j][ch[j][ch[j] >= 0]], f[c].to_numpy()[ch[j] >= 0]
+            )
             assert (np.argsort(ck[j], kind="stable") == np.argsort(ch[j], kind="stable")).all()
     # a copy of a table is not one of the prepared tables: no codes are claimed for it
     assert data.codes_of(data.real.copy()) == {}
@@ -232,16 +292,25 @@ def test_rank_codes_from_canonicalisation_equal_codes_from_hashing(health):
 
 def test_object_column_with_missing_values_is_canonicalised_not_coded_as_a_level():
     # an object column holding None is not canonical: None becomes the MISSING level
-    real = pd.DataFrame({"c": pd.Series(["a"] * 38 + ["b", None], dtype=object),
-                         "x": np.arange(40.0) % 7 + 0.5})
+    real = pd.DataFrame(
+        {"c": pd.Series(["a"] * 38 + ["b", None], dtype=object), "x": np.arange(40.0) % 7 + 0.5}
+    )
     data = pc.prepare_review(real, real, threat=pc.ThreatModel(["x"], ["c"]))
     assert data.real["c"].iloc[-1] == pc.data.MISSING
     cats = np.array(data.schema["c"].categories, dtype=object)
     np.testing.assert_array_equal(cats[data.codes_of(data.real)["c"]], data.real["c"])
     as_text = real.astype({"c": "str"})
     for frame in (real, as_text):  # the same predicates whatever the input dtype
-        res = quiet(singling_out, frame, frame, threat=pc.ThreatModel(["x"], ["c"]),
-                    mode="univariate", columns=["c"], n_attacks=2, seed=0)
+        res = quiet(
+            singling_out,
+            frame,
+            frame,
+            threat=pc.ThreatModel(["x"], ["c"]),
+            mode="univariate",
+            columns=["c"],
+            n_attacks=2,
+            seed=0,
+        )
         guesses = set(res.records.loc[res.records["role"] == "training", "guess"])
         assert guesses == {"c == 'b'", f"c == '{pc.data.MISSING}'"}
 
@@ -260,8 +329,9 @@ def test_a_replaced_table_never_inherits_another_tables_codes(health):
 def test_multivariate_predicates_each_single_out_one_synthetic_row(health):
     train, control, _ = health
     syn = pc.synthesize(pc.prepare_table(train, pc.infer_schema(train)), method="cart", seed=2)
-    res = quiet(singling_out, train, syn, threat=HEALTH_THREAT, holdout=control,
-                n_attacks=60, seed=3)
+    res = quiet(
+        singling_out, train, syn, threat=HEALTH_THREAT, holdout=control, n_attacks=60, seed=3
+    )
     assert res.params["n_queries"] == 60 and res.params["generation"] == "complete"
     queries = res.records.loc[res.records["role"] == "training", "guess"]
     assert queries.is_unique and queries.str.count(" & ").eq(2).all()  # 3 conditions each
@@ -278,20 +348,30 @@ def test_multivariate_predicates_each_single_out_one_synthetic_row(health):
 
 # ============================================================== linkability by hand
 def _link_tables():
-    syn = pd.DataFrame({"x": [0.0, 10.0, 4.0], "y": [0.0, 10.0, 9.0], "s": list("abc")},
-                       index=["s0", "s1", "s2"])
-    train = pd.DataFrame({"x": [0.5, 9.0, 4.2, 10.0], "y": [0.5, 1.0, 9.2, 0.0],
-                          "s": list("abca")}, index=[10, 11, 12, 13])
-    control = pd.DataFrame({"x": [9.5, 0.0], "y": [0.5, 10.0], "s": list("ab")},
-                           index=[20, 21])
+    syn = pd.DataFrame(
+        {"x": [0.0, 10.0, 4.0], "y": [0.0, 10.0, 9.0], "s": list("abc")}, index=["s0", "s1", "s2"]
+    )
+    train = pd.DataFrame(
+        {"x": [0.5, 9.0, 4.2, 10.0], "y": [0.5, 1.0, 9.2, 0.0], "s": list("abca")},
+        index=[10, 11, 12, 13],
+    )
+    control = pd.DataFrame({"x": [9.5, 0.0], "y": [0.5, 10.0], "s": list("ab")}, index=[20, 21])
     return train, control, syn
 
 
 def test_linkability_by_hand_and_reread_at_fewer_neighbours():
     train, control, syn = _link_tables()
     threat = pc.ThreatModel(["x", "y"], ["s"])
-    res = quiet(linkability, train.iloc[:3], syn, threat=threat, holdout=control,
-                n_attacks=None, n_neighbors=2, seed=0)
+    res = quiet(
+        linkability,
+        train.iloc[:3],
+        syn,
+        threat=threat,
+        holdout=control,
+        n_attacks=None,
+        n_neighbors=2,
+        seed=0,
+    )
     assert res.params["aux_cols"] == [["x"], ["y"]]  # the QIs split in halves
     rec = res.records.set_index("record")
     # target 10 (0.5, 0.5): s0 is nearest on x and on y -> linked at k' = 1 through s0
@@ -319,8 +399,9 @@ def test_linkability_by_hand_and_reread_at_fewer_neighbours():
 def test_category_mismatch_adds_exactly_one():
     frame = pd.DataFrame({"a": [0.0, 0.0, 10.0], "c": ["u", "v", "u"]})
     schema = pc.infer_schema(pd.DataFrame({"a": [0.0, 10.0, 5.0], "c": ["u", "v", "w"]}))
-    enc = pc.TableEncoder(schema).fit(pc.prepare_table(
-        pd.DataFrame({"a": [0.0, 10.0, 5.0], "c": ["u", "v", "w"]}), schema))
+    enc = pc.TableEncoder(schema).fit(
+        pc.prepare_table(pd.DataFrame({"a": [0.0, 10.0, 5.0], "c": ["u", "v", "w"]}), schema)
+    )
     x = knn._gower_matrix(enc, pc.prepare_table(frame, schema), ["a", "c"])
     d = np.abs(x[:, None, :] - x[None, :, :]).sum(axis=2)
     assert d[0, 1] == pytest.approx(1.0)  # same number, other category
@@ -330,9 +411,13 @@ def test_category_mismatch_adds_exactly_one():
 
 def test_grouped_knn_equals_one_full_search_with_the_same_tie_order():
     rng = np.random.default_rng(8)
-    schema_frame = pd.DataFrame({"a": rng.integers(0, 5, 400).astype(float),
-                                 "b": rng.choice(list("pqr"), 400),
-                                 "c": rng.choice(list("xy"), 400)})
+    schema_frame = pd.DataFrame(
+        {
+            "a": rng.integers(0, 5, 400).astype(float),
+            "b": rng.choice(list("pqr"), 400),
+            "c": rng.choice(list("xy"), 400),
+        }
+    )
     schema = pc.infer_schema(schema_frame)
     canon = pc.prepare_table(schema_frame, schema)
     enc = pc.TableEncoder(schema).fit(canon)
@@ -354,22 +439,39 @@ def test_grouped_knn_equals_one_full_search_with_the_same_tie_order():
 
 
 # ============================================================== inference by hand
-@pytest.mark.parametrize("guess, truth, ok", [
-    (104.0, 100.0, True), (95.0, 100.0, True), (94.9, 100.0, False),
-    (-10.0, 100.0, False),  # Anonymeter's signed denominator called this correct
-    (-104.0, -100.0, True), (np.nan, np.nan, True), (np.nan, 5.0, False), (0.0, 0.0, True),
-])
+@pytest.mark.parametrize(
+    "guess, truth, ok",
+    [
+        (104.0, 100.0, True),
+        (95.0, 100.0, True),
+        (94.9, 100.0, False),
+        (-10.0, 100.0, False),  # Anonymeter's signed denominator called this correct
+        (-104.0, -100.0, True),
+        (np.nan, np.nan, True),
+        (np.nan, 5.0, False),
+        (0.0, 0.0, True),
+    ],
+)
 def test_numeric_guess_is_judged_relative_to_the_true_value(guess, truth, ok):
-    assert inference_success(np.array([guess]), np.array([truth]), regression=True,
-                             tolerance=0.05)[0] == ok
+    assert (
+        inference_success(np.array([guess]), np.array([truth]), regression=True, tolerance=0.05)[0]
+        == ok
+    )
 
 
 def test_distance_inference_by_hand():
     syn = pd.DataFrame({"x": [0.0, 5.0, 10.0], "s": ["lo", "mid", "hi"]}, index=[7, 8, 9])
     train = pd.DataFrame({"x": [1.0, 4.0, 9.0, 6.0], "s": ["lo", "mid", "lo", "hi"]})
     control = pd.DataFrame({"x": [0.5, 9.5], "s": ["hi", "hi"]}, index=[30, 31])
-    res = quiet(distance_inference, train, syn, threat=pc.ThreatModel(["x"], ["s"]),
-                holdout=control, n_attacks=None, seed=0)
+    res = quiet(
+        distance_inference,
+        train,
+        syn,
+        threat=pc.ThreatModel(["x"], ["s"]),
+        holdout=control,
+        n_attacks=None,
+        seed=0,
+    )
     rec = res.records
     tr = rec[rec["role"] == "training"]
     assert tr["guess"].tolist() == ["lo", "mid", "hi", "mid"]
@@ -377,8 +479,12 @@ def test_distance_inference_by_hand():
     assert tr["neighbor"].tolist() == [7, 8, 9, 8]
     ct = rec[rec["role"] == "control"]
     assert ct["record"].tolist() == [30, 31] and ct["success"].tolist() == [False, True]
-    assert (res.n_success, res.n_attacks, res.n_control_success, res.n_control_attacks) == \
-        (2, 4, 1, 2)
+    assert (res.n_success, res.n_attacks, res.n_control_success, res.n_control_attacks) == (
+        2,
+        4,
+        1,
+        2,
+    )
     r_a, r_c = wilson_centre(2, 4)[0], wilson_centre(1, 2)[0]
     assert res.extra["risk_unclipped"] == pytest.approx((r_a - r_c) / (1 - r_c))
     assert res.params["secret"] == "s" and res.params["regression"] is False
@@ -388,12 +494,28 @@ def test_distance_inference_by_hand():
 def test_copy_of_training_is_highly_risky_for_every_attack(health):
     train, control, _ = health
     copy = train.copy()
-    so = quiet(singling_out, train, copy, threat=HEALTH_THREAT, holdout=control,
-               n_attacks=200, seed=1)
-    lk = quiet(linkability, train, copy, threat=HEALTH_THREAT, holdout=control,
-               aux_cols=(AUX_A, AUX_B), n_attacks=300, seed=1)
-    inf = quiet(distance_inference, train, copy, threat=HEALTH_THREAT, holdout=control,
-                n_attacks=300, seed=1)
+    so = quiet(
+        singling_out, train, copy, threat=HEALTH_THREAT, holdout=control, n_attacks=200, seed=1
+    )
+    lk = quiet(
+        linkability,
+        train,
+        copy,
+        threat=HEALTH_THREAT,
+        holdout=control,
+        aux_cols=(AUX_A, AUX_B),
+        n_attacks=300,
+        seed=1,
+    )
+    inf = quiet(
+        distance_inference,
+        train,
+        copy,
+        threat=HEALTH_THREAT,
+        holdout=control,
+        n_attacks=300,
+        seed=1,
+    )
     assert so.value > 0.8 and so.ci[0] > 0.6
     assert lk.value > 0.9 and lk.extra["attack_rate"] > 0.95
     assert inf.value > 0.9 and inf.extra["attack_rate"] > 0.95
@@ -403,12 +525,35 @@ def test_copy_of_training_is_highly_risky_for_every_attack(health):
 
 def test_independent_draw_of_the_population_carries_little_risk(health):
     train, control, independent = health
-    so = quiet(singling_out, train, independent, threat=HEALTH_THREAT, holdout=control,
-               n_attacks=500, seed=1)
-    lk = quiet(linkability, train, independent, threat=HEALTH_THREAT, holdout=control,
-               aux_cols=(AUX_A, AUX_B), n_attacks=300, n_neighbors=5, seed=1)
-    inf = quiet(distance_inference, train, independent, threat=HEALTH_THREAT, holdout=control,
-                n_attacks=300, seed=1)
+    so = quiet(
+        singling_out,
+        train,
+        independent,
+        threat=HEALTH_THREAT,
+        holdout=control,
+        n_attacks=500,
+        seed=1,
+    )
+    lk = quiet(
+        linkability,
+        train,
+        independent,
+        threat=HEALTH_THREAT,
+        holdout=control,
+        aux_cols=(AUX_A, AUX_B),
+        n_attacks=300,
+        n_neighbors=5,
+        seed=1,
+    )
+    inf = quiet(
+        distance_inference,
+        train,
+        independent,
+        threat=HEALTH_THREAT,
+        holdout=control,
+        n_attacks=300,
+        seed=1,
+    )
     for r in (so, lk, inf):
         assert abs(r.extra["risk_unclipped"]) < 0.15, (r.name, r.extra["risk_unclipped"])
         assert r.ci[0] == 0.0  # the interval includes "no risk"
@@ -418,28 +563,55 @@ def test_copy_as_release_and_as_control_warns_instead_of_failing(health):
     # Anonymeter #29/#32: copies everywhere drove the control rate to the top
     train = health[0]
     with pytest.warns(UntrustworthyResultWarning, match="every control target"):
-        res = distance_inference(train, train.copy(), threat=HEALTH_THREAT,
-                                 holdout=train.copy(), n_attacks=200, seed=0)
+        res = distance_inference(
+            train, train.copy(), threat=HEALTH_THREAT, holdout=train.copy(), n_attacks=200, seed=0
+        )
     assert res.value == pytest.approx(0.0) and np.isfinite(res.extra["risk_error"])
 
 
 def test_fitted_size_correction_with_a_larger_control(health):
     train, control, _ = health
     small = train.iloc[:300]
-    res = quiet(singling_out, small, small.copy(), threat=HEALTH_THREAT, holdout=control,
-                mode="univariate", n_attacks=100, size_correction="fit", seed=0)
+    res = quiet(
+        singling_out,
+        small,
+        small.copy(),
+        threat=HEALTH_THREAT,
+        holdout=control,
+        mode="univariate",
+        n_attacks=100,
+        size_correction="fit",
+        seed=0,
+    )
     assert res.params["size_correction_applied"] == "fit"
     factor = res.params["control_correction_factor"]
     raw = res.records.loc[res.records["role"] == "control", "success"].sum()
     assert factor > 0 and factor != 1
     assert res.n_control_success == pytest.approx(raw * factor)
     assert 0 <= res.value <= 1 and res.extra["control_rate"] < 1
-    sub = quiet(singling_out, small, small.copy(), threat=HEALTH_THREAT, holdout=control,
-                mode="univariate", n_attacks=100, size_correction="subsample", seed=0)
+    sub = quiet(
+        singling_out,
+        small,
+        small.copy(),
+        threat=HEALTH_THREAT,
+        holdout=control,
+        mode="univariate",
+        n_attacks=100,
+        size_correction="subsample",
+        seed=0,
+    )
     assert sub.params["n_control_evaluated"] == sub.params["n_training_evaluated"] == 300
     # the default mixture reference keeps every row and reads a copy as a copy
-    mix = quiet(singling_out, small, small.copy(), threat=HEALTH_THREAT, holdout=control,
-                mode="univariate", n_attacks=100, seed=0)
+    mix = quiet(
+        singling_out,
+        small,
+        small.copy(),
+        threat=HEALTH_THREAT,
+        holdout=control,
+        mode="univariate",
+        n_attacks=100,
+        seed=0,
+    )
     assert mix.params["size_correction_applied"] == "mixture"
     assert mix.params["n_control_evaluated"] == 800 and mix.params["n_training_evaluated"] == 300
     assert mix.params["reference_control_share"] == 1.0
@@ -495,24 +667,42 @@ def test_singling_out_copy_and_unseen_rows_with_a_small_control():
     train, pool, control = real.iloc[:3000], real.iloc[3000:4500], real.iloc[4500:]
     threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
     for mode in ("univariate", "multivariate"):
-        copy = quiet(singling_out, train, train.sample(frac=1, random_state=0), threat=threat,
-                     holdout=control, mode=mode, seed=0)
+        copy = quiet(
+            singling_out,
+            train,
+            train.sample(frac=1, random_state=0),
+            threat=threat,
+            holdout=control,
+            mode=mode,
+            seed=0,
+        )
         assert copy.value >= 0.95, (mode, copy.value)
         assert copy.params["reference_control_share"] == pytest.approx(0.5)
-        unseen = quiet(singling_out, train, pool, threat=threat, holdout=control, mode=mode,
-                       seed=0)
+        unseen = quiet(singling_out, train, pool, threat=threat, holdout=control, mode=mode, seed=0)
         assert unseen.value <= 0.1 and unseen.ci[0] == 0.0, (mode, unseen.value, unseen.ci)
 
 
 def test_paper_protocol_keeps_every_configuration_and_reports_the_highest(health):
     train, control, independent = health
-    res = quiet(singling_out, train, train.sample(frac=0.5, random_state=1), threat=HEALTH_THREAT,
-                holdout=control, mode="paper", seed=3)
+    res = quiet(
+        singling_out,
+        train,
+        train.sample(frac=0.5, random_state=1),
+        threat=HEALTH_THREAT,
+        holdout=control,
+        mode="paper",
+        seed=3,
+    )
     assert isinstance(res, pred.SinglingOutProtocolResult)
     table = res.configuration_table()
     # univariate, then every width from 3 to the 6 health columns (the paper's 3-12, capped)
-    assert list(table["label"]) == ["univariate", "3 columns", "4 columns", "5 columns",
-                                    "6 columns"]
+    assert list(table["label"]) == [
+        "univariate",
+        "3 columns",
+        "4 columns",
+        "5 columns",
+        "6 columns",
+    ]
     assert res.params["n_attacks"] == pred.PAPER_N_ATTACKS  # "auto" -> the papers' N_A
     assert res.value == pytest.approx(table["value"].max())
     best = table[table["reported"]]
@@ -532,14 +722,18 @@ def test_paper_protocol_keeps_every_configuration_and_reports_the_highest(health
     # re-reading at another level re-derives everything from the stored configurations
     wider = res.at(confidence=0.99)
     assert wider.ci[0] <= res.ci[0] and wider.ci[1] >= res.ci[1]
-    assert wider.value == pytest.approx(max(c.at(confidence=0.99).value
-                                            for c in res.configurations))
+    assert wider.value == pytest.approx(
+        max(c.at(confidence=0.99).value for c in res.configurations)
+    )
     text = pred.describe_configuration(res)
     assert text.startswith("paper protocol: max over univariate and 3–6 columns = ")
     assert res.params["reported_configuration"] in text
-    assert pred.describe_configuration(quiet(singling_out, train, independent,
-                                             threat=HEALTH_THREAT, holdout=control, seed=0)
-                                       ) == "multivariate, 3 columns, 500 attacks"
+    assert (
+        pred.describe_configuration(
+            quiet(singling_out, train, independent, threat=HEALTH_THREAT, holdout=control, seed=0)
+        )
+        == "multivariate, 3 columns, 500 attacks"
+    )
 
 
 def test_paper_protocol_reads_a_copy_as_1_and_unseen_rows_near_0():
@@ -550,11 +744,17 @@ def test_paper_protocol_reads_a_copy_as_1_and_unseen_rows_near_0():
     real = simulate_health(6000, kappa=1, seed=3)
     train, pool, control = real.iloc[:3000], real.iloc[3000:4500], real.iloc[4500:]
     threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
-    copy = quiet(singling_out, train, train.sample(frac=1, random_state=0), threat=threat,
-                 holdout=control, mode="paper", seed=0)
+    copy = quiet(
+        singling_out,
+        train,
+        train.sample(frac=1, random_state=0),
+        threat=threat,
+        holdout=control,
+        mode="paper",
+        seed=0,
+    )
     assert copy.value >= 0.95 and copy.ci[0] >= 0.9
-    unseen = quiet(singling_out, train, pool, threat=threat, holdout=control, mode="paper",
-                   seed=0)
+    unseen = quiet(singling_out, train, pool, threat=threat, holdout=control, mode="paper", seed=0)
     assert unseen.value <= 0.1 and unseen.ci[0] == 0.0, (unseen.value, unseen.ci)
     # the bias of the maximum: never below the configurations' own readings
     assert unseen.value >= max(c.value for c in unseen.configurations) - 1e-12
@@ -569,30 +769,49 @@ def test_ml_inference_relative_and_absolute_readings():
 
     def draw(n_rows):
         x = rng.uniform(0, 10, n_rows)
-        return pd.DataFrame({"x": x, "z": rng.uniform(0, 10, n_rows),
-                             "s": np.where(x < 5, "a", "b")})
+        return pd.DataFrame(
+            {"x": x, "z": rng.uniform(0, 10, n_rows), "s": np.where(x < 5, "a", "b")}
+        )
 
     train, holdout = draw(n), draw(n)
     threat = pc.ThreatModel(["x", "z"], ["s"])
     # the secret follows from x for everyone: accurate, but no member advantage (R6-R8)
-    general = quiet(ml_inference, train, train.copy(), threat=threat, holdout=holdout,
-                    n_attacks=None, n_jobs=1, seed=0)
+    general = quiet(
+        ml_inference,
+        train,
+        train.copy(),
+        threat=threat,
+        holdout=holdout,
+        n_attacks=None,
+        n_jobs=1,
+        seed=0,
+    )
     assert general.extra["absolute_score"] > 0.9 and general.extra["holdout_score"] > 0.9
     # the reported accuracies are the raw shares of right guesses, not Wilson centres
     rec = general.records
     for role, key in (("training", "absolute_score"), ("control", "holdout_score")):
         raw = rec.loc[rec["role"] == role, "success"].mean()
         assert general.extra[key] == raw and general.scores[role] == raw
-    assert general.rates().set_index("series").loc["training", "rate"] == \
-        general.extra["absolute_score"]
+    assert (
+        general.rates().set_index("series").loc["training", "rate"]
+        == general.extra["absolute_score"]
+    )
     assert general.value < 0.1
     assert not general.assess(relative_threshold=0.1, absolute_threshold=0.5)
     assert general.baseline < 0.7  # random synthetic secrets are right about half the time
     # memorised noise: the secret is random, the release copies the members
     train["s"] = rng.choice(["a", "b"], n)
     holdout["s"] = rng.choice(["a", "b"], n)
-    memorised = quiet(ml_inference, train, train.copy(), threat=threat, holdout=holdout,
-                      n_attacks=None, n_jobs=1, seed=0)
+    memorised = quiet(
+        ml_inference,
+        train,
+        train.copy(),
+        threat=threat,
+        holdout=holdout,
+        n_attacks=None,
+        n_jobs=1,
+        seed=0,
+    )
     assert memorised.extra["absolute_score"] > 0.8
     assert memorised.value > 0.5 and memorised.ci[0] > 0.3
     assert memorised.assess(relative_threshold=0.1, absolute_threshold=0.6)
@@ -606,10 +825,19 @@ def test_ml_inference_scores_are_raw_accuracies_by_hand():
     # (k + z²/2)/(n + z²) = 0.8852 and 0.5963 would give 0.7157 instead.
     from privacy_core.risk.attacks.common import MLInferenceResult
 
-    shell = MLInferenceResult(name="ml_inference", value=float("nan"), ci=None, params={},
-                              n_attacks=100, n_success=90, n_control_attacks=100,
-                              n_control_success=60, n_baseline_attacks=100,
-                              n_baseline_success=50, kind="categorical")
+    shell = MLInferenceResult(
+        name="ml_inference",
+        value=float("nan"),
+        ci=None,
+        params={},
+        n_attacks=100,
+        n_success=90,
+        n_control_attacks=100,
+        n_control_success=60,
+        n_baseline_attacks=100,
+        n_baseline_success=50,
+        kind="categorical",
+    )
     res = shell.at(confidence=0.95)
     assert res.scores == {"training": 0.9, "control": 0.6, "baseline": 0.5}
     assert res.extra["absolute_score"] == 0.9 and res.extra["holdout_score"] == 0.6
@@ -626,7 +854,8 @@ def test_ml_inference_scores_are_raw_accuracies_by_hand():
     rates = res.rates().set_index("series")
     assert rates.loc["training", "rate"] == 0.9
     assert rates.loc["training", ["lower", "upper"]].tolist() == pytest.approx(
-        list(wilson_interval(90, 100)))
+        list(wilson_interval(90, 100))
+    )
     # a perfect attack on members reads 1, not the Wilson centre's 0.963
     perfect = dataclasses.replace(shell, n_success=100, n_control_success=50).at()
     assert perfect.value == 1.0 and perfect.extra["absolute_score"] == 1.0
@@ -642,9 +871,19 @@ def test_ml_inference_scores_are_raw_accuracies_by_hand():
 
 def test_ml_inference_continuous_secret(health):
     train, control, _ = health
-    res = quiet(ml_inference, train, train.copy(), threat=HEALTH_THREAT, holdout=control,
-                secret="health", aux_cols=["age", "education", "gender", "income", "disease"],
-                n_attacks=300, n_bootstrap=200, n_jobs=1, seed=0)
+    res = quiet(
+        ml_inference,
+        train,
+        train.copy(),
+        threat=HEALTH_THREAT,
+        holdout=control,
+        secret="health",
+        aux_cols=["age", "education", "gender", "income", "disease"],
+        n_attacks=300,
+        n_bootstrap=200,
+        n_jobs=1,
+        seed=0,
+    )
     assert res.kind == "continuous" and res.params["score"] == "1 - RMSE/range"
     assert res.extra["absolute_score"] > res.extra["holdout_score"]
     assert 0 < res.value <= 1 and res.ci[0] <= res.value <= res.ci[1]
@@ -657,19 +896,20 @@ def test_ml_inference_continuous_secret(health):
 
 
 # ============================================================== seeds, records, errors
-@pytest.mark.parametrize("measure, kwargs", [
-    (singling_out, {"n_attacks": 50}),
-    (linkability, {"n_attacks": 100, "n_neighbors": 3}),
-    (distance_inference, {"n_attacks": 100}),
-    (ml_inference, {"n_attacks": 100, "n_jobs": 1}),
-])
+@pytest.mark.parametrize(
+    "measure, kwargs",
+    [
+        (singling_out, {"n_attacks": 50}),
+        (linkability, {"n_attacks": 100, "n_neighbors": 3}),
+        (distance_inference, {"n_attacks": 100}),
+        (ml_inference, {"n_attacks": 100, "n_jobs": 1}),
+    ],
+)
 def test_same_seed_same_result_and_records_carry_input_labels(health, measure, kwargs):
     train, control, independent = health
     train = train.set_index(pd.Index(np.arange(len(train)) * 3 + 1000))
-    a = quiet(measure, train, independent, threat=HEALTH_THREAT, holdout=control, seed=4,
-              **kwargs)
-    b = quiet(measure, train, independent, threat=HEALTH_THREAT, holdout=control, seed=4,
-              **kwargs)
+    a = quiet(measure, train, independent, threat=HEALTH_THREAT, holdout=control, seed=4, **kwargs)
+    b = quiet(measure, train, independent, threat=HEALTH_THREAT, holdout=control, seed=4, **kwargs)
     assert a.value == b.value and a.ci == b.ci and a.baseline == b.baseline
     pd.testing.assert_frame_equal(a.records, b.records)
     assert a.params["seed"] == 4 and a.goal == "lower" and a.bounds == (0.0, 1.0)
@@ -678,16 +918,14 @@ def test_same_seed_same_result_and_records_carry_input_labels(health, measure, k
     train_records = rec.loc[(rec["role"] == "training") & rec["record"].notna(), "record"]
     assert set(train_records) <= set(train.index)
     assert a.to_dict()["value"] == a.value and "records" not in a.to_dict()
-    c = quiet(measure, train, independent, threat=HEALTH_THREAT, holdout=control, seed=5,
-              **kwargs)
+    c = quiet(measure, train, independent, threat=HEALTH_THREAT, holdout=control, seed=5, **kwargs)
     assert not c.records.equals(a.records)
 
 
 def test_without_holdout_the_absolute_rate_is_reported_with_a_warning(health):
     train, _, independent = health
     with pytest.warns(UntrustworthyResultWarning) as caught:
-        res = distance_inference(train, independent, threat=HEALTH_THREAT, n_attacks=100,
-                                 seed=0)
+        res = distance_inference(train, independent, threat=HEALTH_THREAT, n_attacks=100, seed=0)
     assert any("No holdout" in str(w.message) for w in caught)
     assert res.params["control"] is False and res.n_control_success is None
     assert res.value == pytest.approx(res.extra["attack_rate"])
@@ -701,37 +939,82 @@ def test_an_attack_no_better_than_guessing_warns():
     # the release swaps the secret: the nearest record's secret is always wrong
     syn = train.assign(s=np.where(x == 1, "no", "yes"))
     with pytest.warns(UntrustworthyResultWarning, match="no better than its random-guess"):
-        res = distance_inference(train, syn, threat=pc.ThreatModel(["x"], ["s"]),
-                                 holdout=train.copy(), n_attacks=None, seed=0)
+        res = distance_inference(
+            train,
+            syn,
+            threat=pc.ThreatModel(["x"], ["s"]),
+            holdout=train.copy(),
+            n_attacks=None,
+            seed=0,
+        )
     assert res.n_success == 0 and res.extra["baseline_rate"] > 0.3
 
 
-@pytest.mark.parametrize("call, error, match", [
-    (lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, holdout=h, n_attacks=0),
-     ParameterError, "n_attacks"),
-    (lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, holdout=h, mode="bivariate"),
-     ParameterError, "mode"),
-    (lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, holdout=h, n_cols=9),
-     ParameterError, "n_cols"),
-    (lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, columns=["nope"]),
-     ThreatModelError, "nope"),
-    (lambda t, h, s: singling_out(t, [s, s], threat=HEALTH_THREAT, holdout=h),
-     ParameterError, "one synthetic release"),
-    (lambda t, h, s: linkability(t, s, threat=HEALTH_THREAT, aux_cols=(["age"], ["age"])),
-     ParameterError, "disjoint"),
-    (lambda t, h, s: linkability(t, s, threat=pc.ThreatModel(["age"], ["disease"])),
-     ThreatModelError, "at least\ntwo|two"),
-    (lambda t, h, s: linkability(t, s.iloc[:3], threat=HEALTH_THREAT, n_neighbors=5),
-     ParameterError, "n_neighbors"),
-    (lambda t, h, s: distance_inference(t, s, threat=HEALTH_THREAT, aux_cols=["disease"]),
-     ThreatModelError, "also an auxiliary"),
-    (lambda t, h, s: distance_inference(t, s, threat=HEALTH_THREAT, tolerance=-1),
-     ParameterError, "tolerance"),
-    (lambda t, h, s: ml_inference(t, s, threat=HEALTH_THREAT), InsufficientDataError,
-     "holdout"),
-    (lambda t, h, s: ml_inference(t, s, threat=HEALTH_THREAT, holdout=h, seed=-1),
-     ParameterError, "seed"),
-])
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (
+            lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, holdout=h, n_attacks=0),
+            ParameterError,
+            "n_attacks",
+        ),
+        (
+            lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, holdout=h, mode="bivariate"),
+            ParameterError,
+            "mode",
+        ),
+        (
+            lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, holdout=h, n_cols=9),
+            ParameterError,
+            "n_cols",
+        ),
+        (
+            lambda t, h, s: singling_out(t, s, threat=HEALTH_THREAT, columns=["nope"]),
+            ThreatModelError,
+            "nope",
+        ),
+        (
+            lambda t, h, s: singling_out(t, [s, s], threat=HEALTH_THREAT, holdout=h),
+            ParameterError,
+            "one synthetic release",
+        ),
+        (
+            lambda t, h, s: linkability(t, s, threat=HEALTH_THREAT, aux_cols=(["age"], ["age"])),
+            ParameterError,
+            "disjoint",
+        ),
+        (
+            lambda t, h, s: linkability(t, s, threat=pc.ThreatModel(["age"], ["disease"])),
+            ThreatModelError,
+            "at least\ntwo|two",
+        ),
+        (
+            lambda t, h, s: linkability(t, s.iloc[:3], threat=HEALTH_THREAT, n_neighbors=5),
+            ParameterError,
+            "n_neighbors",
+        ),
+        (
+            lambda t, h, s: distance_inference(t, s, threat=HEALTH_THREAT, aux_cols=["disease"]),
+            ThreatModelError,
+            "also an auxiliary",
+        ),
+        (
+            lambda t, h, s: distance_inference(t, s, threat=HEALTH_THREAT, tolerance=-1),
+            ParameterError,
+            "tolerance",
+        ),
+        (
+            lambda t, h, s: ml_inference(t, s, threat=HEALTH_THREAT),
+            InsufficientDataError,
+            "holdout",
+        ),
+        (
+            lambda t, h, s: ml_inference(t, s, threat=HEALTH_THREAT, holdout=h, seed=-1),
+            ParameterError,
+            "seed",
+        ),
+    ],
+)
 def test_bad_input_raises_the_documented_error(health, call, error, match):
     train, control, independent = health
     with warnings.catch_warnings():
@@ -749,20 +1032,40 @@ def test_attack_figures_show_training_control_and_baseline(health):
     )
 
     train, control, _ = health
-    so = quiet(singling_out, train, train.copy(), threat=HEALTH_THREAT, holdout=control,
-               n_attacks=50, seed=0)
-    lk = quiet(linkability, train, train.copy(), threat=HEALTH_THREAT, holdout=control,
-               aux_cols=(AUX_A, AUX_B), n_attacks=100, n_neighbors=3, seed=0)
-    no_control = quiet(distance_inference, train, train.copy(), threat=HEALTH_THREAT,
-                       n_attacks=100, seed=0)
+    so = quiet(
+        singling_out,
+        train,
+        train.copy(),
+        threat=HEALTH_THREAT,
+        holdout=control,
+        n_attacks=50,
+        seed=0,
+    )
+    lk = quiet(
+        linkability,
+        train,
+        train.copy(),
+        threat=HEALTH_THREAT,
+        holdout=control,
+        aux_cols=(AUX_A, AUX_B),
+        n_attacks=100,
+        n_neighbors=3,
+        seed=0,
+    )
+    no_control = quiet(
+        distance_inference, train, train.copy(), threat=HEALTH_THREAT, n_attacks=100, seed=0
+    )
     fig = attack_rates_figure([so, lk, no_control])
     assert [t.name for t in fig.data] == [
-        "Attack on training records (members)", "Same attack on control records (non-members)",
-        "Random guess"]
+        "Attack on training records (members)",
+        "Same attack on control records (non-members)",
+        "Random guess",
+    ]
     assert len(fig.data[0].x) == 3 and len(fig.data[1].x) == 2  # no control bar without one
     assert fig.data[0].y[0] == pytest.approx(so.extra["attack_rate"])
     assert fig.data[0].error_y.array[0] == pytest.approx(
-        so.extra["attack_ci"][1] - so.extra["attack_rate"])
+        so.extra["attack_ci"][1] - so.extra["attack_rate"]
+    )
     assert fig.layout.barmode == "group"
     risk = attack_risk_figure([so, lk])
     assert list(risk.data[0].x) == pytest.approx([so.value, lk.value])
@@ -795,8 +1098,9 @@ def test_inference_flags_count_only_hits_beyond_the_base_rate():
     threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
     for f, most in ((0.0, False), (1.0, True)):
         rel = leaky_release(train, pool, leak_fraction=f, seed=1).release
-        res = quiet(distance_inference, train, rel, threat=threat, holdout=control,
-                    n_attacks=None, seed=0)
+        res = quiet(
+            distance_inference, train, rel, threat=threat, holdout=control, n_attacks=None, seed=0
+        )
         hits = int(((res.records["role"] == "training") & res.records["success"]).sum())
         flagged = int(record_flags({"inference": res}, train.index)["inference"].sum())
         if most:  # a copy: every hit came from the record's own row

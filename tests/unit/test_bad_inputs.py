@@ -130,146 +130,316 @@ def _too_few(which: str) -> Callable[[], object]:
 # (id, build(tmp_path) -> zero-argument call, exact exception class, message fragments)
 ERROR_CASES = [
     # ----------------------------------------------------------------- files
-    ("empty file", lambda t: lambda: load_table(_write(t, "empty.csv", b"")),
-     DataLoadError, ["empty.csv", "empty"]),
-    ("whitespace only", lambda t: lambda: load_table(_write(t, "blank.csv", b" \n\n \r\n")),
-     DataLoadError, ["blank.csv", "empty"]),
-    ("byte-order mark only",
-     lambda t: lambda: load_table(_write(t, "bom.csv", b"\xef\xbb\xbf")),
-     DataLoadError, ["bom.csv", "empty"]),
-    ("header only",
-     lambda t: lambda: load_table(_write(t, "header.csv", b"age,gender,disease\n")),
-     DataLoadError, ["header.csv", "3 columns", "no data rows"]),
-    ("header and blank lines",
-     lambda t: lambda: load_table(_write(t, "header2.csv", b"age,gender\n\n\n")),
-     DataLoadError, ["no data rows"]),
-    ("semicolon file read with a forced comma",
-     lambda t: lambda: load_table(
-         _write(t, "semi.csv", HEALTH_CSV.replace(",", ";").encode()), delimiter=","),
-     DataLoadError, ["semi.csv", "';'", "delimiter"]),
-    ("binary garbage",
-     lambda t: lambda: load_table(
-         _write(t, "garbage.csv", np.random.default_rng(0).bytes(4000))),
-     DataLoadError, ["garbage.csv", "binary"]),
-    ("NUL bytes in text",
-     lambda t: lambda: load_table(_write(t, "nul.csv", b"age,sex\n34,\x00f\n61,m\n")),
-     DataLoadError, ["nul.csv", "binary"]),
-    ("duplicate column names",
-     lambda t: lambda: load_table(
-         _write(t, "dup.csv", b"age,income,sex,age,income\n1,2,f,3,4\n5,6,m,7,8\n")),
-     DataLoadError, ["dup.csv", "duplicate", "'age'", "'income'", "Rename"]),
-    ("duplicate names after stripping spaces",
-     lambda t: lambda: load_table(_write(t, "dup2.csv", b"age, age,sex\n1,2,f\n")),
-     DataLoadError, ["duplicate", "'age'"]),
-    ("single column",
-     lambda t: lambda: load_table(_write(t, "one.csv", b"age\n34\n61\n47\n")),
-     DataLoadError, ["one.csv", "single column", "'age'", "delimiter"]),
-    ("empty column name",
-     lambda t: lambda: load_table(_write(t, "noname.csv", b"age,,sex\n1,2,f\n")),
-     DataLoadError, ["empty column name", "position 2"]),
-    ("ragged row",
-     lambda t: lambda: load_table(_write(t, "ragged.csv", b"a,b,c\n1,2,3,4\n5,6,7\n")),
-     DataLoadError, ["ragged.csv", "could not be parsed", "','"]),
-    ("truncated parquet",
-     lambda t: lambda: load_table(
-         _write(t, "cut.parquet", _health_parquet()[: len(_health_parquet()) // 2])),
-     DataLoadError, ["cut.parquet", "Parquet"]),
-    ("parquet magic then garbage",
-     lambda t: lambda: load_table(
-         _write(t, "junk.bin", b"PAR1" + np.random.default_rng(1).bytes(500) + b"PAR1")),
-     DataLoadError, ["junk.bin", "Parquet"]),
-    ("csv text named .parquet",
-     lambda t: lambda: load_table(_write(t, "text.parquet", HEALTH_CSV.encode())),
-     DataLoadError, ["text.parquet", "Parquet"]),
-    ("nested parquet column",
-     lambda t: lambda: load_table(_write(t, "nested.parquet", _parquet_bytes(
-         pl.DataFrame({"visits": [[1, 2], [3]], "sex": ["f", "m"]})))),
-     DataLoadError, ["nested.parquet", "'visits'", "nested"]),
-    ("file not found",
-     lambda t: lambda: load_table(t / "nowhere.csv"),
-     DataLoadError, ["nowhere.csv", "not found"]),
-    ("folder instead of file", lambda t: lambda: load_table(t),
-     DataLoadError, ["folder"]),
-    ("unsupported source object", lambda t: lambda: load_table(42),  # type: ignore[arg-type]
-     DataLoadError, ["int", "path"]),
+    (
+        "empty file",
+        lambda t: lambda: load_table(_write(t, "empty.csv", b"")),
+        DataLoadError,
+        ["empty.csv", "empty"],
+    ),
+    (
+        "whitespace only",
+        lambda t: lambda: load_table(_write(t, "blank.csv", b" \n\n \r\n")),
+        DataLoadError,
+        ["blank.csv", "empty"],
+    ),
+    (
+        "byte-order mark only",
+        lambda t: lambda: load_table(_write(t, "bom.csv", b"\xef\xbb\xbf")),
+        DataLoadError,
+        ["bom.csv", "empty"],
+    ),
+    (
+        "header only",
+        lambda t: lambda: load_table(_write(t, "header.csv", b"age,gender,disease\n")),
+        DataLoadError,
+        ["header.csv", "3 columns", "no data rows"],
+    ),
+    (
+        "header and blank lines",
+        lambda t: lambda: load_table(_write(t, "header2.csv", b"age,gender\n\n\n")),
+        DataLoadError,
+        ["no data rows"],
+    ),
+    (
+        "semicolon file read with a forced comma",
+        lambda t: (
+            lambda: load_table(
+                _write(t, "semi.csv", HEALTH_CSV.replace(",", ";").encode()), delimiter=","
+            )
+        ),
+        DataLoadError,
+        ["semi.csv", "';'", "delimiter"],
+    ),
+    (
+        "binary garbage",
+        lambda t: (
+            lambda: load_table(_write(t, "garbage.csv", np.random.default_rng(0).bytes(4000)))
+        ),
+        DataLoadError,
+        ["garbage.csv", "binary"],
+    ),
+    (
+        "NUL bytes in text",
+        lambda t: lambda: load_table(_write(t, "nul.csv", b"age,sex\n34,\x00f\n61,m\n")),
+        DataLoadError,
+        ["nul.csv", "binary"],
+    ),
+    (
+        "duplicate column names",
+        lambda t: (
+            lambda: load_table(
+                _write(t, "dup.csv", b"age,income,sex,age,income\n1,2,f,3,4\n5,6,m,7,8\n")
+            )
+        ),
+        DataLoadError,
+        ["dup.csv", "duplicate", "'age'", "'income'", "Rename"],
+    ),
+    (
+        "duplicate names after stripping spaces",
+        lambda t: lambda: load_table(_write(t, "dup2.csv", b"age, age,sex\n1,2,f\n")),
+        DataLoadError,
+        ["duplicate", "'age'"],
+    ),
+    (
+        "single column",
+        lambda t: lambda: load_table(_write(t, "one.csv", b"age\n34\n61\n47\n")),
+        DataLoadError,
+        ["one.csv", "single column", "'age'", "delimiter"],
+    ),
+    (
+        "empty column name",
+        lambda t: lambda: load_table(_write(t, "noname.csv", b"age,,sex\n1,2,f\n")),
+        DataLoadError,
+        ["empty column name", "position 2"],
+    ),
+    (
+        "ragged row",
+        lambda t: lambda: load_table(_write(t, "ragged.csv", b"a,b,c\n1,2,3,4\n5,6,7\n")),
+        DataLoadError,
+        ["ragged.csv", "could not be parsed", "','"],
+    ),
+    (
+        "truncated parquet",
+        lambda t: (
+            lambda: load_table(
+                _write(t, "cut.parquet", _health_parquet()[: len(_health_parquet()) // 2])
+            )
+        ),
+        DataLoadError,
+        ["cut.parquet", "Parquet"],
+    ),
+    (
+        "parquet magic then garbage",
+        lambda t: (
+            lambda: load_table(
+                _write(t, "junk.bin", b"PAR1" + np.random.default_rng(1).bytes(500) + b"PAR1")
+            )
+        ),
+        DataLoadError,
+        ["junk.bin", "Parquet"],
+    ),
+    (
+        "csv text named .parquet",
+        lambda t: lambda: load_table(_write(t, "text.parquet", HEALTH_CSV.encode())),
+        DataLoadError,
+        ["text.parquet", "Parquet"],
+    ),
+    (
+        "nested parquet column",
+        lambda t: (
+            lambda: load_table(
+                _write(
+                    t,
+                    "nested.parquet",
+                    _parquet_bytes(pl.DataFrame({"visits": [[1, 2], [3]], "sex": ["f", "m"]})),
+                )
+            )
+        ),
+        DataLoadError,
+        ["nested.parquet", "'visits'", "nested"],
+    ),
+    (
+        "file not found",
+        lambda t: lambda: load_table(t / "nowhere.csv"),
+        DataLoadError,
+        ["nowhere.csv", "not found"],
+    ),
+    ("folder instead of file", lambda t: lambda: load_table(t), DataLoadError, ["folder"]),
+    (
+        "unsupported source object",
+        lambda t: lambda: load_table(42),  # type: ignore[arg-type]
+        DataLoadError,
+        ["int", "path"],
+    ),
     # ----------------------------------------------------------------- schemas
-    ("override of an unknown column",
-     lambda t: lambda: infer_schema(simulate_health(30), overrides={"agee": "numeric"}),
-     ColumnNotFoundError, ["'agee'", "available columns", "age"]),
-    ("text column forced numeric",
-     lambda t: lambda: infer_schema(simulate_health(30), overrides={"gender": "numeric"}),
-     SchemaError, ["'gender'", "not numbers", "'female'"]),
-    ("three-valued column forced boolean",
-     lambda t: lambda: infer_schema(simulate_health(30), overrides={"education": "boolean"}),
-     SchemaError, ["'education'", "3 distinct values"]),
-    ("unknown type override",
-     lambda t: lambda: infer_schema(simulate_health(30), overrides={"age": "date"}),
-     SchemaError, ["'date'", "numeric, categorical, boolean, exclude"]),
-    ("table with no rows",
-     lambda t: lambda: infer_schema(simulate_health(30).iloc[:0]),
-     SchemaError, ["real", "no rows"]),
-    ("not a data frame",
-     lambda t: lambda: infer_schema("data.csv"),  # type: ignore[arg-type]
-     SchemaError, ["DataFrame", "str"]),
-    ("duplicate column names in a frame",
-     lambda t: lambda: infer_schema(pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"])),
-     SchemaError, ["duplicate", "a"]),
-    ("release with missing, extra and text values (and an unseen category)",
-     lambda t: _mismatched_release(),
-     SchemaMismatchError, ["3 problems", "'health'", "'extra'", "'lots'"]),
-    ("no synthetic table at all",
-     lambda t: lambda: prepare_review(simulate_health(30), [],
-                                      threat=ThreatModel(["age"], ["disease"])),
-     SchemaError, ["at least one synthetic"]),
+    (
+        "override of an unknown column",
+        lambda t: lambda: infer_schema(simulate_health(30), overrides={"agee": "numeric"}),
+        ColumnNotFoundError,
+        ["'agee'", "available columns", "age"],
+    ),
+    (
+        "text column forced numeric",
+        lambda t: lambda: infer_schema(simulate_health(30), overrides={"gender": "numeric"}),
+        SchemaError,
+        ["'gender'", "not numbers", "'female'"],
+    ),
+    (
+        "three-valued column forced boolean",
+        lambda t: lambda: infer_schema(simulate_health(30), overrides={"education": "boolean"}),
+        SchemaError,
+        ["'education'", "3 distinct values"],
+    ),
+    (
+        "unknown type override",
+        lambda t: lambda: infer_schema(simulate_health(30), overrides={"age": "date"}),
+        SchemaError,
+        ["'date'", "numeric, categorical, boolean, exclude"],
+    ),
+    (
+        "table with no rows",
+        lambda t: lambda: infer_schema(simulate_health(30).iloc[:0]),
+        SchemaError,
+        ["real", "no rows"],
+    ),
+    (
+        "not a data frame",
+        lambda t: lambda: infer_schema("data.csv"),  # type: ignore[arg-type]
+        SchemaError,
+        ["DataFrame", "str"],
+    ),
+    (
+        "duplicate column names in a frame",
+        lambda t: lambda: infer_schema(pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"])),
+        SchemaError,
+        ["duplicate", "a"],
+    ),
+    (
+        "release with missing, extra and text values (and an unseen category)",
+        lambda t: _mismatched_release(),
+        SchemaMismatchError,
+        ["3 problems", "'health'", "'extra'", "'lots'"],
+    ),
+    (
+        "no synthetic table at all",
+        lambda t: (
+            lambda: prepare_review(
+                simulate_health(30), [], threat=ThreatModel(["age"], ["disease"])
+            )
+        ),
+        SchemaError,
+        ["at least one synthetic"],
+    ),
     # ----------------------------------------------------------------- threat model
-    ("all-missing column as sensitive",
-     lambda t: _review(ThreatModel(["age"], ["all_missing"])),
-     ThreatModelError, ["'all_missing'", "excluded", "all values are missing", "change its type"]),
-    ("all-missing column as quasi-identifier",
-     lambda t: _review(ThreatModel(["age", "all_missing"], ["disease"])),
-     ThreatModelError, ["'all_missing'", "excluded"]),
-    ("constant column as sensitive",
-     lambda t: _review(ThreatModel(["age"], ["constant"])),
-     ThreatModelError, ["'constant'", "excluded", "single value 'same'"]),
-    ("text ID column as quasi-identifier",
-     lambda t: _review(ThreatModel(["patient_id"], ["disease"])),
-     ThreatModelError, ["'patient_id'", "excluded", "identifier"]),
-    ("integer ID column as sensitive",
-     lambda t: _review(ThreatModel(["age"], ["record_no"])),
-     ThreatModelError, ["'record_no'", "identifier"]),
-    ("single-class sensitive column", lambda t: _single_class_sensitive(),
-     ThreatModelError, ["'disease'", "single class", "'healthy'", "two or more classes"]),
-    ("sensitive also a quasi-identifier",
-     lambda t: lambda: ThreatModel(["age", "disease"], ["disease"]),
-     ThreatModelError, ["'disease'", "both", "remove it"]),
-    ("unknown column in the threat model",
-     lambda t: _review(ThreatModel(["agee"], ["disease"])),
-     ThreatModelError, ["'agee'", "not in the real table", "available columns", "age"]),
-    ("no quasi-identifier", lambda t: lambda: ThreatModel([], ["disease"]),
-     ThreatModelError, ["at least one quasi-identifier"]),
-    ("repeated quasi-identifier", lambda t: lambda: ThreatModel(["age", "age"], ["disease"]),
-     ThreatModelError, ["repeats", "'age'"]),
-    ("sampling fraction out of range",
-     lambda t: lambda: ThreatModel(["age"], ["disease"], sampling_fraction=1.5),
-     ThreatModelError, ["(0, 1]", "1.5"]),
-    ("sampling fraction not a number",
-     lambda t: lambda: ThreatModel(["age"], ["disease"], sampling_fraction="half"),
-     ThreatModelError, ["(0, 1]", "'half'"]),
-    ("threat model given as a dict",
-     lambda t: lambda: prepare_review(
-         simulate_health(30), simulate_health(30, seed=1),
-         threat={"quasi_identifiers": ["age"], "sensitive": ["disease"]}),  # type: ignore[arg-type]
-     ThreatModelError, ["ThreatModel", "dict"]),
+    (
+        "all-missing column as sensitive",
+        lambda t: _review(ThreatModel(["age"], ["all_missing"])),
+        ThreatModelError,
+        ["'all_missing'", "excluded", "all values are missing", "change its type"],
+    ),
+    (
+        "all-missing column as quasi-identifier",
+        lambda t: _review(ThreatModel(["age", "all_missing"], ["disease"])),
+        ThreatModelError,
+        ["'all_missing'", "excluded"],
+    ),
+    (
+        "constant column as sensitive",
+        lambda t: _review(ThreatModel(["age"], ["constant"])),
+        ThreatModelError,
+        ["'constant'", "excluded", "single value 'same'"],
+    ),
+    (
+        "text ID column as quasi-identifier",
+        lambda t: _review(ThreatModel(["patient_id"], ["disease"])),
+        ThreatModelError,
+        ["'patient_id'", "excluded", "identifier"],
+    ),
+    (
+        "integer ID column as sensitive",
+        lambda t: _review(ThreatModel(["age"], ["record_no"])),
+        ThreatModelError,
+        ["'record_no'", "identifier"],
+    ),
+    (
+        "single-class sensitive column",
+        lambda t: _single_class_sensitive(),
+        ThreatModelError,
+        ["'disease'", "single class", "'healthy'", "two or more classes"],
+    ),
+    (
+        "sensitive also a quasi-identifier",
+        lambda t: lambda: ThreatModel(["age", "disease"], ["disease"]),
+        ThreatModelError,
+        ["'disease'", "both", "remove it"],
+    ),
+    (
+        "unknown column in the threat model",
+        lambda t: _review(ThreatModel(["agee"], ["disease"])),
+        ThreatModelError,
+        ["'agee'", "not in the real table", "available columns", "age"],
+    ),
+    (
+        "no quasi-identifier",
+        lambda t: lambda: ThreatModel([], ["disease"]),
+        ThreatModelError,
+        ["at least one quasi-identifier"],
+    ),
+    (
+        "repeated quasi-identifier",
+        lambda t: lambda: ThreatModel(["age", "age"], ["disease"]),
+        ThreatModelError,
+        ["repeats", "'age'"],
+    ),
+    (
+        "sampling fraction out of range",
+        lambda t: lambda: ThreatModel(["age"], ["disease"], sampling_fraction=1.5),
+        ThreatModelError,
+        ["(0, 1]", "1.5"],
+    ),
+    (
+        "sampling fraction not a number",
+        lambda t: lambda: ThreatModel(["age"], ["disease"], sampling_fraction="half"),
+        ThreatModelError,
+        ["(0, 1]", "'half'"],
+    ),
+    (
+        "threat model given as a dict",
+        lambda t: (
+            lambda: prepare_review(
+                simulate_health(30),
+                simulate_health(30, seed=1),
+                threat={"quasi_identifiers": ["age"], "sensitive": ["disease"]},
+            )
+        ),  # type: ignore[arg-type]
+        ThreatModelError,
+        ["ThreatModel", "dict"],
+    ),
     # ----------------------------------------------------------------- missing values, size
-    ("missing numeric quasi-identifier with the error strategy",
-     lambda t: _encoder_with_missing_age("error"),
-     MissingValueError, ["'age'", "2 missing", "'median'"]),
-    ("too few synthetic rows", lambda t: _too_few("synthetic"),
-     InsufficientDataError, ["synthetic", "5 row(s)", "at least 10"]),
-    ("too few holdout rows", lambda t: _too_few("holdout"),
-     InsufficientDataError, ["holdout", "5 row(s)", "at least 10"]),
-    ("too few real rows", lambda t: _too_few("real"),
-     InsufficientDataError, ["real", "5 row(s)", "at least 10"]),
+    (
+        "missing numeric quasi-identifier with the error strategy",
+        lambda t: _encoder_with_missing_age("error"),
+        MissingValueError,
+        ["'age'", "2 missing", "'median'"],
+    ),
+    (
+        "too few synthetic rows",
+        lambda t: _too_few("synthetic"),
+        InsufficientDataError,
+        ["synthetic", "5 row(s)", "at least 10"],
+    ),
+    (
+        "too few holdout rows",
+        lambda t: _too_few("holdout"),
+        InsufficientDataError,
+        ["holdout", "5 row(s)", "at least 10"],
+    ),
+    (
+        "too few real rows",
+        lambda t: _too_few("real"),
+        InsufficientDataError,
+        ["real", "5 row(s)", "at least 10"],
+    ),
 ]
 
 
@@ -358,8 +528,12 @@ def test_leading_blank_line_before_header(tmp_path):
 
 @pytest.mark.parametrize(
     ("column", "note"),
-    [("all_missing", "all values are missing"), ("constant", "single value 'same'"),
-     ("patient_id", "identifier"), ("record_no", "identifier")],
+    [
+        ("all_missing", "all values are missing"),
+        ("constant", "single value 'same'"),
+        ("patient_id", "identifier"),
+        ("record_no", "identifier"),
+    ],
 )
 def test_useless_columns_are_excluded_with_a_warning(column, note):
     real = _table()
@@ -406,10 +580,12 @@ def test_question_marks_and_na_are_missing(tmp_path):
 
 
 def test_adult_style_padded_values_are_stripped(tmp_path):
-    content = (b"age, workclass, fnlwgt, income\n"
-               b"39, State-gov, 77516, <=50K\n"
-               b"50, Self-emp-not-inc, 83311, >50K\n"
-               b"38, ?, 215646, <=50K\n")
+    content = (
+        b"age, workclass, fnlwgt, income\n"
+        b"39, State-gov, 77516, <=50K\n"
+        b"50, Self-emp-not-inc, 83311, >50K\n"
+        b"38, ?, 215646, <=50K\n"
+    )
     frame = load_table(_write(tmp_path, "adult.csv", content))
     assert list(frame.columns) == ["age", "workclass", "fnlwgt", "income"]
     assert frame["workclass"].tolist()[:2] == ["State-gov", "Self-emp-not-inc"]
@@ -496,8 +672,10 @@ def test_quoted_header_name_with_a_line_break_keeps_its_name():
     ("content", "fragments"),
     [
         # was: polars' "found more fields than defined in 'Schema'"
-        (b"a\tb\n1\t2\n3\t4\textra\n",
-         ["delimiter '\\t'", "line 3 has 3 fields but the header has 2 columns"]),
+        (
+            b"a\tb\n1\t2\n3\t4\textra\n",
+            ["delimiter '\\t'", "line 3 has 3 fields but the header has 2 columns"],
+        ),
         # was: polars' 'could not parse `"unclosed,,` as dtype `str` ...'
         (b'a,b\n1,2\n"unclosed,,\n', ['quote (") opened on line 3 is never closed']),
         (b'a,b\n1,2\n"x"y,3\n', ['line 3 has a quote (")', 'two quotes ("")']),
@@ -505,14 +683,25 @@ def test_quoted_header_name_with_a_line_break_keeps_its_name():
         (b'a,"b,c\n1,2\n3,4\n', ['quote (") opened on line 1 is never closed']),
         (b'a,b"\n1,2\n', ["a quote (\") in the header 'a,b\"'", "remove it or close it"]),
         # was: "has an empty column name at position 3." without the cause
-        (b"a,b,\n1,2,\n3,4,\n", ["empty column name at position 3",
-                                 "header ends with the delimiter ','"]),
+        (
+            b"a,b,\n1,2,\n3,4,\n",
+            ["empty column name at position 3", "header ends with the delimiter ','"],
+        ),
         # was: "has a header (2 columns) but no data rows" without saying where they went
-        (b"a,b\n?,NA\n,\n", ["no data rows", "2 row(s) are blank lines or have every cell "
-                                             "missing"]),
+        (
+            b"a,b\n?,NA\n,\n",
+            ["no data rows", "2 row(s) are blank lines or have every cell missing"],
+        ),
     ],
-    ids=["long row", "unclosed quote", "stray quote", "unclosed quote in header",
-         "stray quote in header", "trailing delimiter", "every cell missing"],
+    ids=[
+        "long row",
+        "unclosed quote",
+        "stray quote",
+        "unclosed quote in header",
+        "stray quote in header",
+        "trailing delimiter",
+        "every cell missing",
+    ],
 )
 def test_malformed_csv_names_the_line_and_the_cause(content, fragments):
     with pytest.raises(DataLoadError) as excinfo:
@@ -548,8 +737,9 @@ def test_distance_inference_as_regression_on_a_categorical_secret():
 
     real, syn = simulate_health(40, seed=0), simulate_health(40, seed=1)
     with pytest.raises(ParameterError) as excinfo:
-        distance_inference(real, syn, threat=ThreatModel(["age", "gender"], ["disease"]),
-                           regression=True)
+        distance_inference(
+            real, syn, threat=ThreatModel(["age", "gender"], ["disease"]), regression=True
+        )
     assert "`regression=True` needs a numeric secret" in str(excinfo.value)
     assert "'disease' is categorical" in str(excinfo.value)
 

@@ -29,11 +29,20 @@ from privacy_core.measures import evaluate_measures, measure_names
 
 FAST = measure_names(fast_only=True)
 SMALL = {"n_attacks": 30}
-OPTIONS = {"singling_out": SMALL, "linkability": SMALL, "inference": SMALL,
-           "ml_inference": SMALL, "dcr": {"bootstrap": 50}, "query_error": {"bootstrap": 50},
-           "discriminator": {"bootstrap": 50}}
-CASES = [pytest.param(name, n, id=f"{name}-{n or 'all'}")
-         for name, sizes in BUILTIN_SIZES.items() for n in sizes]
+OPTIONS = {
+    "singling_out": SMALL,
+    "linkability": SMALL,
+    "inference": SMALL,
+    "ml_inference": SMALL,
+    "dcr": {"bootstrap": 50},
+    "query_error": {"bootstrap": 50},
+    "discriminator": {"bootstrap": 50},
+}
+CASES = [
+    pytest.param(name, n, id=f"{name}-{n or 'all'}")
+    for name, sizes in BUILTIN_SIZES.items()
+    for n in sizes
+]
 
 
 def test_the_offered_sizes_include_the_default():
@@ -48,8 +57,11 @@ def test_builtin_dataset_is_reviewable_at_every_offered_size(name, n):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # excluded-column notes of the schema inference
         schema = infer_schema(train)
-        release = make_generator("cart", min_leaf=5).fit(
-            prepare_table(train, schema), seed=0).sample(len(train), seed=0)
+        release = (
+            make_generator("cart", min_leaf=5)
+            .fit(prepare_table(train, schema), seed=0)
+            .sample(len(train), seed=0)
+        )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         data = prepare_review(train, release, threat=threat, holdout=holdout, schema=schema)
@@ -57,14 +69,21 @@ def test_builtin_dataset_is_reviewable_at_every_offered_size(name, n):
     notes = [w.message for w in caught if issubclass(w.category, UnseenCategoryWarning)]
     assert len(notes) <= 1
     for note in notes:  # whatever is new is named, and only what is new
-        for table, columns in note.unseen.items():
+        for columns in note.unseen.values():
             for column, levels in columns.items():
                 assert not set(levels) & set(schema[column].categories)
                 assert column in str(note) and all(repr(v) in str(note) for v in levels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = evaluate_measures(train, release, names=FAST, threat=threat,
-                                    holdout=holdout, schema=schema, options=OPTIONS)
+        results = evaluate_measures(
+            train,
+            release,
+            names=FAST,
+            threat=threat,
+            holdout=holdout,
+            schema=schema,
+            options=OPTIONS,
+        )
     assert set(results) == set(FAST)
     for measure, result in results.items():
         assert isinstance(result, MetricResult), measure
@@ -78,6 +97,5 @@ def test_adult_default_size_is_accepted_with_a_note_on_its_holdout():
     with pytest.warns(UnseenCategoryWarning) as record:
         data = prepare_review(train, train, threat=threat, holdout=holdout)
     (note,) = [w.message for w in record if isinstance(w.message, UnseenCategoryWarning)]
-    assert note.unseen == {"holdout": {"workclass": ("Without-pay",),
-                                       "education": ("Preschool",)}}
+    assert note.unseen == {"holdout": {"workclass": ("Without-pay",), "education": ("Preschool",)}}
     assert data.schema["education"].unseen == ("Preschool",)

@@ -39,8 +39,14 @@ def health_calibration():
     threat = ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return calibrate(real, threat=threat, levels=(0.0, 0.5, 1.0), ratios=(1.0, 4.0),
-                         options={"rapid": {"bootstrap": 50, "n_trees": 100}}, seed=1)
+        return calibrate(
+            real,
+            threat=threat,
+            levels=(0.0, 0.5, 1.0),
+            ratios=(1.0, 4.0),
+            options={"rapid": {"bootstrap": 50, "n_trees": 100}},
+            seed=1,
+        )
 
 
 def test_every_privacy_measure_and_mode_is_calibrated():
@@ -78,9 +84,15 @@ def test_full_copy_and_unseen_rows_at_both_ratios(health_calibration):
     """The issue's acceptance figures: >= 0.9 on a copy, <= 0.1 with an interval reaching
     0 on unseen rows, for IMS, DCR, singling out (both modes), inference and linkability."""
     rows = health_calibration.rows
-    for metric, mode in [("ims", "default"), ("dcr", "default"), ("inference", "default"),
-                         ("linkability", "default"), ("singling_out", "univariate"),
-                         ("singling_out", "multivariate"), ("singling_out", "paper")]:
+    for metric, mode in [
+        ("ims", "default"),
+        ("dcr", "default"),
+        ("inference", "default"),
+        ("linkability", "default"),
+        ("singling_out", "univariate"),
+        ("singling_out", "multivariate"),
+        ("singling_out", "paper"),
+    ]:
         g = rows[(rows["metric"] == metric) & (rows["mode"] == mode)]
         for r in g.itertuples():
             if r.level == 1.0:
@@ -102,8 +114,7 @@ def test_singling_out_mixture_is_linear_and_size_stable(health_calibration):
 def test_same_seed_same_rows():
     real = simulate_health(900, kappa=1, seed=5)
     threat = ThreatModel(["gender", "age", "education", "income"], ["disease"])
-    kw = dict(threat=threat, measures=["ims", "singling_out"], levels=(0, 1), ratios=(1, 2),
-              seed=7)
+    kw = dict(threat=threat, measures=["ims", "singling_out"], levels=(0, 1), ratios=(1, 2), seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a, b = calibrate(real, **kw), calibrate(real, **kw)
@@ -153,7 +164,14 @@ def test_stop_keeps_finished_rows():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = calibrate(real, threat=threat, measures=["ims", "dcr"], levels=(0, 0.5, 1),
-                        ratios=(1,), seed=0, should_stop=stop)
+        res = calibrate(
+            real,
+            threat=threat,
+            measures=["ims", "dcr"],
+            levels=(0, 0.5, 1),
+            ratios=(1,),
+            seed=0,
+            should_stop=stop,
+        )
     assert res.stopped and len(res.rows) == 2
     assert np.isfinite(res.rows["value"]).all()

@@ -15,25 +15,30 @@ from privacy_core.errors import ParameterError, UntrustworthyResultWarning
 from privacy_core.risk.cap import GtcapResult, gtcap
 
 KEYS_THREAT = pc.ThreatModel(["g", "a"], ["y"])
-ALL_BUT_DISEASE = pc.ThreatModel(["gender", "age", "education", "income", "health"],
-                                 ["disease"])
+ALL_BUT_DISEASE = pc.ThreatModel(["gender", "age", "education", "income", "health"], ["disease"])
 
 # a spans 0..100 in the training data, so the radius 0.1 is 10 units of a
-TRAIN = pd.DataFrame({
-    "g": ["m", "m", "m", "f", "f", "m", "m"],
-    "a": [10.0, 15.0, 50.0, 12.0, 100.0, 0.0, 13.0],
-    "y": ["yes", "yes", "no", "no", "yes", "no", "no"],
-})
-SYN = pd.DataFrame({
-    "g": ["m", "m", "m", "m", "f"],
-    "a": [12.0, 14.0, 55.0, 57.0, 95.0],
-    "y": ["yes", "yes", "no", "yes", "yes"],
-})
-HOLD = pd.DataFrame({
-    "g": ["m", "m", "f", "m"],
-    "a": [11.0, 16.0, 97.0, 56.0],
-    "y": ["no", "yes", "yes", "no"],
-})
+TRAIN = pd.DataFrame(
+    {
+        "g": ["m", "m", "m", "f", "f", "m", "m"],
+        "a": [10.0, 15.0, 50.0, 12.0, 100.0, 0.0, 13.0],
+        "y": ["yes", "yes", "no", "no", "yes", "no", "no"],
+    }
+)
+SYN = pd.DataFrame(
+    {
+        "g": ["m", "m", "m", "m", "f"],
+        "a": [12.0, 14.0, 55.0, 57.0, 95.0],
+        "y": ["yes", "yes", "no", "yes", "yes"],
+    }
+)
+HOLD = pd.DataFrame(
+    {
+        "g": ["m", "m", "f", "m"],
+        "a": [11.0, 16.0, 97.0, 56.0],
+        "y": ["no", "yes", "yes", "no"],
+    }
+)
 
 
 def test_box_pooled_by_hand():
@@ -55,8 +60,9 @@ def test_box_pooled_by_hand():
 
 
 def test_box_per_record_is_the_mean_of_eq7_tcaps_by_hand():
-    res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="box_per_record",
-                bootstrap=0)
+    res = gtcap(
+        TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="box_per_record", bootstrap=0
+    )
     recs = res.records
     # the same box matching and WEAP filter as box_pooled: s0, s1 and s4 are kept
     assert recs["kept"].tolist() == [True, True, False, False, True]
@@ -76,10 +82,16 @@ def test_box_per_record_is_the_mean_of_eq7_tcaps_by_hand():
 def test_box_per_record_skips_records_without_a_match_and_has_an_interval():
     # a kept synthetic record with no training match has no TCAP on T (0/0): it is left
     # out of G_T rather than counted as 0
-    syn = pd.concat([SYN, pd.DataFrame({"g": ["f"], "a": [50.0], "y": ["no"]})],
-                    ignore_index=True)
-    res = gtcap(TRAIN, syn, threat=KEYS_THREAT, holdout=HOLD, weighting="box_per_record",
-                bootstrap=300, seed=2)
+    syn = pd.concat([SYN, pd.DataFrame({"g": ["f"], "a": [50.0], "y": ["no"]})], ignore_index=True)
+    res = gtcap(
+        TRAIN,
+        syn,
+        threat=KEYS_THREAT,
+        holdout=HOLD,
+        weighting="box_per_record",
+        bootstrap=300,
+        seed=2,
+    )
     assert res.records.loc[5, "kept"] and res.records.loc[5, "matches_train"] == 0
     assert np.isnan(res.records.loc[5, "score_train"])
     assert res.g_train == pytest.approx(7 / 9)
@@ -90,10 +102,8 @@ def test_box_per_record_skips_records_without_a_match_and_has_an_interval():
 
 def test_sphere_is_the_deprecated_name_of_box_pooled():
     with pytest.warns(DeprecationWarning, match="box_pooled"):
-        old = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="sphere",
-                    bootstrap=0)
-    new = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="box_pooled",
-                bootstrap=0)
+        old = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="sphere", bootstrap=0)
+    new = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="box_pooled", bootstrap=0)
     assert old.params["weighting"] == "box_pooled" and old.value == new.value
     assert gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, bootstrap=0).value == new.value
 
@@ -106,8 +116,15 @@ def test_box_options_meet_the_calibration_contract(weighting):
     threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the leaky releases' expected notes
-        cal = calibrate(real, threat=threat, measures=["gtcap"], levels=(0.0, 0.5, 1.0),
-                        ratios=(1.0, 4.0), options={"gtcap": {"weighting": weighting}}, seed=1)
+        cal = calibrate(
+            real,
+            threat=threat,
+            measures=["gtcap"],
+            levels=(0.0, 0.5, 1.0),
+            ratios=(1.0, 4.0),
+            options={"gtcap": {"weighting": weighting}},
+            seed=1,
+        )
     s = cal.summary("gtcap")
     assert s.ceiling >= CEILING_MIN and s.ceiling == pytest.approx(1.0)
     assert s.floor <= FLOOR_MAX or s.floor_ci[0] <= 0
@@ -118,8 +135,7 @@ def test_box_options_meet_the_calibration_contract(weighting):
 
 
 def test_triangular_reference_weights_by_hand():
-    res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="triangular",
-                bootstrap=0)
+    res = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, weighting="triangular", bootstrap=0)
     # step 1 compares categorical keys only: the m class mixes yes / no, f holds s4 only
     assert res.records["kept"].tolist() == [False, False, False, False, True]
     # s4 on T: t3 (f, 12) weight 0, t4 (f, 100) weight 1 - 0.05/0.1 = 0.5 with the same
@@ -142,8 +158,9 @@ def test_without_categorical_keys_records_are_still_kept():
     syn = SYN.assign(z=[1.0, 1.0, 1.0, 1.0, 1.0])
     train = TRAIN.assign(z=np.linspace(0, 10, 7))
     hold = HOLD.assign(z=[1.0, 2.0, 3.0, 4.0])
-    tri = gtcap(train, syn, threat=numeric_target, holdout=hold, weighting="triangular",
-                bootstrap=0)
+    tri = gtcap(
+        train, syn, threat=numeric_target, holdout=hold, weighting="triangular", bootstrap=0
+    )
     assert tri.n_kept > 0 and np.isfinite(tri.g_train)
 
 
@@ -152,12 +169,24 @@ def test_leaky_extremes_on_simulated_data():
     holdout = pc.simulate_health(600, seed=22)
     fresh = pc.simulate_health(600, seed=23)
     for weighting in ("box_pooled", "box_per_record"):
-        leak = gtcap(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout,
-                     bootstrap=200, weighting=weighting)
+        leak = gtcap(
+            train,
+            train.copy(),
+            threat=ALL_BUT_DISEASE,
+            holdout=holdout,
+            bootstrap=200,
+            weighting=weighting,
+        )
         assert leak.value == pytest.approx(1.0) and leak.g_train == pytest.approx(1.0)
         assert leak.ci[0] > 0.9
-        unseen = gtcap(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=200,
-                       weighting=weighting)
+        unseen = gtcap(
+            train,
+            fresh,
+            threat=ALL_BUT_DISEASE,
+            holdout=holdout,
+            bootstrap=200,
+            weighting=weighting,
+        )
         assert unseen.value <= 0.2
         assert unseen.ci[0] <= 0.05
         assert isinstance(unseen, GtcapResult)
@@ -168,8 +197,9 @@ def test_same_seed_same_result_and_row_order():
     b = gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, seed=4)
     assert a.value == b.value and a.ci == b.ci and a.params["seed"] == 4
     order = [3, 0, 4, 2, 1]
-    c = gtcap(TRAIN.iloc[::-1], SYN.iloc[order], threat=KEYS_THREAT,
-              holdout=HOLD.iloc[::-1], seed=4)
+    c = gtcap(
+        TRAIN.iloc[::-1], SYN.iloc[order], threat=KEYS_THREAT, holdout=HOLD.iloc[::-1], seed=4
+    )
     assert c.value == pytest.approx(a.value)
     # the records follow the shuffled release but keep its index labels
     assert c.records["record"].tolist() == order
@@ -185,8 +215,11 @@ def test_duplicates_are_counted_once():
 
 
 def test_nothing_kept_warns_and_reports_zero():
-    syn = SYN.assign(a=[12.0, 13.0, 14.0, 15.0, 95.0], y=["yes", "no", "yes", "no", "yes"],
-                     g=["m", "m", "m", "m", "m"])
+    syn = SYN.assign(
+        a=[12.0, 13.0, 14.0, 15.0, 95.0],
+        y=["yes", "no", "yes", "no", "yes"],
+        g=["m", "m", "m", "m", "m"],
+    )
     syn.loc[4, "a"] = 13.5
     with pytest.warns(UntrustworthyResultWarning, match="WEAP"):
         res = gtcap(TRAIN, syn, threat=KEYS_THREAT, holdout=HOLD, bootstrap=10)
@@ -196,8 +229,13 @@ def test_nothing_kept_warns_and_reports_zero():
 def test_bad_input_raises_documented_errors():
     with pytest.raises(ParameterError, match="holdout"):
         gtcap(TRAIN, SYN, threat=KEYS_THREAT)
-    for kwargs in ({"radius": 0}, {"radius": -0.1}, {"weighting": "box"},
-                   {"bootstrap": -5}, {"confidence": 0}):
+    for kwargs in (
+        {"radius": 0},
+        {"radius": -0.1},
+        {"weighting": "box"},
+        {"bootstrap": -5},
+        {"confidence": 0},
+    ):
         with pytest.raises(ParameterError):
             gtcap(TRAIN, SYN, threat=KEYS_THREAT, holdout=HOLD, **kwargs)
     with pytest.raises(ParameterError, match="one synthetic release"):

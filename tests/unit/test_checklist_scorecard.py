@@ -16,22 +16,34 @@ def _m(value, ci=None, **params):
 
 
 def _review(metrics, *, qis=("age", "sex"), n_real=1000, releases=("r1",), n_candidates=1):
-    cands = [{"name": f"c{i}", "releases": list(releases), "n_releases": len(releases),
-              "metrics": metrics} for i in range(n_candidates)]
-    return {"provenance": {"real": {"rows": n_real}},
-            "threat": {"quasi_identifiers": list(qis), "sensitive": ["disease"]},
-            "candidates": cands}
+    cands = [
+        {
+            "name": f"c{i}",
+            "releases": list(releases),
+            "n_releases": len(releases),
+            "metrics": metrics,
+        }
+        for i in range(n_candidates)
+    ]
+    return {
+        "provenance": {"real": {"rows": n_real}},
+        "threat": {"quasi_identifiers": list(qis), "sensitive": ["disease"]},
+        "candidates": cands,
+    }
 
 
 # ---------------------------------------------------------------- scorecard
 
-@pytest.mark.parametrize("value, level", [(0.04, "green"), (0.05, "amber"), (0.19, "amber"),
-                                          (0.2, "red"), (0.9, "red")])
+
+@pytest.mark.parametrize(
+    "value, level", [(0.04, "green"), (0.05, "amber"), (0.19, "amber"), (0.2, "red"), (0.9, "red")]
+)
 def test_reading_levels_follow_the_lines(value, level):
     r = read_value("singling_out", value, None, Threshold(0.05, 0.2))
     assert r.level == level
-    assert {"green": "below the amber line", "amber": "between", "red": "red line"}[level] \
-        in r.words
+    assert {"green": "below the amber line", "amber": "between", "red": "red line"}[
+        level
+    ] in r.words
 
 
 def test_discriminator_is_read_as_distance_from_one_half():
@@ -45,8 +57,10 @@ def test_discriminator_is_read_as_distance_from_one_half():
 
 
 def test_card_takes_the_worst_reading_and_names_it():
-    cards = {c.family.key: c for c in scorecard({
-        "dcr": _m(0.01), "ims": _m(0.5), "wasserstein": _m(0.01)})}
+    cards = {
+        c.family.key: c
+        for c in scorecard({"dcr": _m(0.01), "ims": _m(0.5), "wasserstein": _m(0.01)})
+    }
     sim = cards["similarity"]
     assert sim.level == "red" and sim.headline.measure == "ims"
     assert "Identical match share" in sim.words and sim.family.indicator
@@ -81,6 +95,7 @@ def test_user_thresholds_change_the_reading():
 
 # ---------------------------------------------------------------- checklist
 
+
 def test_every_recommendation_has_one_item():
     cl = consensus_checklist(_review({}))
     assert [i.code for i in cl.items] == list(RECOMMENDATIONS)
@@ -107,8 +122,7 @@ def test_r3_similarity_alone_is_not_met():
     assert consensus_checklist(_review({"dcr": _m(0.1)})).item("R3").status == "not met"
     both = _review({"dcr": _m(0.1), "rapid": _m(0.2, n_real=1000)})
     assert consensus_checklist(both).item("R3").status == "met"
-    assert consensus_checklist(_review({"rapid": _m(0.2)})).item("R3").status == \
-        "not applicable"
+    assert consensus_checklist(_review({"rapid": _m(0.2)})).item("R3").status == "not applicable"
 
 
 def test_r4_r5_membership():
@@ -117,8 +131,7 @@ def test_r4_r5_membership():
     m = _review({"membership": _m(0.1, member_prevalence=0.5, attack_members=1000)})
     assert consensus_checklist(m).item("R4").status == "needs reviewer"
     assert consensus_checklist(m, answers={"same_population": "yes"}).item("R4").status == "met"
-    assert consensus_checklist(m, answers={"same_population": "no"}).item("R4").status == \
-        "not met"
+    assert consensus_checklist(m, answers={"same_population": "no"}).item("R4").status == "not met"
     assert consensus_checklist(m).item("R5").status == "met"
     auc = consensus_checklist(_review({"domias": _m(0.1, n_members=1000)}))
     assert auc.item("R5").status == "not applicable"
@@ -132,26 +145,28 @@ def test_r7_r8_need_a_non_member_baseline_and_thresholds():
     cl = consensus_checklist(_review({"rapid": gap}))
     assert cl.item("R7").status == "met" and "+0.020" in cl.item("R7").evidence
     assert cl.item("R8").status == "needs reviewer"
-    signed = consensus_checklist(_review({"rapid": gap}),
-                                 thresholds={"set_by": "the data access committee"})
+    signed = consensus_checklist(
+        _review({"rapid": gap}), thresholds={"set_by": "the data access committee"}
+    )
     assert signed.item("R8").status == "met" and "committee" in signed.item("R8").evidence
-    controlled = consensus_checklist(_review({"inference": _m(0.1, control=True,
-                                                             n_targets=1000)}))
+    controlled = consensus_checklist(_review({"inference": _m(0.1, control=True, n_targets=1000)}))
     assert controlled.item("R7").status == "met"
 
 
 def test_r10_replicates_or_the_reviewers_scenario():
     one = _review({"rapid": _m(0.2)})
     assert consensus_checklist(one).item("R10").status == "needs reviewer"
-    assert consensus_checklist(one, answers={"scenario": "release"}).item("R10").status == \
-        "not applicable"
-    assert consensus_checklist(one, answers={"scenario": "model"}).item("R10").status == \
-        "not met"
+    assert (
+        consensus_checklist(one, answers={"scenario": "release"}).item("R10").status
+        == "not applicable"
+    )
+    assert consensus_checklist(one, answers={"scenario": "model"}).item("R10").status == "not met"
     reps = _review({"rapid": _m(0.2)}, releases=("a", "b", "c"))
     assert consensus_checklist(reps).item("R10").status == "met"
 
 
 # ---------------------------------------------------------------- in every export
+
 
 @pytest.fixture(scope="module")
 def review_report():
@@ -160,20 +175,31 @@ def review_report():
     from privacy_core.synth import synthesize
 
     syn = synthesize(real, method="cart", seed=2)
-    threat = pc.ThreatModel(quasi_identifiers=["gender", "age", "education", "income"],
-                            sensitive=["disease"])
+    threat = pc.ThreatModel(
+        quasi_identifiers=["gender", "age", "education", "income"], sensitive=["disease"]
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = pc.evaluate_measures(real, [syn], names=["rapid", "ims", "dcr", "inference"],
-                                       threat=threat, holdout=holdout, seed=0,
-                                       options={"rapid": {"bootstrap": 30,
-                                                          "attackers": ["logit"]}})
-        return pc.build_report(real=real, synthetic=[syn], results=results, threat=threat,
-                               schema=pc.infer_schema(real), holdout=holdout,
-                               answers={"qi_justification": "Voter roll <script>",
-                                        "scenario": "release"},
-                               thresholds={"rapid": Threshold(0.1, 0.25, "set by the board")},
-                               thresholds_set_by="Data board")
+        results = pc.evaluate_measures(
+            real,
+            [syn],
+            names=["rapid", "ims", "dcr", "inference"],
+            threat=threat,
+            holdout=holdout,
+            seed=0,
+            options={"rapid": {"bootstrap": 30, "attackers": ["logit"]}},
+        )
+        return pc.build_report(
+            real=real,
+            synthetic=[syn],
+            results=results,
+            threat=threat,
+            schema=pc.infer_schema(real),
+            holdout=holdout,
+            answers={"qi_justification": "Voter roll <script>", "scenario": "release"},
+            thresholds={"rapid": Threshold(0.1, 0.25, "set by the board")},
+            thresholds_set_by="Data board",
+        )
 
 
 def test_report_json_carries_checklist_scorecard_and_thresholds(review_report):
@@ -194,8 +220,10 @@ def test_report_json_carries_checklist_scorecard_and_thresholds(review_report):
 def test_html_and_pdf_show_checklist_and_scorecard(review_report):
     html = pc.render_html(review_report)
     assert 'id="checklist"' in html and 'id="scorecard"' in html
-    assert "Voter roll &lt;script&gt;" in html and "<script>" not in html.split("<body>")[1] \
-        .split('<script id="plotly-bundle"')[0]
+    assert (
+        "Voter roll &lt;script&gt;" in html
+        and "<script>" not in html.split("<body>")[1].split('<script id="plotly-bundle"')[0]
+    )
     assert "Thresholds set by: Data board" in html
     pdf = pc.render_pdf(review_report).decode("latin-1")
     # text in uncompressed content streams; parentheses are escaped inside PDF strings

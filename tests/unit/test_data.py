@@ -98,8 +98,14 @@ def test_parquet_is_detected_by_content_not_name(health_real):
 # --------------------------------------------------------------------- inference
 def test_health_table_kinds(health_schema):
     kinds = {c.name: c.kind for c in health_schema.columns}
-    assert kinds == {"gender": "categorical", "age": "numeric", "education": "categorical",
-                     "income": "numeric", "health": "numeric", "disease": "categorical"}
+    assert kinds == {
+        "gender": "categorical",
+        "age": "numeric",
+        "education": "categorical",
+        "income": "numeric",
+        "health": "numeric",
+        "disease": "categorical",
+    }
     assert health_schema["age"].integer and not health_schema["income"].integer
     assert health_schema["education"].categories == ("high", "low", "medium")
     assert health_schema.n_rows == 300
@@ -122,8 +128,19 @@ def test_health_table_kinds(health_schema):
         (np.full(N, 4.0), "constant", None),
         (np.full(N, np.nan), "constant", None),
     ],
-    ids=["int", "float", "zero-one", "true-false", "zero-one-float", "text", "text-id",
-         "int-id", "unique-float", "constant", "all-missing"],
+    ids=[
+        "int",
+        "float",
+        "zero-one",
+        "true-false",
+        "zero-one-float",
+        "text",
+        "text-id",
+        "int-id",
+        "unique-float",
+        "constant",
+        "all-missing",
+    ],
 )
 def test_column_kind(values, kind, integer):
     frame = pd.DataFrame({"x": values, "other": np.arange(N) % 3})
@@ -217,12 +234,14 @@ def test_override_suppresses_the_exclusion_warning():
 
 # --------------------------------------------------------------------- canonical form
 def test_prepare_table_canonical_form():
-    raw = pd.DataFrame({
-        "age": [30, 41, None, 52] * 6,
-        "sex": ["f", "m", None, "f"] * 6,
-        "smoker": [True, False, True, None] * 6,
-        "id": [f"r{i}" for i in range(24)],
-    })
+    raw = pd.DataFrame(
+        {
+            "age": [30, 41, None, 52] * 6,
+            "sex": ["f", "m", None, "f"] * 6,
+            "smoker": [True, False, True, None] * 6,
+            "id": [f"r{i}" for i in range(24)],
+        }
+    )
     schema = _infer(raw)
     canonical = prepare_table(raw, schema)
     assert list(canonical.columns) == ["age", "sex", "smoker"]  # the ID is dropped
@@ -270,8 +289,9 @@ def test_prepare_reports_a_missing_schema_column(health_real, health_schema):
 
 
 # --------------------------------------------------------------------- conformance
-def test_conform_returns_canonical_frame_in_schema_order(health_real, health_schema,
-                                                         health_canonical):
+def test_conform_returns_canonical_frame_in_schema_order(
+    health_real, health_schema, health_canonical
+):
     reordered = health_real[list(reversed(health_real.columns))]
     out = conform_table(reordered, health_schema)
     assert list(out.columns) == health_schema.included

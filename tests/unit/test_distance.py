@@ -117,8 +117,9 @@ def test_exact_match_mask_treats_signed_zero_as_equal():
 
 # --------------------------------------------------------------------- IMS
 def test_ims_hand_computed_with_missing_and_signed_zero():
-    train = pd.DataFrame({"x": [0.0, 1.5, np.nan, 3.25, 4.5, 5.75],
-                          "y": ["a", "b", "a", "b", "a", "b"]})
+    train = pd.DataFrame(
+        {"x": [0.0, 1.5, np.nan, 3.25, 4.5, 5.75], "y": ["a", "b", "a", "b", "a", "b"]}
+    )
     syn = pd.DataFrame({"x": [-0.0, np.nan, 9.5, 1.5], "y": ["a", "a", "a", "a"]})
     hold = pd.DataFrame({"x": [3.25, 7.0, 8.0, 1.0], "y": ["b", "a", "a", "b"]})
     res = identical_match_share(train, syn, threat=TOY_THREAT, holdout=hold)
@@ -153,15 +154,25 @@ TOY_HOLD = _toy([0.1, 0.2, 0.3, 0.4, 0.5])  # RRD = 0.01 .. 0.05
 TOY_SYN = _toy([0.0, 3.01, 5.5, 7.15])  # SRD = 0, 0.001, 0.05, 0.015
 
 
-@pytest.mark.parametrize(("alpha", "threshold", "share", "score", "ratio"), [
-    (50.0, 0.03, 0.75, (0.75 - 0.5) / 0.5, 1.5),
-    (25.0, 0.02, 0.75, (0.75 - 0.25) / 0.75, 3.0),
-    (10.0, 0.014, 0.5, (0.5 - 0.1) / 0.9, 5.0),
-    (5.0, 0.012, 0.5, (0.5 - 0.05) / 0.95, 10.0),
-])
+@pytest.mark.parametrize(
+    ("alpha", "threshold", "share", "score", "ratio"),
+    [
+        (50.0, 0.03, 0.75, (0.75 - 0.5) / 0.5, 1.5),
+        (25.0, 0.02, 0.75, (0.75 - 0.25) / 0.75, 3.0),
+        (10.0, 0.014, 0.5, (0.5 - 0.1) / 0.9, 5.0),
+        (5.0, 0.012, 0.5, (0.5 - 0.05) / 0.95, 10.0),
+    ],
+)
 def test_dcr_score_formula_by_hand(alpha, threshold, share, score, ratio):
-    res = dcr(TOY_TRAIN, TOY_SYN, threat=TOY_THREAT, holdout=TOY_HOLD, columns=["x"],
-              alpha=alpha, bootstrap=0)
+    res = dcr(
+        TOY_TRAIN,
+        TOY_SYN,
+        threat=TOY_THREAT,
+        holdout=TOY_HOLD,
+        columns=["x"],
+        alpha=alpha,
+        bootstrap=0,
+    )
     np.testing.assert_allclose(res.srd, [0.0, 0.001, 0.05, 0.015], atol=1e-7)
     np.testing.assert_allclose(res.rrd, [0.01, 0.02, 0.03, 0.04, 0.05], atol=1e-7)
     assert res.threshold == pytest.approx(threshold, abs=1e-7)
@@ -174,13 +185,13 @@ def test_dcr_score_formula_by_hand(alpha, threshold, share, score, ratio):
 
 
 def test_dcr_k_neighbourhood_mean_by_hand():
-    res = dcr(TOY_TRAIN, TOY_SYN, threat=TOY_THREAT, holdout=TOY_HOLD, columns=["x"],
-              k=3, bootstrap=0)
+    res = dcr(
+        TOY_TRAIN, TOY_SYN, threat=TOY_THREAT, holdout=TOY_HOLD, columns=["x"], k=3, bootstrap=0
+    )
     # 0.0 -> 0, 1, 2; 3.01 -> 3, 4, 2; 5.5 -> 5, 6, 4; 7.15 -> 7, 8, 6 (in tenths)
     np.testing.assert_allclose(res.srd, [0.3 / 3, 0.201 / 3, 0.25 / 3, 0.215 / 3], atol=1e-6)
     # holdout x in (0, 1): neighbours 0, 1, 2 -> (x + (1 - x) + (2 - x)) / 30
-    np.testing.assert_allclose(res.rrd, (3 - np.array([0.1, 0.2, 0.3, 0.4, 0.5])) / 30,
-                               atol=1e-6)
+    np.testing.assert_allclose(res.rrd, (3 - np.array([0.1, 0.2, 0.3, 0.4, 0.5])) / 30, atol=1e-6)
 
 
 def test_dcr_gower_distance_by_hand():
@@ -201,8 +212,9 @@ def test_dcr_ratio_variant_by_hand():
     train = _toy([0.0, 1.0, 3.0])
     syn = _toy([0.5])
     hold = _toy([2.9])
-    res = dcr(train, syn, threat=TOY_THREAT, holdout=hold, columns=["x"], variant="ratio",
-              bootstrap=0)
+    res = dcr(
+        train, syn, threat=TOY_THREAT, holdout=hold, columns=["x"], variant="ratio", bootstrap=0
+    )
     np.testing.assert_allclose(res.srd, [0.5, 0.5, 1.25], atol=1e-6)
     np.testing.assert_allclose(res.rrd, [2.9, 1.9, 0.05], atol=1e-6)
     recs = res.records
@@ -223,12 +235,14 @@ def test_dcr_leaky_extremes(health):
     assert abs(unseen.value) < 0.1
     assert unseen.ci[0] <= 0.02
     for metric in ("gower",):
-        assert dcr(train, train.copy(), threat=THREAT, holdout=holdout, metric=metric,
-                   bootstrap=0).value == pytest.approx(1.0)
-        assert abs(dcr(train, fresh, threat=THREAT, holdout=holdout, metric=metric,
-                       bootstrap=0).value) < 0.1
-    ratio = dcr(train, train.copy(), threat=THREAT, holdout=holdout, variant="ratio",
-                bootstrap=0)
+        assert dcr(
+            train, train.copy(), threat=THREAT, holdout=holdout, metric=metric, bootstrap=0
+        ).value == pytest.approx(1.0)
+        assert (
+            abs(dcr(train, fresh, threat=THREAT, holdout=holdout, metric=metric, bootstrap=0).value)
+            < 0.1
+        )
+    ratio = dcr(train, train.copy(), threat=THREAT, holdout=holdout, variant="ratio", bootstrap=0)
     assert ratio.value == pytest.approx(1.0)
 
 
@@ -264,8 +278,13 @@ def test_dcr_same_seed_same_result_and_row_order(health):
     b = dcr(train, fresh, threat=THREAT, holdout=holdout, seed=9)
     assert a.value == b.value and a.ci == b.ci and a.params["seed"] == 9
     perm = np.random.default_rng(0).permutation
-    c = dcr(train.iloc[perm(500)], fresh.iloc[perm(500)], threat=THREAT,
-            holdout=holdout.iloc[perm(500)], seed=9)
+    c = dcr(
+        train.iloc[perm(500)],
+        fresh.iloc[perm(500)],
+        threat=THREAT,
+        holdout=holdout.iloc[perm(500)],
+        seed=9,
+    )
     assert c.value == pytest.approx(a.value) and c.ci == pytest.approx(a.ci)
     # records keep the input's index labels
     shuffled = c.records.set_index("record").sort_index()
@@ -337,8 +356,12 @@ def test_k_too_large_raises():
 def test_other_bad_parameters_raise_documented_errors(health):
     train, holdout, fresh = health
     cases = [
-        {"metric": "cosine"}, {"variant": "rank"}, {"bootstrap": -1},
-        {"columns": ["nope"]}, {"columns": []}, {"confidence": 1.0},
+        {"metric": "cosine"},
+        {"variant": "rank"},
+        {"bootstrap": -1},
+        {"columns": ["nope"]},
+        {"columns": []},
+        {"confidence": 1.0},
     ]
     for kwargs in cases:
         with pytest.raises(ParameterError):
@@ -363,8 +386,9 @@ def test_bootstrap_percentile_matches_brute_force(n):
         # two interpolation codes does not split its atoms
         assert st.ks_2samp(fast.round(9), slow.round(9)).pvalue > 0.001
         assert fast.mean() == pytest.approx(slow.mean(), rel=0.03)
-    np.testing.assert_array_equal(bootstrap_percentile(x, 2, n_boot=50, seed=4),
-                                  bootstrap_percentile(x, 2, n_boot=50, seed=4))
+    np.testing.assert_array_equal(
+        bootstrap_percentile(x, 2, n_boot=50, seed=4), bootstrap_percentile(x, 2, n_boot=50, seed=4)
+    )
 
 
 def test_bootstrap_share_below_matches_brute_force():

@@ -57,8 +57,11 @@ def test_noise_scales_follow_the_budget_split(data):
     assert gen.sigmas_["one_way"] == pytest.approx(math.sqrt(d / (2 * rho / 3)))
     assert gen.sigmas_["two_way"] == pytest.approx(math.sqrt((d - 1) / (2 * rho / 3)))
     assert gen.sigmas_["exp_mech_epsilon"] == pytest.approx(math.sqrt(8 * rho / 3 / (d - 1)))
-    total = (d / (2 * gen.sigmas_["one_way"] ** 2) + gen.sigmas_["exp_mech_epsilon"] ** 2 / 8
-             * (d - 1) + (d - 1) / (2 * gen.sigmas_["two_way"] ** 2))
+    total = (
+        d / (2 * gen.sigmas_["one_way"] ** 2)
+        + gen.sigmas_["exp_mech_epsilon"] ** 2 / 8 * (d - 1)
+        + (d - 1) / (2 * gen.sigmas_["two_way"] ** 2)
+    )
     assert total == pytest.approx(rho)
     assert len(gen.edges_) == d - 1  # a spanning tree
     nodes = {i for e in gen.edges_ for i in e}
@@ -76,8 +79,7 @@ def test_generator_is_seeded_and_canonical(data):
     assert np.all(a["age"] == np.round(a["age"]))  # integer column stays whole
     assert set(a["disease"]) <= set(real["disease"])
     p = gen.params()
-    assert p["domain"] == "data" and set(p["data_bounded_columns"]) == {"age", "income",
-                                                                         "health"}
+    assert p["domain"] == "data" and set(p["data_bounded_columns"]) == {"age", "income", "health"}
 
 
 def test_public_bounds_are_used_and_clamp(data):
@@ -98,9 +100,16 @@ def test_utility_worsens_as_epsilon_falls(data):
     real, schema = data
     tvd = {}
     for eps in (0.05, 1.0, 100.0):
-        tvd[eps] = np.mean([_marginal_tvd(real, DPMarginalGenerator(eps).fit(real, seed=s)
-                                          .sample(len(real), seed=s), schema)
-                            for s in range(3)])
+        tvd[eps] = np.mean(
+            [
+                _marginal_tvd(
+                    real,
+                    DPMarginalGenerator(eps).fit(real, seed=s).sample(len(real), seed=s),
+                    schema,
+                )
+                for s in range(3)
+            ]
+        )
     assert tvd[0.05] > tvd[1.0] > tvd[100.0]
     assert tvd[100.0] < 0.05
 
@@ -108,8 +117,15 @@ def test_utility_worsens_as_epsilon_falls(data):
 def test_dp_sweep_records_epsilon_and_generator():
     real = pc.simulate_health(1200, seed=5)
     threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
-    result = sweep(real, risk_model="dp", levels=(0.1, 1.0, 100.0),
-                   measures=["ims", "query_error"], replicates=2, threat=threat, n_jobs=1)
+    result = sweep(
+        real,
+        risk_model="dp",
+        levels=(0.1, 1.0, 100.0),
+        measures=["ims", "query_error"],
+        replicates=2,
+        threat=threat,
+        n_jobs=1,
+    )
     rows = result.rows
     assert set(rows["generator"]) == {"dp-mst"}
     assert (rows["epsilon"] == rows["level"]).all()

@@ -118,10 +118,21 @@ def test_distance_measures_are_calibrated_in_the_embedding():
     values = {}
     for f in (0.0, 0.5, 1.0):
         training, control, release = leaky_sets(real, leak_fraction=f, seed=1)
-        for name, fn in (("dcr", dcr), ("knn", dcr_knn), ("inference", distance_inference),
-                         ("linkability", linkability)):
-            r = fn(training, release, threat=threat, holdout=control, space="contrastive",
-                   embedding_params=FAST, seed=0)
+        for name, fn in (
+            ("dcr", dcr),
+            ("knn", dcr_knn),
+            ("inference", distance_inference),
+            ("linkability", linkability),
+        ):
+            r = fn(
+                training,
+                release,
+                threat=threat,
+                holdout=control,
+                space="contrastive",
+                embedding_params=FAST,
+                seed=0,
+            )
             assert r.params["space"] == "contrastive"
             assert r.params["embedding"]["hidden"] == 64
             values[name, f] = r.value
@@ -169,8 +180,11 @@ def test_projection_and_figure(health, encoder):
     r = pts[pts["source"] == "real"]
     assert abs(r["x"].mean()) < 1e-9 and r["x"].var() >= r["y"].var()
     fig = embedding_projection_figure(pts, flagged=r["record"].head(10))
-    assert [t.name for t in fig.data] == ["real records", "synthetic records",
-                                          "flagged real records"]
+    assert [t.name for t in fig.data] == [
+        "real records",
+        "synthetic records",
+        "flagged real records",
+    ]
     assert len(fig.data[2].x) == 10
 
 
@@ -187,8 +201,15 @@ def test_outlier_targeted_singling_out():
         training, control, release = leaky_sets(real, leak_fraction=f, seed=2)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out[f] = singling_out_outliers(training, release, threat=threat, holdout=control,
-                                           embedding_params=FAST, n_attacks=300, seed=0)
+            out[f] = singling_out_outliers(
+                training,
+                release,
+                threat=threat,
+                holdout=control,
+                embedding_params=FAST,
+                n_attacks=300,
+                seed=0,
+            )
     zero, copy = out[0.0], out[1.0]
     assert zero.name == "singling_out_outliers" and zero.params["space"] == "contrastive"
     # the calibration contract's floor: near 0, the interval reaching 0
@@ -228,12 +249,22 @@ def test_singling_out_in_the_contrastive_space_is_so_plus_cl():
         copy = singling_out(training, release, holdout=control, space="contrastive", **kw)
         same = singling_out_outliers(training, release, holdout=control, **kw)
         zero = singling_out(training, release0, holdout=control0, space="contrastive", **kw)
-        uni = singling_out(training, release, holdout=control, space="contrastive",
-                           mode="univariate", **kw)
-        paper = singling_out(training, release, holdout=control, space="contrastive",
-                             mode="paper", threat=threat, embedding_params=FAST, seed=0)
-        shared = singling_out(training, release, holdout=control, n_attacks=300,
-                              threat=threat, seed=0)
+        uni = singling_out(
+            training, release, holdout=control, space="contrastive", mode="univariate", **kw
+        )
+        paper = singling_out(
+            training,
+            release,
+            holdout=control,
+            space="contrastive",
+            mode="paper",
+            threat=threat,
+            embedding_params=FAST,
+            seed=0,
+        )
+        shared = singling_out(
+            training, release, holdout=control, n_attacks=300, threat=threat, seed=0
+        )
     assert copy.name == "singling_out" and copy.params["space"] == "contrastive"
     assert copy.params["mode"] == "multivariate" and copy.params["targets"] == "outliers"
     assert copy.value == same.value and copy.ci == same.ci

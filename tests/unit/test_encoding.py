@@ -22,11 +22,13 @@ from privacy_core import (
 @pytest.fixture
 def tiny() -> pd.DataFrame:
     """Canonical table small enough to check every encoded cell by hand."""
-    return pd.DataFrame({
-        "x": [10.0, 20.0, 30.0, np.nan],
-        "c": ["b", "a", MISSING, "b"],
-        "y": [1.0, 1.0, 3.0, 5.0],
-    })
+    return pd.DataFrame(
+        {
+            "x": [10.0, 20.0, 30.0, np.nan],
+            "c": ["b", "a", MISSING, "b"],
+            "y": [1.0, 1.0, 3.0, 5.0],
+        }
+    )
 
 
 @pytest.fixture
@@ -43,13 +45,16 @@ def test_layout_names_and_slices(encoder):
 
 
 def test_every_cell(encoder, tiny):
-    expected = np.array([
-        # x (median 20 imputed for NaN), c one-hot ((missing), a, b), y
-        [0.0, 0, 0, 1, 0.0],
-        [0.5, 0, 1, 0, 0.0],
-        [1.0, 1, 0, 0, 0.5],
-        [0.5, 0, 0, 1, 1.0],
-    ], dtype=np.float32)
+    expected = np.array(
+        [
+            # x (median 20 imputed for NaN), c one-hot ((missing), a, b), y
+            [0.0, 0, 0, 1, 0.0],
+            [0.5, 0, 1, 0, 0.0],
+            [1.0, 1, 0, 0, 0.5],
+            [0.5, 0, 0, 1, 1.0],
+        ],
+        dtype=np.float32,
+    )
     out = encoder.transform(tiny)
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, expected, atol=1e-7)

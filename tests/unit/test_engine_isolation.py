@@ -44,8 +44,12 @@ BLOCKED_IMPORT = textwrap.dedent(
 def test_package_imports_and_runs_with_streamlit_blocked():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-c", BLOCKED_IMPORT], cwd=ROOT, env=env,
-        capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", BLOCKED_IMPORT],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "OK ['streamlit']", proc.stdout

@@ -31,8 +31,16 @@ def real() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def leaky(real) -> pc.MetricResult:
-    return sweep(real, risk_model="leaky", levels=(0.0, 0.5, 1.0), measures=FAST,
-                 replicates=2, threat=THREAT, seed=3, n_jobs=1)
+    return sweep(
+        real,
+        risk_model="leaky",
+        levels=(0.0, 0.5, 1.0),
+        measures=FAST,
+        replicates=2,
+        threat=THREAT,
+        seed=3,
+        n_jobs=1,
+    )
 
 
 def test_rows_are_tidy_and_complete(leaky):
@@ -72,30 +80,61 @@ def test_summary_responses_and_correlations(leaky):
 
 
 def test_same_seed_same_rows_whatever_the_workers(real, leaky):
-    again = sweep(real, risk_model="leaky", levels=(0.0, 0.5, 1.0), measures=FAST,
-                  replicates=2, threat=THREAT, seed=3, n_jobs=2)
+    again = sweep(
+        real,
+        risk_model="leaky",
+        levels=(0.0, 0.5, 1.0),
+        measures=FAST,
+        replicates=2,
+        threat=THREAT,
+        seed=3,
+        n_jobs=2,
+    )
     cols = [c for c in ROW_COLUMNS if c != "note"]
     pd.testing.assert_frame_equal(leaky.rows[cols], again.rows[cols])
-    other = sweep(real, risk_model="leaky", levels=(0.0, 0.5, 1.0), measures=FAST,
-                  replicates=2, threat=THREAT, seed=4, n_jobs=1)
+    other = sweep(
+        real,
+        risk_model="leaky",
+        levels=(0.0, 0.5, 1.0),
+        measures=FAST,
+        replicates=2,
+        threat=THREAT,
+        seed=4,
+        n_jobs=1,
+    )
     assert not np.allclose(other.rows["value"], leaky.rows["value"])
 
 
 def test_rows_stream_and_should_stop_stops(real):
     batches: list[pd.DataFrame] = []
     messages: list[str] = []
-    result = sweep(real, risk_model="leaky", levels=(0.0, 0.5, 1.0), measures=["ims"],
-                   replicates=2, threat=THREAT, n_jobs=1, on_rows=batches.append,
-                   progress=lambda f, m: messages.append(m),
-                   should_stop=lambda: len(batches) >= 2)
+    result = sweep(
+        real,
+        risk_model="leaky",
+        levels=(0.0, 0.5, 1.0),
+        measures=["ims"],
+        replicates=2,
+        threat=THREAT,
+        n_jobs=1,
+        on_rows=batches.append,
+        progress=lambda f, m: messages.append(m),
+        should_stop=lambda: len(batches) >= 2,
+    )
     assert result.stopped and result.n_done == 2 and result.n_tasks == 6
     assert len(result.rows) == 2 and len(batches) == 2
     assert all(len(b) == 1 for b in batches)
     assert any("2/6 done" in m for m in messages)
     # stopping in parallel also ends early with the finished rows only
-    par = sweep(real, risk_model="leaky", levels=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
-                measures=["ims"], replicates=3, threat=THREAT, n_jobs=2,
-                should_stop=lambda: True)
+    par = sweep(
+        real,
+        risk_model="leaky",
+        levels=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
+        measures=["ims"],
+        replicates=3,
+        threat=THREAT,
+        n_jobs=2,
+        should_stop=lambda: True,
+    )
     assert par.stopped and 1 <= par.n_done < par.n_tasks == 18
     assert len(par.rows) == par.n_done
 
@@ -120,44 +159,66 @@ def test_outlier_removal_and_canaries(real):
     assert len(labels) == 60
     unchanged = canon.index.difference(labels)
     pd.testing.assert_frame_equal(changed.loc[unchanged], canon.loc[unchanged])
-    pd.testing.assert_frame_equal(changed.drop(columns="disease"),
-                                  canon.drop(columns="disease"))
+    pd.testing.assert_frame_equal(changed.drop(columns="disease"), canon.drop(columns="disease"))
     # uniform over the levels: about 1/3 keep their value by chance
     kept_value = (changed.loc[labels, "disease"] == canon.loc[labels, "disease"]).mean()
     assert 0.1 < kept_value < 0.6
 
 
 def test_canary_rows_in_a_sweep(real):
-    result = sweep(real, risk_model="leaky", levels=(0.0, 1.0), measures=["inference"],
-                   replicates=1, threat=THREAT, canaries=60, n_jobs=1)
+    result = sweep(
+        real,
+        risk_model="leaky",
+        levels=(0.0, 1.0),
+        measures=["inference"],
+        replicates=1,
+        threat=THREAT,
+        canaries=60,
+        n_jobs=1,
+    )
     v = result.rows.set_index(["measure", "level"])
     assert {"inference", "inference@canary", "inference@training"} <= set(result.rows.measure)
     assert v.loc[("inference@canary", 0.0), "baseline"] == pytest.approx(1 / 3)
     # only the leak lets the attack recover randomised secrets beyond chance
-    assert v.loc[("inference@canary", 1.0), "value"] > v.loc[("inference@canary", 0.0),
-                                                                 "value"] + 0.2
+    assert (
+        v.loc[("inference@canary", 1.0), "value"] > v.loc[("inference@canary", 0.0), "value"] + 0.2
+    )
 
 
 def test_outlier_fraction_is_recorded(real):
-    result = sweep(real, risk_model="leaky", levels=(1.0,), measures=["ims"], replicates=1,
-                   threat=THREAT, outlier_fraction=0.1, n_jobs=1)
+    result = sweep(
+        real,
+        risk_model="leaky",
+        levels=(1.0,),
+        measures=["ims"],
+        replicates=1,
+        threat=THREAT,
+        outlier_fraction=0.1,
+        n_jobs=1,
+    )
     row = result.rows.iloc[0]
     assert row["outlier_fraction"] == 0.1 and row["n_training"] == 270
     assert row["value"] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("kwargs,error,match", [
-    ({"risk_model": "gan"}, ParameterError, "risk_model"),
-    ({"risk_model": "leaky", "levels": (0.0, 1.5)}, ParameterError, "f_l"),
-    ({"risk_model": "overfit", "levels": (0.5,)}, ParameterError, "f_o"),
-    ({"risk_model": "dp", "levels": (0.0,)}, ParameterError, "epsilon"),
-    ({"risk_model": "leaky", "measures": ["nope"]}, ParameterError, "Unknown measure"),
-    ({"risk_model": "dp", "noise": {"sigma": 0.1}}, ParameterError, "noise"),
-    ({"risk_model": "leaky", "backend": "ray"}, ParameterError, "ray"),
-    ({"risk_model": "leaky", "n_jobs": 0}, ParameterError, "n_jobs"),
-    ({"risk_model": "overfit", "overfit_params": {"layers": 3}}, ParameterError,
-     "overfit_params"),
-])
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"risk_model": "gan"}, ParameterError, "risk_model"),
+        ({"risk_model": "leaky", "levels": (0.0, 1.5)}, ParameterError, "f_l"),
+        ({"risk_model": "overfit", "levels": (0.5,)}, ParameterError, "f_o"),
+        ({"risk_model": "dp", "levels": (0.0,)}, ParameterError, "epsilon"),
+        ({"risk_model": "leaky", "measures": ["nope"]}, ParameterError, "Unknown measure"),
+        ({"risk_model": "dp", "noise": {"sigma": 0.1}}, ParameterError, "noise"),
+        ({"risk_model": "leaky", "backend": "ray"}, ParameterError, "ray"),
+        ({"risk_model": "leaky", "n_jobs": 0}, ParameterError, "n_jobs"),
+        (
+            {"risk_model": "overfit", "overfit_params": {"layers": 3}},
+            ParameterError,
+            "overfit_params",
+        ),
+    ],
+)
 def test_bad_inputs_raise_named_errors(real, kwargs, error, match):
     with pytest.raises(error, match=match):
         sweep(real, threat=THREAT, **{"measures": ["ims"], **kwargs})
@@ -165,8 +226,12 @@ def test_bad_inputs_raise_named_errors(real, kwargs, error, match):
 
 def test_threat_model_is_checked(real):
     with pytest.raises(ThreatModelError, match="weight"):
-        sweep(real, risk_model="leaky", measures=["ims"],
-              threat=pc.ThreatModel(["weight"], ["disease"]))
+        sweep(
+            real,
+            risk_model="leaky",
+            measures=["ims"],
+            threat=pc.ThreatModel(["weight"], ["disease"]),
+        )
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -175,10 +240,33 @@ def test_cli_sweep_prints_rows_json(tmp_path, capsys, real):
     real.iloc[:600].to_csv(path, index=False)
     control = tmp_path / "control.csv"
     real.iloc[600:].to_csv(control, index=False)
-    code = cli.main(["sweep", "--real", str(path), "--control", str(control),
-                     "--sensitive", "disease", "--qi", "age,education,gender",
-                     "--risk-model", "leaky", "--levels", "0,1", "--metrics", "ims,dcr",
-                     "--replicates", "2", "--seed", "1", "--n-jobs", "1", "--json", "-"])
+    code = cli.main(
+        [
+            "sweep",
+            "--real",
+            str(path),
+            "--control",
+            str(control),
+            "--sensitive",
+            "disease",
+            "--qi",
+            "age,education,gender",
+            "--risk-model",
+            "leaky",
+            "--levels",
+            "0,1",
+            "--metrics",
+            "ims,dcr",
+            "--replicates",
+            "2",
+            "--seed",
+            "1",
+            "--n-jobs",
+            "1",
+            "--json",
+            "-",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["command", "n_real", "n_synthetic", "seed", "rows"]
@@ -196,10 +284,31 @@ def test_cli_sweep_runs_the_paper_singling_out_protocol(tmp_path, capsys, real):
     real.to_csv(path, index=False)
     values = {}
     for mode in ("paper", "multivariate"):
-        code = cli.main(["sweep", "--real", str(path), "--sensitive", "disease",
-                         "--risk-model", "leaky", "--levels", "0.5,1", "--metrics",
-                         "singling_out", "--replicates", "1", "--seed", "2", "--n-jobs", "1",
-                         "--singling-out-mode", mode, "--json", "-"])
+        code = cli.main(
+            [
+                "sweep",
+                "--real",
+                str(path),
+                "--sensitive",
+                "disease",
+                "--risk-model",
+                "leaky",
+                "--levels",
+                "0.5,1",
+                "--metrics",
+                "singling_out",
+                "--replicates",
+                "1",
+                "--seed",
+                "2",
+                "--n-jobs",
+                "1",
+                "--singling-out-mode",
+                mode,
+                "--json",
+                "-",
+            ]
+        )
         assert code == 0
         rows = json.loads(capsys.readouterr().out)["rows"]
         values[mode] = {r["level"]: r["value"] for r in rows}
@@ -207,18 +316,33 @@ def test_cli_sweep_runs_the_paper_singling_out_protocol(tmp_path, capsys, real):
     assert values["paper"][0.5] != values["multivariate"][0.5]
 
 
-@pytest.mark.parametrize("argv,match", [
-    (["--levels", "0,x"], "--levels"),
-    (["--levels", "0,2"], "f_l"),
-    (["--metrics", "nope"], "Unknown measure"),
-    (["--noise", "0.1"], "--noise"),
-    (["--synthetic", "s.csv"], "--synthetic is not used"),
-])
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["--levels", "0,x"], "--levels"),
+        (["--levels", "0,2"], "f_l"),
+        (["--metrics", "nope"], "Unknown measure"),
+        (["--noise", "0.1"], "--noise"),
+        (["--synthetic", "s.csv"], "--synthetic is not used"),
+    ],
+)
 def test_cli_bad_input_exits_2(tmp_path, capsys, real, argv, match):
     path = tmp_path / "real.csv"
     real.iloc[:300].to_csv(path, index=False)
-    code = cli.main(["sweep", "--real", str(path), "--sensitive", "disease", "--n-jobs", "1",
-                     "--metrics", "ims", *argv])
+    code = cli.main(
+        [
+            "sweep",
+            "--real",
+            str(path),
+            "--sensitive",
+            "disease",
+            "--n-jobs",
+            "1",
+            "--metrics",
+            "ims",
+            *argv,
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert err.startswith("error:") and match in err and len(err.strip().splitlines()) == 1
@@ -251,10 +375,17 @@ def test_lab_figures_are_built_from_the_result(leaky, real):
     heat = lab_correlation_heatmap(leaky)
     assert np.asarray(heat.data[0].z).shape == (3, 3)
 
-    over = sweep(real, risk_model="overfit", levels=(1.0, 1.3), measures=["ims", "mds"],
-                 replicates=1, threat=THREAT, n_jobs=1,
-                 overfit_params={"hidden": 64, "max_overfit_epochs": 60},
-                 options={"mds": {"shadow_models": 4, "shadow_sets": 1, "records": 150}})
+    over = sweep(
+        real,
+        risk_model="overfit",
+        levels=(1.0, 1.3),
+        measures=["ims", "mds"],
+        replicates=1,
+        threat=THREAT,
+        n_jobs=1,
+        overfit_params={"hidden": 64, "max_overfit_epochs": 60},
+        options={"mds": {"shadow_models": 4, "shadow_sets": 1, "records": 150}},
+    )
     # MDS under the overfit model: shadows are the sweep's own generator, stopped at the
     # same f_o (one training run each for every level), not "not run"
     mds = over.rows[(over.rows["measure"] == "mds") & over.rows["reached"]]
@@ -266,17 +397,31 @@ def test_lab_figures_are_built_from_the_result(leaky, real):
     assert names[-1] == "kept checkpoints"
     marks = curve_fig.data[-1]
     assert list(marks.text) == ["f_o = 1", "f_o = 1.3"]
-    dp = sweep(real, risk_model="dp", levels=(1.0, 100.0), measures=["ims"], replicates=1,
-               threat=THREAT, n_jobs=1)
+    dp = sweep(
+        real,
+        risk_model="dp",
+        levels=(1.0, 100.0),
+        measures=["ims"],
+        replicates=1,
+        threat=THREAT,
+        n_jobs=1,
+    )
     assert lab_response_figure(dp).layout.xaxis.type == "log"
 
 
 def test_outlier_sweep_repeats_the_overfit_model_per_fraction(real):
     from privacy_core.experiments import outlier_sweep
 
-    result = outlier_sweep(real, fractions=(0.0, 0.1), levels=(1.0, 1.2), measures=["dcr"],
-                           replicates=1, threat=THREAT, n_jobs=1,
-                           overfit_params={"hidden": 64, "max_overfit_epochs": 60})
+    result = outlier_sweep(
+        real,
+        fractions=(0.0, 0.1),
+        levels=(1.0, 1.2),
+        measures=["dcr"],
+        replicates=1,
+        threat=THREAT,
+        n_jobs=1,
+        overfit_params={"hidden": 64, "max_overfit_epochs": 60},
+    )
     assert result.risk_model == "overfit"
     sizes = result.rows.groupby("outlier_fraction")["n_training"].first()
     assert sizes[0.0] == 360 and sizes[0.1] == 324  # 40 % of 900, minus 10 % of it
@@ -303,16 +448,30 @@ def test_a_measure_in_one_of_its_modes_is_a_row_of_its_own(real):
     """The contrastive paper's comparison in the lab: DCR in the shared encoding and in
     the contrastive embedding side by side (``dcr:contrastive``); MDS through leaky
     shadow models at each leak fraction."""
-    res = sweep(real, risk_model="leaky", levels=[0.0, 1.0], replicates=1,
-                measures=["dcr", "dcr:contrastive", "mds"],
-                threat=THREAT, seed=2,
-                options={"mds": {"shadow_models": 4, "shadow_sets": 1, "records": 200},
-                         # a small encoder: the point is the row, not the embedding
-                         "dcr": {"embedding_params": {"hidden": 32, "max_epochs": 5}}})
+    res = sweep(
+        real,
+        risk_model="leaky",
+        levels=[0.0, 1.0],
+        replicates=1,
+        measures=["dcr", "dcr:contrastive", "mds"],
+        threat=THREAT,
+        seed=2,
+        options={
+            "mds": {"shadow_models": 4, "shadow_sets": 1, "records": 200},
+            # a small encoder: the point is the row, not the embedding
+            "dcr": {"embedding_params": {"hidden": 32, "max_epochs": 5}},
+        },
+    )
     rows = res.rows.set_index(["level", "measure"])["value"]
     for key in ("dcr", "dcr:contrastive", "mds"):
         assert rows[(0.0, key)] <= 0.1 and rows[(1.0, key)] >= 0.9, key
     assert measure_label("dcr:contrastive") == "DCR (SRD vs RRD) (contrastive)"
     with pytest.raises(ParameterError, match="no mode"):
-        sweep(real, risk_model="leaky", levels=[0.0], replicates=1, measures=["dcr:learned"],
-              threat=THREAT)
+        sweep(
+            real,
+            risk_model="leaky",
+            levels=[0.0],
+            replicates=1,
+            measures=["dcr:learned"],
+            threat=THREAT,
+        )

@@ -92,7 +92,8 @@ def test_one_dimensional_numeric_equals_scipy(rng):
     assert res.extra["by_marginal"]["x"] == pytest.approx(wasserstein_distance(xs, ys), abs=1e-12)
     # the network simplex path agrees with the closed form in one dimension
     assert ot_distance(xs[:, None], ys[:, None], ["num"]) == pytest.approx(
-        wasserstein_distance(xs, ys), abs=1e-9)
+        wasserstein_distance(xs, ys), abs=1e-9
+    )
 
 
 def test_numeric_pair_equals_brute_force_assignment(rng):
@@ -102,8 +103,9 @@ def test_numeric_pair_equals_brute_force_assignment(rng):
     xr, xs = _scaled(real["x"].to_numpy(), syn["x"].to_numpy())
     yr, ys = _scaled(real["y"].to_numpy(), syn["y"].to_numpy())
     cost = np.abs(xr[:, None] - xs[None, :]) + np.abs(yr[:, None] - ys[None, :])
-    assert res.extra["by_marginal"]["x|y"] == pytest.approx(_brute_force_assignment(cost),
-                                                            abs=1e-12)
+    assert res.extra["by_marginal"]["x|y"] == pytest.approx(
+        _brute_force_assignment(cost), abs=1e-12
+    )
     assert res.records.set_index("marginal").loc["x|y", "family"] == "num-num"
 
 
@@ -114,8 +116,9 @@ def test_mixed_pair_equals_brute_force_assignment(rng):
     xr, xs = _scaled(real["x"].to_numpy(), syn["x"].to_numpy())
     cr, cs = real["c"].to_numpy(), syn["c"].to_numpy()
     cost = (cr[:, None] != cs[None, :]) + np.abs(xr[:, None] - xs[None, :])
-    assert res.extra["by_marginal"]["c|x"] == pytest.approx(_brute_force_assignment(cost),
-                                                            abs=1e-12)
+    assert res.extra["by_marginal"]["c|x"] == pytest.approx(
+        _brute_force_assignment(cost), abs=1e-12
+    )
     assert res.records.set_index("marginal").loc["c|x", "family"] == "cat-num"
 
 
@@ -123,8 +126,12 @@ def test_collapsing_duplicates_is_exact(rng):
     # few distinct points with many repeats: the weighted problem equals the full one
     real = np.column_stack([rng.integers(0, 3, 80), rng.integers(0, 4, 80) / 3])
     syn = np.column_stack([rng.integers(0, 3, 60), rng.integers(0, 4, 60) / 3])
-    full = ot.emd2(np.full(80, 1 / 80), np.full(60, 1 / 60),
-                   mixed_cost(real, syn, ["cat", "num"]), numItermax=10**7)
+    full = ot.emd2(
+        np.full(80, 1 / 80),
+        np.full(60, 1 / 60),
+        mixed_cost(real, syn, ["cat", "num"]),
+        numItermax=10**7,
+    )
     assert ot_distance(real, syn, ["cat", "num"]) == pytest.approx(full, abs=1e-12)
 
 
@@ -194,7 +201,8 @@ def test_result_shape_and_json_contract(health_canonical, health_synthetic):
     assert res.value == pytest.approx(np.mean(list(fam.values())))
     assert res.extra["mean_all"] == pytest.approx(res.records["distance"].mean())
     assert res.extra["one_way"] == pytest.approx(
-        res.records.loc[res.records["ways"] == 1, "distance"].mean())
+        res.records.loc[res.records["ways"] == 1, "distance"].mean()
+    )
     assert set(res.extra["by_marginal"]) == set(res.records["marginal"])
     out = json.loads(json.dumps(res.to_dict()))
     for key in ("value", "ci", "params", "one_way", "two_way", "by_marginal"):
@@ -223,8 +231,7 @@ def test_pair_matrix_and_worst(health_canonical, health_synthetic):
     worst = res.worst(4, ways=2)
     assert len(worst) == 4 and (worst["ways"] == 2).all()
     assert worst["distance"].is_monotonic_decreasing
-    assert worst["distance"].iloc[0] == res.records.loc[res.records["ways"] == 2,
-                                                       "distance"].max()
+    assert worst["distance"].iloc[0] == res.records.loc[res.records["ways"] == 2, "distance"].max()
 
 
 def test_solver_that_stops_early_warns(monkeypatch, rng):
@@ -240,11 +247,14 @@ def test_columns_option_restricts_marginals(health_canonical, health_synthetic):
     assert sorted(res.extra["by_marginal"]) == ["age", "age|disease", "disease"]
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"columns": ["nope"]}, "columns"),
-    ({"max_rows": 1}, "max_rows"),
-    ({"seed": -1}, "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"columns": ["nope"]}, "columns"),
+        ({"max_rows": 1}, "max_rows"),
+        ({"seed": -1}, "seed"),
+    ],
+)
 def test_bad_options_raise(health_canonical, health_synthetic, kwargs, match):
     with pytest.raises(ParameterError, match=match):
         wasserstein_fidelity(health_canonical, health_synthetic, **kwargs)
@@ -275,8 +285,9 @@ def test_half_beats_histogram_on_simulated_health(make_health):
 
 
 def test_half_beats_histogram_on_adult():
-    base = fidelity_baselines(_adult_sample(), metrics=["wasserstein"],
-                              options={"wasserstein": {"max_rows": 600}}, seed=1)
+    base = fidelity_baselines(
+        _adult_sample(), metrics=["wasserstein"], options={"wasserstein": {"max_rows": 600}}, seed=1
+    )
     half, hist = base["half"]["wasserstein"], base["histogram"]["wasserstein"]
     assert half.params["n_marginals"] == 120  # 15 one-way + all 105 pairs
     assert half.value < hist.value
@@ -290,8 +301,11 @@ def test_systematic_assessment_order_half_cart_histogram():
     real = pc.simulate_health(2000, kappa=1, seed=0)
     draw = pc.simulate_health(2000, kappa=1, seed=1000003)
     canon = pc.prepare_table(real, pc.infer_schema(real))
-    tables = {"half": real, "cart": pc.synthesize(canon, method="cart", min_leaf=5, seed=0),
-              "histogram": pc.synthesize(canon, method="histogram", seed=0)}
+    tables = {
+        "half": real,
+        "cart": pc.synthesize(canon, method="cart", min_leaf=5, seed=0),
+        "histogram": pc.synthesize(canon, method="histogram", seed=0),
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         w = {k: wasserstein_fidelity(draw, t, seed=0).value for k, t in tables.items()}
@@ -303,12 +317,19 @@ def test_systematic_assessment_order_half_cart_histogram():
 # ============================================================================ the suite
 @pytest.mark.filterwarnings("ignore::privacy_core.errors.UntrustworthyResultWarning")
 def test_evaluate_fidelity_chooses_metrics(health_real, health_synthetic, health_holdout):
-    without = evaluate_fidelity(health_real, health_synthetic,
-                                options={"query_error": {"n_queries": 50},
-                                         "discriminator": {"bootstrap": 20}})
+    without = evaluate_fidelity(
+        health_real,
+        health_synthetic,
+        options={"query_error": {"n_queries": 50}, "discriminator": {"bootstrap": 20}},
+    )
     assert list(without) == ["wasserstein", "query_error", "discriminator"]
-    with_mla = evaluate_fidelity(health_real, health_synthetic, holdout=health_holdout,
-                                 target="disease", metrics="wasserstein,mla")
+    with_mla = evaluate_fidelity(
+        health_real,
+        health_synthetic,
+        holdout=health_holdout,
+        target="disease",
+        metrics="wasserstein,mla",
+    )
     assert list(with_mla) == ["wasserstein", "mla"]
     assert with_mla["mla"].params["target"] == "disease"
     assert with_mla["wasserstein"].value == pytest.approx(without["wasserstein"].value)
@@ -316,20 +337,27 @@ def test_evaluate_fidelity_chooses_metrics(health_real, health_synthetic, health
 
 def test_evaluate_fidelity_progress_is_monotone(health_real, health_synthetic):
     calls: list[tuple[float, str]] = []
-    evaluate_fidelity(health_real, health_synthetic, metrics=["wasserstein", "query_error"],
-                      options={"query_error": {"n_queries": 20}},
-                      progress=lambda f, m: calls.append((f, m)))
+    evaluate_fidelity(
+        health_real,
+        health_synthetic,
+        metrics=["wasserstein", "query_error"],
+        options={"query_error": {"n_queries": 20}},
+        progress=lambda f, m: calls.append((f, m)),
+    )
     fractions = [f for f, _ in calls]
     assert fractions == sorted(fractions)
-    assert 0 <= fractions[0] and fractions[-1] == 1.0
+    assert fractions[0] >= 0 and fractions[-1] == 1.0
     assert any(m.startswith("query_error") for _, m in calls)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"metrics": ["mla"]}, "holdout"),
-    ({"metrics": ["fid"]}, "Unknown fidelity metric"),
-    ({"options": {"nope": {}}}, "options"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"metrics": ["mla"]}, "holdout"),
+        ({"metrics": ["fid"]}, "Unknown fidelity metric"),
+        ({"options": {"nope": {}}}, "options"),
+    ],
+)
 def test_evaluate_fidelity_bad_requests(health_real, health_synthetic, kwargs, match):
     with pytest.raises(ParameterError, match=match):
         evaluate_fidelity(health_real, health_synthetic, **kwargs)
@@ -343,8 +371,13 @@ def test_figures_from_a_result(health_canonical, health_synthetic):
     assert np.asarray(heat.data[0].z).shape == (6, 6)
     bars = fidelity_worst_marginals(res, 5)
     assert sum(len(t.x) for t in bars.data) == 5
-    assert {t.name for t in bars.data} <= {"categorical", "numeric", "categorical pair",
-                                           "numeric pair", "mixed pair"}
+    assert {t.name for t in bars.data} <= {
+        "categorical",
+        "numeric",
+        "categorical pair",
+        "numeric pair",
+        "mixed pair",
+    }
     fam = fidelity_family_figure(res)
     assert len([t for t in fam.data if t.type == "box"]) == len(res.extra["families"])
 
@@ -370,5 +403,6 @@ def test_reference_figure_draws_baselines(health_canonical, health_synthetic):
     fig = fidelity_reference_figure({"cart": release, **base})
     names = [t.name for t in fig.data]
     assert names[0] == "cart"
-    assert any(n.startswith("HALF") for n in names) and any(n.startswith("HISTOGRAM")
-                                                           for n in names)
+    assert any(n.startswith("HALF") for n in names) and any(
+        n.startswith("HISTOGRAM") for n in names
+    )

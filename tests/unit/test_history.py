@@ -23,9 +23,12 @@ def data():
     real = pc.simulate_health(400, seed=1)
     schema = pc.infer_schema(real)
     prepared = pc.prepare_table(real, schema)
-    return {"real": real, "schema": schema,
-            "cart": pc.synthesize(prepared, method="cart", seed=3),
-            "copy": pc.synthesize(prepared, method="self", seed=3)}
+    return {
+        "real": real,
+        "schema": schema,
+        "cart": pc.synthesize(prepared, method="cart", seed=3),
+        "copy": pc.synthesize(prepared, method="self", seed=3),
+    }
 
 
 def _report(data, release="cart", *, seed=0, **kwargs):
@@ -33,21 +36,26 @@ def _report(data, release="cart", *, seed=0, **kwargs):
     syn = data[release]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = evaluate_measures(data["real"], [syn], names=MEASURES, threat=THREAT,
-                                    seed=seed)
-    return pc.build_report(real=data["real"], synthetic=[syn], results=results,
-                           threat=THREAT, schema=data["schema"],
-                           names={"real": "real.csv", "synthetic": [f"{release}.csv"]},
-                           **kwargs)
+        results = evaluate_measures(data["real"], [syn], names=MEASURES, threat=THREAT, seed=seed)
+    return pc.build_report(
+        real=data["real"],
+        synthetic=[syn],
+        results=results,
+        threat=THREAT,
+        schema=data["schema"],
+        names={"real": "real.csv", "synthetic": [f"{release}.csv"]},
+        **kwargs,
+    )
 
 
 @pytest.fixture(scope="module")
 def reports(data):
-    return {"first": _report(data, decision="release", reviewer="A. Reviewer",
-                             include_records=True),
-            "rerun": _report(data),
-            "other_seed": _report(data, seed=1),
-            "copy": _report(data, "copy", decision="do not release")}
+    return {
+        "first": _report(data, decision="release", reviewer="A. Reviewer", include_records=True),
+        "rerun": _report(data),
+        "other_seed": _report(data, seed=1),
+        "copy": _report(data, "copy", decision="do not release"),
+    }
 
 
 def _url(path):
@@ -56,16 +64,19 @@ def _url(path):
 
 def _tables(path):
     with sqlite3.connect(path) as con:
-        return sorted(r[0] for r in con.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        return sorted(
+            r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        )
 
 
 # ----------------------------------------------------------------------------- round trip
 def test_round_trip_stores_aggregates_only(tmp_path, reports):
     first = reports["first"]
     assert first.records, "the report under test must carry per-record tables"
-    alternative = {"mitigation": "age binned to 10 years",
-                   "metrics": {"ims": {"value": 0.01, "ci": [0.0, 0.03]}}}
+    alternative = {
+        "mitigation": "age binned to 10 years",
+        "metrics": {"ims": {"value": 0.01, "ci": [0.0, 0.03]}},
+    }
     with pc.ReviewStore(_url(tmp_path / "reviews.db")) as store:
         review_id = store.save(first, alternatives=[alternative])
         [summary] = store.list()
@@ -79,15 +90,19 @@ def test_round_trip_stores_aggregates_only(tmp_path, reports):
     assert summary.candidates == ("cart.csv",)
     assert summary.version == prov["software"] and summary.n_alternatives == 1
     metrics = first.candidates[0]["metrics"]
-    assert summary.headline == {"cart.csv": {m: metrics[m]["value"]
-                                             for m in ("dcr", "ims", "wasserstein")}}
+    assert summary.headline == {
+        "cart.csv": {m: metrics[m]["value"] for m in ("dcr", "ims", "wasserstein")}
+    }
 
     # the document is the report without its per-record tables, plus the alternatives
     expected = {k: v for k, v in first.to_dict().items() if k not in ("records", "alternatives")}
     assert {k: v for k, v in doc.items() if k not in ("id", "alternatives")} == expected
     assert doc["id"] == review_id and doc["alternatives"] == [alternative]
-    raw = sqlite3.connect(tmp_path / "reviews.db").execute(
-        "SELECT document FROM reviews").fetchone()[0]
+    raw = (
+        sqlite3.connect(tmp_path / "reviews.db")
+        .execute("SELECT document FROM reviews")
+        .fetchone()[0]
+    )
     assert '"records"' not in raw
     json.loads(raw, parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
 
@@ -139,8 +154,9 @@ def test_same_inputs_and_seed_reproduce_every_number(tmp_path, reports):
     comparison = pc.compare_reviews(da, db)
     assert comparison.identical_numbers and not comparison.metrics["moved"].any()
     assert (comparison.metrics["delta"] == 0).all() and len(comparison.metrics) == 3
-    assert comparison.summary() == ("Same inputs and seed; every number identical: the "
-                                    "review reproduces.")
+    assert comparison.summary() == (
+        "Same inputs and seed; every number identical: the review reproduces."
+    )
     assert comparison.inputs == ["decision: release → undecided"]
 
 
@@ -158,8 +174,16 @@ def test_keys_ignore_names_and_see_one_changed_number(reports):
 def test_compare_flags_moved_numbers_and_the_changed_release(reports):
     comparison = pc.compare_reviews(reports["rerun"].to_dict(), reports["copy"].to_dict())
     rows = comparison.metrics.set_index("metric")
-    assert list(comparison.metrics.columns) == ["candidate", "metric", "value_a", "ci_a",
-                                                "value_b", "ci_b", "delta", "moved"]
+    assert list(comparison.metrics.columns) == [
+        "candidate",
+        "metric",
+        "value_a",
+        "ci_a",
+        "value_b",
+        "ci_b",
+        "delta",
+        "moved",
+    ]
     # a full copy of the training rows: every record has an identical twin
     assert rows.loc["ims", "value_b"] == pytest.approx(1.0)
     assert rows.loc["ims", "moved"] and rows.loc["ims", "delta"] > 0.5
@@ -171,13 +195,14 @@ def test_compare_flags_moved_numbers_and_the_changed_release(reports):
     assert f"synthetic release 1 (copy.csv) fingerprint: {fp_a} → {fp_b}" in changed
     assert "decision: undecided → do not release" in changed
     assert "real data" not in changed and "seed" not in changed
-    assert comparison.summary() == (f"{comparison.n_moved} of 3 numbers moved beyond their "
-                                    "intervals; the synthetic data changed.")
+    assert comparison.summary() == (
+        f"{comparison.n_moved} of 3 numbers moved beyond their "
+        "intervals; the synthetic data changed."
+    )
 
 
 def test_compare_names_a_changed_seed(reports):
-    comparison = pc.compare_reviews(reports["rerun"].to_dict(),
-                                    reports["other_seed"].to_dict())
+    comparison = pc.compare_reviews(reports["rerun"].to_dict(), reports["other_seed"].to_dict())
     assert "seed: 0 → 1" in comparison.inputs
     # the seeds drawn from the seed are not listed one by one
     assert not [line for line in comparison.inputs if "split_seed" in line]
@@ -194,8 +219,17 @@ def _v1_database(path, documents):
         con.execute(
             "INSERT INTO reviews (created, decision, reviewer, real_fingerprint, "
             "synthetic_fingerprints, version, inputs_key, document) VALUES (?,?,?,?,?,?,?,?)",
-            (doc["created"] if ok else "", doc["decision"] if ok else "", "", "fp", "fp",
-             "old", inputs_key(doc) if ok else "x", json.dumps(doc) if ok else doc))
+            (
+                doc["created"] if ok else "",
+                doc["decision"] if ok else "",
+                "",
+                "fp",
+                "fp",
+                "old",
+                inputs_key(doc) if ok else "x",
+                json.dumps(doc) if ok else doc,
+            ),
+        )
     con.commit()
     con.close()
 
@@ -213,8 +247,7 @@ def test_a_version_1_database_is_migrated_and_readable(tmp_path, reports):
         new_id = store.save(reports["rerun"])
         assert pc.reproduces(doc, store.get(new_id))
     with sqlite3.connect(path) as con:
-        assert con.execute("SELECT version FROM schema_version").fetchall() == [
-            (SCHEMA_VERSION,)]
+        assert con.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
         columns = {r[1] for r in con.execute("PRAGMA table_info(reviews)")}
     assert {"numbers_key", "n_alternatives"} <= columns
     # a migrated file has the columns and indexes of one created at version 2
@@ -223,8 +256,11 @@ def test_a_version_1_database_is_migrated_and_readable(tmp_path, reports):
 
     def layout(db):
         with sqlite3.connect(db) as con:
-            return ({r[1] for r in con.execute("PRAGMA table_info(reviews)")},
-                    {r[1] for r in con.execute("PRAGMA index_list(reviews)")})
+            return (
+                {r[1] for r in con.execute("PRAGMA table_info(reviews)")},
+                {r[1] for r in con.execute("PRAGMA index_list(reviews)")},
+            )
+
     assert layout(path) == layout(fresh)
 
 
@@ -245,8 +281,11 @@ def test_a_newer_database_asks_for_an_upgrade(tmp_path, reports):
         store.save(reports["rerun"])
     with sqlite3.connect(path) as con:
         con.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
-    with pytest.raises(pc.HistoryError, match=rf"newer version .*schema {SCHEMA_VERSION + 1}"
-                                              r".*upgrade the product"):
+    with pytest.raises(
+        pc.HistoryError,
+        match=rf"newer version .*schema {SCHEMA_VERSION + 1}"
+        r".*upgrade the product",
+    ):
         pc.ReviewStore(_url(path))
 
 
@@ -254,8 +293,11 @@ def test_a_newer_database_asks_for_an_upgrade(tmp_path, reports):
 def test_a_file_that_is_not_a_database_is_refused(tmp_path):
     path = tmp_path / "notes.db"
     path.write_text("minutes of the release board\n" * 50)
-    with pytest.raises(pc.HistoryError, match=r"notes\.db is not a review database \(file is "
-                                              r"not a SQLite database\); choose another file"):
+    with pytest.raises(
+        pc.HistoryError,
+        match=r"notes\.db is not a review database \(file is "
+        r"not a SQLite database\); choose another file",
+    ):
         pc.ReviewStore(_url(path))
     assert path.read_text().startswith("minutes")
 
@@ -265,8 +307,11 @@ def test_a_foreign_database_is_refused_and_left_alone(tmp_path):
     with sqlite3.connect(path) as con:
         con.execute("CREATE TABLE patients (id INTEGER, diagnosis TEXT)")
     before = path.read_bytes()
-    with pytest.raises(pc.HistoryError, match=r"holds other tables \(patients\) and is not a "
-                                              "review history; nothing was written"):
+    with pytest.raises(
+        pc.HistoryError,
+        match=r"holds other tables \(patients\) and is not a "
+        "review history; nothing was written",
+    ):
         pc.ReviewStore(_url(path))
     assert _tables(path) == ["patients"] and path.read_bytes() == before
 
@@ -279,8 +324,11 @@ def test_a_locked_database_fails_clearly_and_loses_nothing(tmp_path, reports):
     other.execute("BEGIN EXCLUSIVE")  # another program holds the write lock
     try:
         started = time.perf_counter()
-        with pytest.raises(pc.HistoryError, match=r"busy\.db is locked by another program; "
-                                                  "close it and try again"):
+        with pytest.raises(
+            pc.HistoryError,
+            match=r"busy\.db is locked by another program; "
+            "close it and try again",
+        ):
             store.save(reports["copy"])
         assert time.perf_counter() - started < 5  # the short busy timeout, not forever
         with pytest.raises(pc.HistoryError, match="locked by another program"):
@@ -295,11 +343,14 @@ def test_a_locked_database_fails_clearly_and_loses_nothing(tmp_path, reports):
         store.list()
 
 
-@pytest.mark.parametrize("url, message", [
-    ("reviews.db", "is not a database URL"),
-    ("nosuchdb://host/reviews", "unknown database kind 'nosuchdb'"),
-    ("postgresql+psycopg2://user:secret@localhost/reviews", "driver 'psycopg2'.*not installed"),
-])
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        ("reviews.db", "is not a database URL"),
+        ("nosuchdb://host/reviews", "unknown database kind 'nosuchdb'"),
+        ("postgresql+psycopg2://user:secret@localhost/reviews", "driver 'psycopg2'.*not installed"),
+    ],
+)
 def test_bad_urls_say_what_to_fix(url, message):
     with pytest.raises(pc.HistoryError, match=message) as info:
         pc.ReviewStore(url)
@@ -318,16 +369,47 @@ def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cli")
     real, syn = folder / "real.csv", folder / "syn.csv"
     assert main(["demo-data", "--n", "200", "--seed", "1", "--out", str(real)]) == 0
-    assert main(["synthesize", "--method", "cart", "--real", str(real), "--seed", "2",
-                 "--out", str(syn)]) == 0
+    assert (
+        main(
+            [
+                "synthesize",
+                "--method",
+                "cart",
+                "--real",
+                str(real),
+                "--seed",
+                "2",
+                "--out",
+                str(syn),
+            ]
+        )
+        == 0
+    )
     return folder, real, syn
 
 
 def _cli_report(files, db, *extra, out=None):
     folder, real, syn = files
-    return main(["report", "--real", str(real), "--synthetic", str(syn), "--sensitive",
-                 "disease", "--metrics", "ims,dcr,wasserstein", "--seed", "7",
-                 "--out", str(out or folder / "review.html"), "--db", db, *extra])
+    return main(
+        [
+            "report",
+            "--real",
+            str(real),
+            "--synthetic",
+            str(syn),
+            "--sensitive",
+            "disease",
+            "--metrics",
+            "ims,dcr,wasserstein",
+            "--seed",
+            "7",
+            "--out",
+            str(out or folder / "review.html"),
+            "--db",
+            db,
+            *extra,
+        ]
+    )
 
 
 def test_cli_report_twice_then_history(files, tmp_path, capsys):
@@ -375,12 +457,15 @@ def test_cli_report_json_carries_the_stored_review(files, tmp_path, capsys):
     assert "stored review 1" in captured.err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["history", "--db", "nosuchdb://x"], "unknown database kind"),
-    (["history", "--db", "sqlite:///{tmp}/absent.db"], "no review database at"),
-    (["history", "--db", "sqlite:///{tmp}/r.db", "--compare", "1"], "two review ids"),
-    (["history", "--db", "sqlite:///{tmp}/r.db", "--show", "4"], "no review 4"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["history", "--db", "nosuchdb://x"], "unknown database kind"),
+        (["history", "--db", "sqlite:///{tmp}/absent.db"], "no review database at"),
+        (["history", "--db", "sqlite:///{tmp}/r.db", "--compare", "1"], "two review ids"),
+        (["history", "--db", "sqlite:///{tmp}/r.db", "--show", "4"], "no review 4"),
+    ],
+)
 def test_cli_bad_history_input_is_one_error_line(argv, message, tmp_path, capsys):
     pc.ReviewStore(_url(tmp_path / "r.db")).close()  # an empty history
     assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
@@ -399,17 +484,20 @@ def test_cli_report_with_a_bad_url_fails_before_computing(files, tmp_path, capsy
 
 def test_a_measure_in_one_review_only_is_not_counted_as_a_changed_number():
     def doc(metrics, release_fp):
-        return {"provenance": {"real": {"fingerprint": "r", "rows": 10},
-                               "synthetic": [{"name": "x", "fingerprint": release_fp,
-                                              "rows": 10}],
-                               "software": "privacy_core 0.1"},
-                "threat": {"quasi_identifiers": ["a"], "sensitive": ["b"]},
-                "decision": "undecided", "candidates": [{"name": "c", "metrics": metrics}]}
+        return {
+            "provenance": {
+                "real": {"fingerprint": "r", "rows": 10},
+                "synthetic": [{"name": "x", "fingerprint": release_fp, "rows": 10}],
+                "software": "privacy_core 0.1",
+            },
+            "threat": {"quasi_identifiers": ["a"], "sensitive": ["b"]},
+            "decision": "undecided",
+            "candidates": [{"name": "c", "metrics": metrics}],
+        }
 
     rapid = {"value": 0.3, "ci": [0.2, 0.4], "params": {"seed": 0}}
     extra = {"value": 0.1, "ci": None, "params": {"seed": 0}}
-    cmp = pc.compare_reviews(doc({"rapid": rapid}, "s1"),
-                          doc({"rapid": rapid, "ims": extra}, "s2"))
+    cmp = pc.compare_reviews(doc({"rapid": rapid}, "s1"), doc({"rapid": rapid, "ims": extra}, "s2"))
     assert (cmp.n_numbers, cmp.n_changed, cmp.n_moved) == (1, 0, 0)
     assert cmp.summary().startswith("The 1 numbers both reviews hold are identical")
     assert "synthetic data changed" in cmp.summary()

@@ -67,8 +67,9 @@ def _graph() -> dict[str, set[str]]:
     for name, path in MODULES.items():
         for module, names in _imports(path, name):
             # ``from pkg import sub`` imports the submodule, not pkg's __init__ alone
-            targets = [f"{module}.{n}" if f"{module}.{n}" in MODULES else module
-                       for n in names] or [module]
+            targets = [
+                f"{module}.{n}" if f"{module}.{n}" in MODULES else module for n in names
+            ] or [module]
             for target in map(_resolve, targets):
                 if target and target != name:
                     graph[name].add(target)
@@ -112,7 +113,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_reader_sees_every_module_and_finds_a_planted_circle():
     assert {"privacy_core", "privacy_core.cli", "privacy_core.risk.rapid", "ui.state"} <= set(
-        MODULES)
+        MODULES
+    )
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
@@ -133,8 +135,11 @@ def test_the_engine_never_imports_streamlit_or_the_command_line():
             if module.split(".")[0] == "streamlit":
                 offenders.append(f"{name} imports streamlit")
             in_cli = name == "privacy_core.cli" or name.startswith("privacy_core.cli.")
-            if module.startswith("privacy_core.cli") and not in_cli and \
-                    name != "privacy_core.__main__":
+            if (
+                module.startswith("privacy_core.cli")
+                and not in_cli
+                and name != "privacy_core.__main__"
+            ):
                 offenders.append(f"{name} imports {module}")
     assert offenders == []
 
@@ -147,10 +152,16 @@ def test_pages_use_only_public_names():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                offenders += [f"{path.name}: from {node.module} import {a.name}"
-                              for a in node.names if a.name.startswith("_")]
-            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") \
-                    and not node.attr.startswith("__"):
+                offenders += [
+                    f"{path.name}: from {node.module} import {a.name}"
+                    for a in node.names
+                    if a.name.startswith("_")
+                ]
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 offenders.append(f"{path.name}:{node.lineno} .{node.attr}")
     assert offenders == []
 
@@ -158,6 +169,7 @@ def test_pages_use_only_public_names():
 def test_only_ui_state_knows_the_session_keys_behind_kept_widgets():
     """``keep`` mirrors a widget under a private key; everyone else asks ``ui.state``."""
     files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]
-    readers = sorted(p.relative_to(ROOT).as_posix() for p in files
-                     if "_keep_" in p.read_text(encoding="utf-8"))
+    readers = sorted(
+        p.relative_to(ROOT).as_posix() for p in files if "_keep_" in p.read_text(encoding="utf-8")
+    )
     assert readers == ["ui/state.py"]

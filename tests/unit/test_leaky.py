@@ -60,7 +60,8 @@ def test_release_holds_exactly_the_leak_fraction_of_training_records(canonical, 
     assert set(rel.origin[~leaked]) <= set(parts.pool.index)
     pd.testing.assert_frame_equal(
         rel.release[leaked].reset_index(drop=True),
-        parts.training.loc[rel.origin[leaked]].reset_index(drop=True))
+        parts.training.loc[rel.origin[leaked]].reset_index(drop=True),
+    )
     if f_l == 1.0:  # the whole training set, shuffled
         assert _keys(rel.release) == _keys(parts.training)
     if f_l == 0.0:
@@ -81,8 +82,9 @@ def test_noise_changes_only_the_inserted_records_on_its_scale(canonical):
     real, schema = canonical
     parts = leaky_split(real, seed=0)
     noise = LeakNoise(sigma=0.05, lam=2.0, p=0.5)
-    rel = leaky_release(parts.training, parts.pool, leak_fraction=0.5, noise=noise,
-                        schema=schema, seed=2)
+    rel = leaky_release(
+        parts.training, parts.pool, leak_fraction=0.5, noise=noise, schema=schema, seed=2
+    )
     leaked = rel.source == "training"
     orig = parts.training.loc[rel.origin[leaked]].reset_index(drop=True)
     noisy = rel.release[leaked].reset_index(drop=True)
@@ -99,8 +101,9 @@ def test_noise_changes_only_the_inserted_records_on_its_scale(canonical):
     assert 0.4 < flipped < 0.6
     # pool rows untouched
     pool_rows = rel.release[~leaked].reset_index(drop=True)
-    pd.testing.assert_frame_equal(pool_rows,
-                                  parts.pool.loc[rel.origin[~leaked]].reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        pool_rows, parts.pool.loc[rel.origin[~leaked]].reset_index(drop=True)
+    )
 
 
 def test_noise_and_leak_fraction_are_validated(canonical):
@@ -141,13 +144,17 @@ def demo_sweeps():
     train, hold, _ = pc.builtin_dataset("health", n=1500)
     real = pd.concat([train, hold], ignore_index=True)
     threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
-    kw = dict(risk_model="leaky", levels=(0.0, 0.5, 1.0), replicates=2, threat=threat,
-              seed=0, n_jobs=1)
+    kw = dict(
+        risk_model="leaky", levels=(0.0, 0.5, 1.0), replicates=2, threat=threat, seed=0, n_jobs=1
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        linear = sweep(real, measures=["ims", "dcr", "singling_out", "inference",
-                                       "ml_inference", "linkability"],
-                       options={"singling_out": {"mode": "univariate"}}, **kw)
+        linear = sweep(
+            real,
+            measures=["ims", "dcr", "singling_out", "inference", "ml_inference", "linkability"],
+            options={"singling_out": {"mode": "univariate"}},
+            **kw,
+        )
         convex = sweep(real, measures=["singling_out"], **kw)
     return linear, convex
 
@@ -167,8 +174,11 @@ def test_each_measure_reads_the_leak_fraction_within_its_tolerance(demo_sweeps):
         for measure, g in summary.groupby("measure"):
             band = LEAKY_TOLERANCE[result.tolerance_key(measure)]
             ok = leaky_within(g["level"].to_numpy(), g["mean"].to_numpy(), band)
-            assert ok.all(), (result.tolerance_key(measure), band,
-                              dict(zip(g["level"], g["mean"].round(3), strict=True)))
+            assert ok.all(), (
+                result.tolerance_key(measure),
+                band,
+                dict(zip(g["level"], g["mean"].round(3), strict=True)),
+            )
         resp = result.responses().set_index("measure")
         assert resp["within_tolerance"].all()
         assert resp["rank_correlation"].to_numpy() == pytest.approx(1.0)
@@ -189,5 +199,6 @@ def test_tolerance_band_rejects_a_measure_without_its_control_baseline():
     assert not leaky_within(levels, np.array([0.3, 0.6, 1.0]), linear)[0]
     assert not leaky_within(levels, np.array([0.0, 0.3, 0.5]), linear)[2]
     assert not leaky_within(levels, np.array([0.0, 0.3, 1.0]), linear)[1]
-    assert leaky_within(levels, np.array([0.0, 0.3, 1.0]),
-                        LEAKY_TOLERANCE["singling_out:multivariate"]).all()
+    assert leaky_within(
+        levels, np.array([0.0, 0.3, 1.0]), LEAKY_TOLERANCE["singling_out:multivariate"]
+    ).all()

@@ -71,9 +71,12 @@ def test_disclosure_score_by_hand():
 @pytest.fixture(scope="module")
 def leaky_curve(health):
     real, hold = health
-    return {f: membership_disclosure_score(real, holdout=hold, seed=2, **QUICK,
-                                           **leaky_shadow_options(f))
-            for f in (0.0, 0.25, 0.5, 1.0)}
+    return {
+        f: membership_disclosure_score(
+            real, holdout=hold, seed=2, **QUICK, **leaky_shadow_options(f)
+        )
+        for f in (0.0, 0.25, 0.5, 1.0)
+    }
 
 
 def test_calibrated_on_unseen_rows_and_on_a_copy(leaky_curve):
@@ -142,9 +145,13 @@ def test_same_seed_same_numbers_in_parallel(health):
 def test_stop_keeps_the_shadows_done(health):
     real, hold = health
     seen = []
-    res = membership_disclosure_score(real, holdout=hold, **QUICK,
-                                      progress=lambda f, msg: seen.append(f),
-                                      should_stop=lambda: len(seen) >= 4)
+    res = membership_disclosure_score(
+        real,
+        holdout=hold,
+        **QUICK,
+        progress=lambda f, msg: seen.append(f),
+        should_stop=lambda: len(seen) >= 4,
+    )
     assert res.stopped and res.params["n_shadows_done"] == 3
     assert math.isfinite(res.raw_max)
     # a run cut off from outside keeps what on_partial was handed last
@@ -159,8 +166,7 @@ def test_registry_and_generic_evaluation(health):
     real, hold = health
     spec = pc.MEASURES["mds"]
     assert spec.evaluates == "generator" and spec.needs_holdout and not spec.needs_threat
-    out = pc.evaluate_measures(real, real, names=["mds"], holdout=hold,
-                               options={"mds": QUICK})
+    out = pc.evaluate_measures(real, real, names=["mds"], holdout=hold, options={"mds": QUICK})
     assert out["mds"].name == "mds" and math.isfinite(out["mds"].value)
 
 
@@ -190,14 +196,16 @@ def test_a_noisy_dp_generator_is_not_read_as_disclosure(health):
     The relative reading compares the method with its own relabelled shadows and says it
     cannot tell members apart rather than reporting a risk."""
     real, hold = health
-    res = membership_disclosure_score(real, holdout=hold, shadow_method="dp-mst",
-                                      shadow_params={"epsilon": 0.1}, **QUICK)
+    res = membership_disclosure_score(
+        real, holdout=hold, shadow_method="dp-mst", shadow_params={"epsilon": 0.1}, **QUICK
+    )
     assert res.relative_max > 0.5  # the raw reading is fooled by the noise
     assert not res.value > 0.1
     if math.isnan(res.value):
         assert res.ci is None and res.extra["reading_text"].startswith("Uninformative")
-    loose = membership_disclosure_score(real, holdout=hold, shadow_method="dp-mst",
-                                        shadow_params={"epsilon": 10.0}, **QUICK)
+    loose = membership_disclosure_score(
+        real, holdout=hold, shadow_method="dp-mst", shadow_params={"epsilon": 10.0}, **QUICK
+    )
     assert abs(loose.value) <= 0.1
 
 
@@ -214,8 +222,16 @@ def test_overfit_levels_share_one_training_run_per_shadow():
     small = {"max_overfit_epochs": 30, "hidden": 32, "max_epochs": 30}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = mds_overfit_levels(train, (1.0, 50.0), holdout=hold, shadow_models=4,
-                                 shadow_sets=1, records=200, shadow_params=small, seed=0)
+        res = mds_overfit_levels(
+            train,
+            (1.0, 50.0),
+            holdout=hold,
+            shadow_models=4,
+            shadow_sets=1,
+            records=200,
+            shadow_params=small,
+            seed=0,
+        )
     assert list(res) == [1.0, 50.0]
     best, never = res[1.0], res[50.0]
     assert best.params["overfit_level"] == 1.0 and best.params["n_shadows_reached"] == 4

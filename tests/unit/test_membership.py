@@ -19,35 +19,44 @@ from privacy_core.risk.membership import (
     membership_disclosure,
 )
 
-ALL_BUT_DISEASE = pc.ThreatModel(["gender", "age", "education", "income", "health"],
-                                 ["disease"], sampling_fraction=0.3)
+ALL_BUT_DISEASE = pc.ThreatModel(
+    ["gender", "age", "education", "income", "health"], ["disease"], sampling_fraction=0.3
+)
 TOY = pc.ThreatModel(["g", "a"], ["y"], sampling_fraction=0.5)
 
 # release range of a: 0..100, so with 4 bins: [0, 25), [25, 50), [50, 75), [75, 100]
-TOY_SYN = pd.DataFrame({"g": ["m", "f", "m"], "a": [0.0, 60.0, 100.0],
-                        "y": ["p", "q", "p"]})
-TOY_TRAIN = pd.DataFrame({"g": ["m", "f", "f", "m", "x"],
-                          "a": [5.0, 55.0, 10.0, 130.0, 40.0],
-                          "y": ["p", "q", "p", "q", "p"]})
-TOY_HOLD = pd.DataFrame({"g": ["m", "f", "f"], "a": [30.0, 70.0, 99.0],
-                         "y": ["p", "p", "q"]})
+TOY_SYN = pd.DataFrame({"g": ["m", "f", "m"], "a": [0.0, 60.0, 100.0], "y": ["p", "q", "p"]})
+TOY_TRAIN = pd.DataFrame(
+    {
+        "g": ["m", "f", "f", "m", "x"],
+        "a": [5.0, 55.0, 10.0, 130.0, 40.0],
+        "y": ["p", "q", "p", "q", "p"],
+    }
+)
+TOY_HOLD = pd.DataFrame({"g": ["m", "f", "f"], "a": [30.0, 70.0, 99.0], "y": ["p", "p", "q"]})
 
 
 @pytest.fixture(scope="module")
 def health():
-    return (pc.simulate_health(600, seed=31), pc.simulate_health(600, seed=32),
-            pc.simulate_health(600, seed=33))
+    return (
+        pc.simulate_health(600, seed=31),
+        pc.simulate_health(600, seed=32),
+        pc.simulate_health(600, seed=33),
+    )
 
 
 # --------------------------------------------------------------------- F_naive and F_rel
-@pytest.mark.parametrize(("t", "beta", "expected"), [
-    (0.3, 1.0, 0.6 / 1.3),
-    (0.5, 1.0, 2 / 3),
-    (1.0, 1.0, 1.0),
-    (0.01, 1.0, 0.02 / 1.01),
-    (0.3, 0.5, 1.25 * 0.3 / (0.25 * 0.3 + 1)),
-    (0.3, 2.0, 5 * 0.3 / (4 * 0.3 + 1)),
-])
+@pytest.mark.parametrize(
+    ("t", "beta", "expected"),
+    [
+        (0.3, 1.0, 0.6 / 1.3),
+        (0.5, 1.0, 2 / 3),
+        (1.0, 1.0, 1.0),
+        (0.01, 1.0, 0.02 / 1.01),
+        (0.3, 0.5, 1.25 * 0.3 / (0.25 * 0.3 + 1)),
+        (0.3, 2.0, 5 * 0.3 / (4 * 0.3 + 1)),
+    ],
+)
 def test_f_naive_by_hand(t, beta, expected):
     assert f_naive(t, beta) == pytest.approx(expected)
 
@@ -58,12 +67,15 @@ def test_f_relative_by_hand():
     assert f_relative(1.0, 0.2) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize(("t", "n_t", "n_h", "size", "expected"), [
-    (0.3, 1000, 600, None, (257, 600)),
-    (0.9, 100, 600, None, (100, 11)),
-    (0.3, 1000, 600, 50, (15, 35)),
-    (0.5, 5, 3, None, (3, 3)),
-])
+@pytest.mark.parametrize(
+    ("t", "n_t", "n_h", "size", "expected"),
+    [
+        (0.3, 1000, 600, None, (257, 600)),
+        (0.9, 100, 600, None, (100, 11)),
+        (0.3, 1000, 600, 50, (15, 35)),
+        (0.5, 5, 3, None, (3, 3)),
+    ],
+)
 def test_attack_set_sizes_by_hand(t, n_t, n_h, size, expected):
     assert _attack_sizes(t, n_t, n_h, size) == expected
 
@@ -77,8 +89,7 @@ def test_hamming_distances_and_auroc_by_hand():
     # holdout: (m, 1), (f, 2), (f, 3)
     assert recs.loc[~recs["member"], "distance"].tolist() == [1, 0, 1]
     assert res.auroc == pytest.approx(8.5 / 15)
-    assert recs["predicted_member"].tolist() == [True, True, False, True, False,
-                                                 False, True, False]
+    assert recs["predicted_member"].tolist() == [True, True, False, True, False, False, True, False]
     assert res.params["attack_members"] == 3 and res.params["attack_non_members"] == 3
     assert res.extra["recall"] == pytest.approx(0.6, abs=0.03)  # share of members at d = 0
     # a threshold that calls everyone a member is exactly the naive attacker
@@ -100,15 +111,18 @@ def test_perfect_separation_gives_f_rel_one():
     assert res.extra["f_rel"] == res.value and res.f_rel == res.value
     assert res.auroc == 1.0
     assert res.bounds[1] == 1.0 and res.bounds[0] == pytest.approx(
-        -f_naive(res.extra["attack_prevalence"]) / (1 - f_naive(res.extra["attack_prevalence"])))
+        -f_naive(res.extra["attack_prevalence"]) / (1 - f_naive(res.extra["attack_prevalence"]))
+    )
 
 
 def test_curve_and_reaggregation_match_refit(health):
     train, holdout, _fresh = health
-    base = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE,
-                                 holdout=holdout, seed=2, n_repeats=200)
-    direct = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE,
-                                   holdout=holdout, seed=2, n_repeats=200, h=1)
+    base = membership_disclosure(
+        train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout, seed=2, n_repeats=200
+    )
+    direct = membership_disclosure(
+        train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout, seed=2, n_repeats=200, h=1
+    )
     moved = base.at(h=1)
     assert moved.value == direct.value and moved.ci == direct.ci
     curve = base.curve()
@@ -118,8 +132,7 @@ def test_curve_and_reaggregation_match_refit(health):
 
 def test_leaky_and_unseen_release(health):
     train, holdout, fresh = health
-    leak = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE,
-                                 holdout=holdout)
+    leak = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout)
     unseen = membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout)
     assert isinstance(leak, MembershipResult)
     assert leak.value > 0.2 and leak.auroc > 0.7
@@ -136,8 +149,9 @@ def test_unknown_sampling_fraction_is_assumed_with_a_warning(health):
         res = membership_disclosure(train, fresh, threat=threat, holdout=holdout)
     assert res.params["sampling_fraction"] == pytest.approx(0.5)
     assert res.params["sampling_fraction_source"].startswith("assumed")
-    explicit = membership_disclosure(train, fresh, threat=threat, holdout=holdout,
-                                     sampling_fraction=0.2)
+    explicit = membership_disclosure(
+        train, fresh, threat=threat, holdout=holdout, sampling_fraction=0.2
+    )
     assert explicit.params["sampling_fraction"] == 0.2
     assert explicit.extra["f_naive"] == pytest.approx(f_naive(0.2), abs=0.01)
 
@@ -157,8 +171,14 @@ def test_scenario_b_scales_the_member_prevalence(health):
     train, holdout, _fresh = health
     a = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout)
     with pytest.warns(UntrustworthyResultWarning, match="stands in for every non-member"):
-        b = membership_disclosure(train, train.copy(), threat=ALL_BUT_DISEASE,
-                                  holdout=holdout, scenario="b", population_share=0.2)
+        b = membership_disclosure(
+            train,
+            train.copy(),
+            threat=ALL_BUT_DISEASE,
+            holdout=holdout,
+            scenario="b",
+            population_share=0.2,
+        )
     assert a.params["scenario"] == "A" and a.params["population_share"] is None
     assert a.params["member_prevalence"] == pytest.approx(0.3)
     assert b.params["scenario"] == "B" and b.params["population_share"] == 0.2
@@ -170,34 +190,41 @@ def test_scenario_b_scales_the_member_prevalence(health):
     assert b.extra["f_naive"] == pytest.approx(f_naive(38 / 638))
     assert b.extra["f_naive"] < a.extra["f_naive"]
     # the same distances: only the prevalence, hence precision and F_naive, differ
-    assert b.auroc == a.auroc and b.extra["recall"] == pytest.approx(a.extra["recall"],
-                                                                      abs=0.02)
+    assert b.auroc == a.auroc and b.extra["recall"] == pytest.approx(a.extra["recall"], abs=0.02)
     assert b.extra["precision"] < a.extra["precision"]
     # the threat model declares the scenario too; an argument overrides it
-    declared = pc.ThreatModel(list(ALL_BUT_DISEASE.quasi_identifiers), ["disease"],
-                              sampling_fraction=0.3, membership_scenario="B",
-                              population_share=0.2)
+    declared = pc.ThreatModel(
+        list(ALL_BUT_DISEASE.quasi_identifiers),
+        ["disease"],
+        sampling_fraction=0.3,
+        membership_scenario="B",
+        population_share=0.2,
+    )
     with pytest.warns(UntrustworthyResultWarning):
-        via_threat = membership_disclosure(train, train.copy(), threat=declared,
-                                           holdout=holdout)
+        via_threat = membership_disclosure(train, train.copy(), threat=declared, holdout=holdout)
     assert via_threat.value == b.value and via_threat.params == b.params
-    back_to_a = membership_disclosure(train, train.copy(), threat=declared, holdout=holdout,
-                                      scenario="A")
+    back_to_a = membership_disclosure(
+        train, train.copy(), threat=declared, holdout=holdout, scenario="A"
+    )
     assert back_to_a.value == a.value and back_to_a.params["scenario"] == "A"
 
 
 def test_scenario_bad_input(health):
     train, holdout, fresh = health
     with pytest.raises(ParameterError, match="population_share"):
-        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
-                              scenario="B")
+        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, scenario="B")
     with pytest.raises(ParameterError, match="scenario must be 'A'"):
-        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
-                              scenario="C")
+        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, scenario="C")
     for share in (0, 1.2):
         with pytest.raises(ParameterError, match="population_share"):
-            membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
-                                  scenario="B", population_share=share)
+            membership_disclosure(
+                train,
+                fresh,
+                threat=ALL_BUT_DISEASE,
+                holdout=holdout,
+                scenario="B",
+                population_share=share,
+            )
 
 
 def test_same_seed_same_result_and_row_order(health):
@@ -206,8 +233,13 @@ def test_same_seed_same_result_and_row_order(health):
     b = membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, seed=7)
     assert a.value == b.value and a.ci == b.ci
     perm = np.random.default_rng(1).permutation(600)
-    c = membership_disclosure(train.iloc[perm], fresh.iloc[perm], threat=ALL_BUT_DISEASE,
-                              holdout=holdout.iloc[perm], seed=7)
+    c = membership_disclosure(
+        train.iloc[perm],
+        fresh.iloc[perm],
+        threat=ALL_BUT_DISEASE,
+        holdout=holdout.iloc[perm],
+        seed=7,
+    )
     assert c.value == a.value and c.auroc == a.auroc
 
 
@@ -216,16 +248,16 @@ def test_membership_bad_input(health):
     with pytest.raises(ParameterError, match="holdout"):
         membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE)
     with pytest.raises(ParameterError, match="sampling_fraction"):
-        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
-                              sampling_fraction=1.0)
+        membership_disclosure(
+            train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, sampling_fraction=1.0
+        )
     with pytest.raises(ParameterError, match="member"):
-        membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout.iloc[:50],
-                              sampling_fraction=0.001)
-    for kwargs in ({"h": -1}, {"beta": 0}, {"n_bins": 0}, {"n_repeats": 0},
-                   {"attack_size": 1}):
+        membership_disclosure(
+            train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout.iloc[:50], sampling_fraction=0.001
+        )
+    for kwargs in ({"h": -1}, {"beta": 0}, {"n_bins": 0}, {"n_repeats": 0}, {"attack_size": 1}):
         with pytest.raises(ParameterError):
-            membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout,
-                                  **kwargs)
+            membership_disclosure(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, **kwargs)
 
 
 # --------------------------------------------------------------------- DOMIAS
@@ -249,8 +281,7 @@ def test_domias_value_is_normalised_auc_of_the_records(health):
 
 def test_domias_leaky_release_beats_unseen_release(health):
     train, holdout, fresh = health
-    leak = domias(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout,
-                  bootstrap=300)
+    leak = domias(train, train.copy(), threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=300)
     unseen = domias(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=300)
     assert leak.value > 0.15
     assert unseen.value < 0.15
@@ -265,14 +296,16 @@ def test_domias_reports_below_chance_attacks_unclipped(health):
     # A release made of the holdout puts the synthetic density at the non-members: the
     # ratio ranks them above the members, AUC < 0.5. max(0, 2 AUC - 1) used to report 0.
     train, holdout, _ = health
-    res = domias(train, holdout.copy(), threat=ALL_BUT_DISEASE, holdout=holdout,
-                 bootstrap=200, seed=0)
+    res = domias(
+        train, holdout.copy(), threat=ALL_BUT_DISEASE, holdout=holdout, bootstrap=200, seed=0
+    )
     assert res.auc < 0.45
     assert res.value == pytest.approx(2 * res.auc - 1) and res.value < -0.1
     lo, hi = res.ci
     assert -1.0 <= lo <= res.value <= hi < 0  # the bootstrap interval is unclipped too
-    assert res.extra["reading"] == ("below 0: the attack ranks non-members above members — "
-                                    "no membership signal")
+    assert res.extra["reading"] == (
+        "below 0: the attack ranks non-members above members — no membership signal"
+    )
 
 
 def test_domias_survives_a_degenerate_release(health):
@@ -289,16 +322,21 @@ def test_domias_seed_subsampling_and_bad_input(health):
     a = domias(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, seed=3, bootstrap=50)
     b = domias(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, seed=3, bootstrap=50)
     assert a.value == b.value and a.ci == b.ci and a.params["seed"] == 3
-    small = domias(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, max_rows=100,
-                   bootstrap=0)
+    small = domias(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, max_rows=100, bootstrap=0)
     assert small.params["n_members"] == 100 and small.params["n_synthetic_used"] == 100
     assert small.ci is None
     with pytest.raises(ParameterError, match="holdout"):
         domias(train, fresh, threat=ALL_BUT_DISEASE)
-    for kwargs in ({"reference_fraction": 0.0}, {"reference_fraction": 1.0},
-                   {"max_rows": 5}, {"bootstrap": -1}, {"columns": ["nope"]}):
+    for kwargs in (
+        {"reference_fraction": 0.0},
+        {"reference_fraction": 1.0},
+        {"max_rows": 5},
+        {"bootstrap": -1},
+        {"columns": ["nope"]},
+    ):
         with pytest.raises(ParameterError):
             domias(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout, **kwargs)
     with pytest.raises(InsufficientDataError):
-        domias(train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout.iloc[:4],
-               reference_fraction=0.2)
+        domias(
+            train, fresh, threat=ALL_BUT_DISEASE, holdout=holdout.iloc[:4], reference_fraction=0.2
+        )

@@ -17,9 +17,27 @@ ROOT = Path(__file__).resolve().parents[2]
 APP_FILES = sorted([ROOT / "app.py", *(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")])
 
 # calls that put bytes on disk; the app hands data to the browser (download buttons) only
-WRITERS = {"open", "to_csv", "to_parquet", "to_pickle", "to_excel", "to_json", "to_feather",
-           "write_bytes", "write_text", "save", "savez", "dump", "savefig", "write_image",
-           "NamedTemporaryFile", "TemporaryFile", "mkstemp", "mkdtemp", "TemporaryDirectory"}
+WRITERS = {
+    "open",
+    "to_csv",
+    "to_parquet",
+    "to_pickle",
+    "to_excel",
+    "to_json",
+    "to_feather",
+    "write_bytes",
+    "write_text",
+    "save",
+    "savez",
+    "dump",
+    "savefig",
+    "write_image",
+    "NamedTemporaryFile",
+    "TemporaryFile",
+    "mkstemp",
+    "mkdtemp",
+    "TemporaryDirectory",
+}
 
 
 def _calls(path: Path):
@@ -63,20 +81,30 @@ def test_the_config_keeps_nothing_on_the_server():
 
 
 def test_the_app_code_writes_no_file():
-    writes = [f"{path.relative_to(ROOT)}:{call.lineno} {name}()"
-              for path in APP_FILES for name, call in _calls(path)
-              # to_csv()/to_json() without a path return text for a download button
-              if name in WRITERS and not (name in ("to_csv", "to_json") and not call.args
-                                          and not any(k.arg in ("path_or_buf", "path")
-                                                      for k in call.keywords))]
+    writes = [
+        f"{path.relative_to(ROOT)}:{call.lineno} {name}()"
+        for path in APP_FILES
+        for name, call in _calls(path)
+        # to_csv()/to_json() without a path return text for a download button
+        if name in WRITERS
+        and not (
+            name in ("to_csv", "to_json")
+            and not call.args
+            and not any(k.arg in ("path_or_buf", "path") for k in call.keywords)
+        )
+    ]
     # the one write the app makes: a review the user saves on request into the review
     # database, aggregates only (privacy_core.history drops per-record tables; tested in
     # tests/unit/test_history.py and tests/app/test_history_page.py)
     allowed = {"ui/history.py save()"}
     writes = [w for w in writes if f"{w.split(':')[0]} {w.split(' ')[1]}" not in allowed]
     assert not writes, "the app writes files: " + ", ".join(writes)
-    saves = [f"{path.relative_to(ROOT)}" for path in APP_FILES for name, _ in _calls(path)
-             if name == "save"]
+    saves = [
+        f"{path.relative_to(ROOT)}"
+        for path in APP_FILES
+        for name, _ in _calls(path)
+        if name == "save"
+    ]
     assert saves == ["ui/history.py"], saves  # and nowhere else
 
 
@@ -84,15 +112,19 @@ def test_the_app_never_reaches_ray_and_joblib_does_not_dump_the_table():
     # the risk lab's sweep runs on joblib (backend="local"): no Ray cluster sees user data
     for path in APP_FILES:
         tree = ast.parse(path.read_text())
-        imports = [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                   for a in n.names] + [n.module or "" for n in ast.walk(tree)
-                                        if isinstance(n, ast.ImportFrom)]
+        imports = [
+            a.name
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
+        ] + [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not [m for m in imports if m.split(".")[0] == "ray"], path
-        for name, call in _calls(path):
+        for _, call in _calls(path):
             for k in call.keywords:
                 if k.arg in ("backend", "address"):
                     assert not (isinstance(k.value, ast.Constant) and k.value.value == "ray"), (
-                        f"{path.name}:{call.lineno} sends the sweep to Ray")
+                        f"{path.name}:{call.lineno} sends the sweep to Ray"
+                    )
                     assert k.arg != "address", f"{path.name}:{call.lineno} joins a cluster"
     # joblib memory-maps arrays over max_nbytes into /dev/shm or /tmp for its workers:
     # the engine's one Parallel (the sweeps' and MDS's fan-out) must turn that off
@@ -103,7 +135,8 @@ def test_the_app_never_reaches_ray_and_joblib_does_not_dump_the_table():
         nbytes = {k.arg: k.value for k in call.keywords}.get("max_nbytes")
         assert isinstance(nbytes, ast.Constant) and nbytes.value is None, (
             f"parallel.py:{call.lineno}: Parallel without max_nbytes=None dumps the "
-            "user's table to disk")
+            "user's table to disk"
+        )
     # ... and no other engine module starts joblib workers of its own
     for path in sorted((ROOT / "privacy_core").rglob("*.py")):
         if path.name != "parallel.py":

@@ -39,11 +39,20 @@ def test_tokens_round_trip_training_values(data):
     tok = _Tokenizer(schema, max_levels=128, fine_size=32, n_bins=32, exact_values=True)
     tok.fit(train)
     kinds = {c.name: c.kind for c in tok.codecs}
-    assert kinds == {"gender": "cat", "age": "exact", "education": "cat", "income": "two",
-                     "health": "two", "disease": "cat"}
+    assert kinds == {
+        "gender": "cat",
+        "age": "exact",
+        "education": "cat",
+        "income": "two",
+        "health": "two",
+        "disease": "cat",
+    }
     back = tok.decode(tok.encode(train), np.random.default_rng(0))
-    pd.testing.assert_frame_equal(back.reset_index(drop=True).astype(train.dtypes.to_dict()),
-                                  train.reset_index(drop=True), check_dtype=False)
+    pd.testing.assert_frame_equal(
+        back.reset_index(drop=True).astype(train.dtypes.to_dict()),
+        train.reset_index(drop=True),
+        check_dtype=False,
+    )
 
 
 def test_binned_tokens_decode_inside_their_bin(data):
@@ -131,8 +140,16 @@ def test_bad_parameters_raise():
 def test_overfitting_raises_dcr_and_ims_on_demo_data():
     train, hold, threat = pc.builtin_dataset("health", n=750)
     real = pd.concat([train, hold], ignore_index=True)
-    result = sweep(real, risk_model="overfit", levels=(1.0, 2.0), measures=["ims", "dcr"],
-                   replicates=1, threat=pc.ThreatModel(**threat), seed=0, n_jobs=1)
+    result = sweep(
+        real,
+        risk_model="overfit",
+        levels=(1.0, 2.0),
+        measures=["ims", "dcr"],
+        replicates=1,
+        threat=pc.ThreatModel(**threat),
+        seed=0,
+        n_jobs=1,
+    )
     v = result.rows.set_index(["measure", "level"])["value"]
     assert v[("dcr", 2.0)] > v[("dcr", 1.0)] + 0.2
     assert v[("ims", 2.0)] > v[("ims", 1.0)] + 0.2
@@ -145,9 +162,16 @@ def test_overfitting_raises_dcr_and_ims_on_demo_data():
 def test_unreached_levels_are_rows_with_no_value():
     real = pc.simulate_health(600, seed=1)
     threat = pc.ThreatModel(["age", "gender"], ["disease"])
-    result = sweep(real, risk_model="overfit", levels=(1.0, 30.0), measures=["ims"],
-                   replicates=1, threat=threat, n_jobs=1,
-                   overfit_params={"max_overfit_epochs": 2, "hidden": 32})
+    result = sweep(
+        real,
+        risk_model="overfit",
+        levels=(1.0, 30.0),
+        measures=["ims"],
+        replicates=1,
+        threat=threat,
+        n_jobs=1,
+        overfit_params={"max_overfit_epochs": 2, "hidden": 32},
+    )
     row = result.rows.set_index("level").loc[30.0]
     assert not row["reached"] and np.isnan(row["value"]) and "unreached" in row["note"]
     assert result.rows.set_index("level").loc[1.0, "reached"]

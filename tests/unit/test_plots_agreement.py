@@ -11,12 +11,15 @@ from privacy_core.plots import flag_agreement_heatmap
 
 @pytest.fixture
 def flags():
-    frame = pd.DataFrame({
-        "rapid": [True, True, False, True, False, False],
-        "dcr": [True, False, False, True, False, True],
-        "linkability": [False] * 6,  # flags no record
-        "ims": [True] * 6,  # flags every record
-    }, index=pd.Index([10, 11, 12, 13, 14, 15], name="record"))
+    frame = pd.DataFrame(
+        {
+            "rapid": [True, True, False, True, False, False],
+            "dcr": [True, False, False, True, False, True],
+            "linkability": [False] * 6,  # flags no record
+            "ims": [True] * 6,  # flags every record
+        },
+        index=pd.Index([10, 11, 12, 13, 14, 15], name="record"),
+    )
     frame["n_flags"] = frame.sum(axis=1)
     return frame.sort_values("n_flags", ascending=False, kind="stable")
 
@@ -30,10 +33,12 @@ def test_every_undefined_agreement_cell_has_a_reason(flags):
     # a reason exactly where phi is undefined
     assert ((reasons.to_numpy() != "") == undefined).all()
     assert reasons.loc["linkability", "rapid"] == (
-        "linkability flags no record, so agreement is undefined")
+        "linkability flags no record, so agreement is undefined"
+    )
     assert reasons.loc["ims", "ims"] == "ims flags every record, so agreement is undefined"
     assert reasons.loc["linkability", "ims"] == (
-        "linkability flags no record and ims flags every record, so agreement is undefined")
+        "linkability flags no record and ims flags every record, so agreement is undefined"
+    )
 
 
 def test_heatmap_shows_na_with_the_reason_never_nan(flags):

@@ -29,28 +29,44 @@ def rows_for(metric, mode, values, *, ratios=RATIOS, half_width=0.02):
     out = []
     for ratio in ratios:
         for level, v in zip(LEVELS, values[ratio], strict=True):
-            out.append({"metric": metric, "mode": mode, "ratio": ratio, "level": level,
-                        "value": v, "ci_low": max(v - half_width, 0.0),
-                        "ci_high": v + half_width, "n_training": 100, "n_holdout": 100,
-                        "n_release": 100, "seconds": 0.01, "note": ""})
+            out.append(
+                {
+                    "metric": metric,
+                    "mode": mode,
+                    "ratio": ratio,
+                    "level": level,
+                    "value": v,
+                    "ci_low": max(v - half_width, 0.0),
+                    "ci_high": v + half_width,
+                    "n_training": 100,
+                    "n_holdout": 100,
+                    "n_release": 100,
+                    "seconds": 0.01,
+                    "note": "",
+                }
+            )
     return out
 
 
 def make_result(parts, *, stopped=False, levels=LEVELS, ratios=RATIOS):
     frame = pd.DataFrame([r for p in parts for r in p], columns=ROW_COLUMNS)
     pairs = list(dict.fromkeys(zip(frame["metric"], frame["mode"], strict=True)))
-    return CalibrationResult(rows=frame, summaries=tuple(summarise(frame, m, md)
-                                                         for m, md in pairs),
-                             levels=levels, ratios=ratios, seed=0, n_real=300,
-                             stopped=stopped)
+    return CalibrationResult(
+        rows=frame,
+        summaries=tuple(summarise(frame, m, md) for m, md in pairs),
+        levels=levels,
+        ratios=ratios,
+        seed=0,
+        n_real=300,
+        stopped=stopped,
+    )
 
 
 @pytest.fixture
 def result():
     good = rows_for("ims", "default", {1.0: [0.0, 0.5, 1.0], 4.0: [0.0, 0.5, 1.0]})
     flat = rows_for("linkability", "default", {1.0: [0.0, 0.01, 0.02], 4.0: [0.0, 0.0, 0.01]})
-    so = rows_for("singling_out", "univariate", {1.0: [0.01, 0.45, 0.97],
-                                                 4.0: [0.02, 0.5, 0.99]})
+    so = rows_for("singling_out", "univariate", {1.0: [0.01, 0.45, 0.97], 4.0: [0.02, 0.5, 0.99]})
     return make_result([good, flat, so])
 
 
@@ -61,10 +77,12 @@ def panel_traces(fig, key, role):
 def test_one_panel_per_measure_with_verdict_in_the_title(result):
     fig = calibration_figure(result)
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["Identical match share<br>✓ pass", "Linkability<br>✗ uncalibrated",
-                      "Singling out (univariate)<br>✓ pass"]
-    assert {t.meta["panel"] for t in fig.data} == {"ims", "linkability",
-                                                   "singling_out:univariate"}
+    assert titles == [
+        "Identical match share<br>✓ pass",
+        "Linkability<br>✗ uncalibrated",
+        "Singling out (univariate)<br>✓ pass",
+    ]
+    assert {t.meta["panel"] for t in fig.data} == {"ims", "linkability", "singling_out:univariate"}
 
 
 def test_ratio_lines_with_error_bars_and_consistent_colours(result):
@@ -117,14 +135,17 @@ def test_table_gives_verdicts_reasons_and_notes(result):
     assert table.loc["singling_out:univariate", "measure"] == "Singling out (univariate)"
     assert table.loc["ims", "ceiling"] == pytest.approx(1.0)
     assert {"floor", "ceiling", "slope", "linearity", "monotone", "ratio gap", "note"} <= set(
-        table.columns)
+        table.columns
+    )
 
 
 def test_stopped_run_marks_unfinished_measures_incomplete():
     done = rows_for("ims", "default", {1.0: [0.0, 0.5, 1.0], 4.0: [0.0, 0.5, 1.0]})
-    half = [r for r in rows_for("dcr", "default", {1.0: [0.0, 0.5, 1.0],
-                                                   4.0: [0.0, 0.5, 1.0]})
-            if r["level"] < 1.0]
+    half = [
+        r
+        for r in rows_for("dcr", "default", {1.0: [0.0, 0.5, 1.0], 4.0: [0.0, 0.5, 1.0]})
+        if r["level"] < 1.0
+    ]
     res = make_result([done, half], stopped=True)
     assert calibration_status(res, res.summary("ims")) == "pass"
     assert calibration_status(res, res.summary("dcr")) == "incomplete"
@@ -142,27 +163,40 @@ def test_empty_result_gives_an_empty_figure():
 def test_figure_from_a_real_calibration():
     real = simulate_health(600, kappa=1, seed=3)
     threat = ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
-    res = calibrate(real, threat=threat, measures=["ims", "singling_out"], levels=(0, 1),
-                    ratios=(1, 2), max_training=150)
+    res = calibrate(
+        real,
+        threat=threat,
+        measures=["ims", "singling_out"],
+        levels=(0, 1),
+        ratios=(1, 2),
+        max_training=150,
+    )
     fig = calibration_figure(res, columns=2)
     # ims, singling out univariate, multivariate, paper, contrastive
     assert len(fig.layout.annotations) == 5
     assert fig.layout.annotations[0].text.startswith("Identical match share<br>")
     assert len([t for t in fig.data if t.meta["role"] == "ratio"]) == 5 * 2
-    assert list(calibration_table(res)["key"]) == ["ims", "singling_out:univariate",
-                                                    "singling_out:multivariate",
-                                                    "singling_out:paper",
-                                                    "singling_out:contrastive"]
+    assert list(calibration_table(res)["key"]) == [
+        "ims",
+        "singling_out:univariate",
+        "singling_out:multivariate",
+        "singling_out:paper",
+        "singling_out:contrastive",
+    ]
 
 
 def test_stopped_run_keeps_the_grid_of_every_requested_measure():
     done = rows_for("ims", "default", {1.0: [0.0, 0.5, 1.0], 4.0: [0.0, 0.5, 1.0]})
-    res = replace(make_result([done], stopped=True),
-                  params={"measures": ["ims", "singling_out:univariate", "linkability"]})
+    res = replace(
+        make_result([done], stopped=True),
+        params={"measures": ["ims", "singling_out:univariate", "linkability"]},
+    )
     titles = [a.text for a in calibration_figure(res).layout.annotations]
-    assert titles == ["Identical match share<br>✓ pass",
-                      "Singling out (univariate)<br>… incomplete",
-                      "Linkability<br>… incomplete"]
+    assert titles == [
+        "Identical match share<br>✓ pass",
+        "Singling out (univariate)<br>… incomplete",
+        "Linkability<br>… incomplete",
+    ]
     table = calibration_table(res).set_index("key")
     assert list(table.index) == ["ims", "singling_out:univariate", "linkability"]
     assert table.loc["linkability", "reasons"] == "not run before the stop"
@@ -170,9 +204,11 @@ def test_stopped_run_keeps_the_grid_of_every_requested_measure():
 
 
 def test_unfinished_measure_shows_only_its_floor():
-    half = [r for r in rows_for("dcr", "default", {1.0: [0.01, 0.5, 1.0],
-                                                   4.0: [0.02, 0.5, 1.0]})
-            if r["level"] < 1.0]
+    half = [
+        r
+        for r in rows_for("dcr", "default", {1.0: [0.01, 0.5, 1.0], 4.0: [0.02, 0.5, 1.0]})
+        if r["level"] < 1.0
+    ]
     row = calibration_table(make_result([half], stopped=True)).iloc[0]
     assert row["floor"] == pytest.approx(0.01)  # read at the smallest ratio (1:1)
     assert np.isnan(row["ceiling"]) and np.isnan(row["ratio gap"])

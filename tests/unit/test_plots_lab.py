@@ -29,13 +29,25 @@ from privacy_core.plots.lab import (
 
 THREAT = pc.ThreatModel(["age", "education", "gender"], ["disease"])
 # a measure of every group, and the canary rows of distance-based inference
-MEASURES_USED = ("inference", "singling_out", "linkability", "membership", "ims", "dcr",
-                 "query_error", "discriminator")
+MEASURES_USED = (
+    "inference",
+    "singling_out",
+    "linkability",
+    "membership",
+    "ims",
+    "dcr",
+    "query_error",
+    "discriminator",
+)
 
 
-def fake_result(risk_model: str = "leaky", levels=(0.0, 0.5, 1.0),
-                measures=MEASURES_USED, variants=("inference@canary", "inference@training"),
-                replicates: int = 2) -> SweepResult:
+def fake_result(
+    risk_model: str = "leaky",
+    levels=(0.0, 0.5, 1.0),
+    measures=MEASURES_USED,
+    variants=("inference@canary", "inference@training"),
+    replicates: int = 2,
+) -> SweepResult:
     """A sweep result with known values: every measure reads its level (plus a per-measure
     offset), so each drawn point can be checked."""
     rows = []
@@ -43,13 +55,28 @@ def fake_result(risk_model: str = "leaky", levels=(0.0, 0.5, 1.0),
         for level in levels:
             for rep in range(replicates):
                 v = float(level) + 0.01 * i + 0.001 * rep
-                rows.append({"outlier_fraction": 0.0, "level": float(level), "replicate": rep,
-                             "measure": m, "value": v, "ci_low": v - 0.02,
-                             "ci_high": v + 0.02, "reached": True,
-                             "baseline": 0.25 if m.endswith("@canary") else np.nan,
-                             "risk_model": risk_model})
-    return SweepResult(rows=pd.DataFrame(rows), risk_model=risk_model, levels=tuple(levels),
-                       measures=tuple(measures), replicates=replicates, seed=0)
+                rows.append(
+                    {
+                        "outlier_fraction": 0.0,
+                        "level": float(level),
+                        "replicate": rep,
+                        "measure": m,
+                        "value": v,
+                        "ci_low": v - 0.02,
+                        "ci_high": v + 0.02,
+                        "reached": True,
+                        "baseline": 0.25 if m.endswith("@canary") else np.nan,
+                        "risk_model": risk_model,
+                    }
+                )
+    return SweepResult(
+        rows=pd.DataFrame(rows),
+        risk_model=risk_model,
+        levels=tuple(levels),
+        measures=tuple(measures),
+        replicates=replicates,
+        seed=0,
+    )
 
 
 def axis_suffix(trace) -> str:
@@ -58,8 +85,11 @@ def axis_suffix(trace) -> str:
 
 def panels_by_axis(fig) -> dict[str, str]:
     """y-axis suffix -> panel title (make_subplots titles are annotations in order)."""
-    titles = [a.text for a in fig.layout.annotations
-              if a.text in MEASURE_GROUPS or a.text == VARIANT_GROUP]
+    titles = [
+        a.text
+        for a in fig.layout.annotations
+        if a.text in MEASURE_GROUPS or a.text == VARIANT_GROUP
+    ]
     return {("" if i == 0 else str(i + 1)): t for i, t in enumerate(titles)}
 
 
@@ -76,7 +106,8 @@ def test_one_label_per_key_with_its_mode_and_variant():
     assert measure_label("inference") == MEASURES["inference"].label
     assert measure_label("inference@canary") == f"{MEASURES['inference'].label} (canary records)"
     assert measure_label("ml_inference@training") == (
-        f"{MEASURES['ml_inference'].label} (other training records)")
+        f"{MEASURES['ml_inference'].label} (other training records)"
+    )
     assert measure_label("singling_out:univariate") == "Singling out (univariate)"
     assert measure_label("singling_out:default") == "Singling out"
     assert split_measure_key("gtcap:per_record@canary") == ("gtcap", "per_record", "canary")
@@ -93,15 +124,23 @@ def test_one_label_per_key_with_its_mode_and_variant():
 def test_one_panel_per_group_in_registry_order():
     fig = lab_response_figure(fake_result())
     panels = panels_by_axis(fig)
-    assert list(panels.values()) == ["Attribute inference", VARIANT_GROUP,
-                                     "Identity & singling out",
-                                     "Linkability", "Membership", "Similarity indicators",
-                                     UTILITY_GROUP]
+    assert list(panels.values()) == [
+        "Attribute inference",
+        VARIANT_GROUP,
+        "Identity & singling out",
+        "Linkability",
+        "Membership",
+        "Similarity indicators",
+        UTILITY_GROUP,
+    ]
     lines = [t for t in fig.data if t.mode == "lines+markers"]
     assert len(lines) == len(MEASURES_USED) + 2
     for t in lines:
-        key = next(k for k in [*MEASURES_USED, "inference@canary", "inference@training"]
-                   if measure_label(k) == t.name)
+        key = next(
+            k
+            for k in [*MEASURES_USED, "inference@canary", "inference@training"]
+            if measure_label(k) == t.name
+        )
         assert panels[axis_suffix(t)] == measure_group(key)
         assert t.legendgroup == measure_group(key)
     # a band per line, on the line's panel
@@ -121,8 +160,9 @@ def test_utility_is_on_its_own_axis_never_titled_risk():
     for s, g in panels.items():
         if g in ("Attribute inference", "Membership", "Linkability"):
             assert y_titles[s] == RISK_Y_TITLE
-    on_utility = {t.name for t in fig.data if t.mode == "lines+markers"
-                  and axis_suffix(t) == utility_axis}
+    on_utility = {
+        t.name for t in fig.data if t.mode == "lines+markers" and axis_suffix(t) == utility_axis
+    }
     assert on_utility == {measure_label("query_error"), measure_label("discriminator")}
     # the ideal y = f_l on every panel but the utility and canary ones, one legend entry
     ideal = [t for t in fig.data if t.name == IDEAL_NAME]
@@ -172,9 +212,17 @@ def test_small_multiples_and_heatmap_use_the_same_labels():
 
 def test_a_real_sweep_with_canaries_is_drawn_by_group():
     real = pc.simulate_health(600, seed=5)
-    result = sweep(real, risk_model="leaky", levels=(0.0, 1.0), replicates=1, threat=THREAT,
-                   measures=["ims", "inference", "query_error"], canaries=30, n_jobs=1,
-                   seed=1)
+    result = sweep(
+        real,
+        risk_model="leaky",
+        levels=(0.0, 1.0),
+        replicates=1,
+        threat=THREAT,
+        measures=["ims", "inference", "query_error"],
+        canaries=30,
+        n_jobs=1,
+        seed=1,
+    )
     fig = lab_response_figure(result)
     names = [t.name for t in fig.data if t.mode == "lines+markers"]
     assert set(names) == {measure_label(m) for m in result.rows["measure"].unique()}
@@ -193,8 +241,14 @@ def test_panel_ranges_hold_the_means_and_clip_wide_bands():
     result = fake_result(replicates=2)
     rows = result.rows.copy()
     rows.loc[rows["replicate"] == 1, "value"] += 0.6  # a wide t-interval over 2 replicates
-    wide = SweepResult(rows=rows, risk_model="leaky", levels=result.levels,
-                       measures=result.measures, replicates=2, seed=0)
+    wide = SweepResult(
+        rows=rows,
+        risk_model="leaky",
+        levels=result.levels,
+        measures=result.measures,
+        replicates=2,
+        seed=0,
+    )
     fig = lab_response_figure(wide)
     panels = panels_by_axis(fig)
     summary = wide.summary()

@@ -48,8 +48,15 @@ def inputs():
         "self": result(0.0, (0.0, 0.0)),
         "failed": result(0.02),
     }
-    kinds = {"loaded": "workspace", "cart1": "generated", "cart100": "generated",
-             "half": "half", "hist": "histogram", "self": "self", "failed": "generated"}
+    kinds = {
+        "loaded": "workspace",
+        "cart1": "generated",
+        "cart100": "generated",
+        "half": "half",
+        "hist": "histogram",
+        "self": "self",
+        "failed": "generated",
+    }
     labels = {k: f"label {k}" for k in kinds}
     return risk, utility, kinds, labels
 
@@ -111,16 +118,22 @@ def test_reference_markers_are_distinct(inputs):
 
 def label_annotations(fig):
     """{candidate id: annotation} of the point labels."""
-    return {a.name: a for a in fig.layout.annotations
-            if a.name not in (None, "better", "numbered")}
+    return {a.name: a for a in fig.layout.annotations if a.name not in (None, "better", "numbered")}
 
 
 def test_selected_ring_ideal_line_and_short_labels(inputs):
     risk, utility, kinds, labels = inputs
-    fig = risk_utility_map(risk, utility, kinds=kinds, labels=labels, selected="cart100",
-                           utility_goal=MeasureGoal("target", 0.5),
-                           short_labels={"cart100": "leaf 100"},
-                           risk_title="RISK", utility_title="UTIL")
+    fig = risk_utility_map(
+        risk,
+        utility,
+        kinds=kinds,
+        labels=labels,
+        selected="cart100",
+        utility_goal=MeasureGoal("target", 0.5),
+        short_labels={"cart100": "leaf 100"},
+        risk_title="RISK",
+        utility_title="UTIL",
+    )
     ring = traces_by_kind(fig)["selected"]
     assert list(ring.x) == [0.20] and list(ring.y) == [0.030]
     assert ring.customdata[0][0] == "cart100"
@@ -150,17 +163,20 @@ def test_better_hint_follows_each_axis_goal(inputs):
     assert (lower.xref, lower.yref, lower.y, lower.yanchor) == ("paper", "paper", 1.0, "bottom")
     # the discriminator's AUC is best at 0.5, worse on both sides: no corner arrow, the
     # hint says left and near the dotted 0.5 line
-    auc_fig = risk_utility_map(risk, utility, kinds=kinds,
-                               utility_goal=measure_goal("discriminator"))
+    auc_fig = risk_utility_map(
+        risk, utility, kinds=kinds, utility_goal=measure_goal("discriminator")
+    )
     auc = better_text(auc_fig)
     assert not any(a in auc.text for a in "↙↘↖↗↓↑")
     assert "←" in auc.text and "0.5" in auc.text
     assert any(s.y0 == 0.5 == s.y1 for s in auc_fig.layout.shapes)
-    higher = better_text(risk_utility_map(risk, utility, kinds=kinds,
-                                          utility_goal=MeasureGoal("higher", 1.0)))
+    higher = better_text(
+        risk_utility_map(risk, utility, kinds=kinds, utility_goal=MeasureGoal("higher", 1.0))
+    )
     assert higher.text == "better ↖ (toward the upper left)"
-    x_target_fig = risk_utility_map(risk, utility, kinds=kinds,
-                                    risk_goal=MeasureGoal("target", 0.5))
+    x_target_fig = risk_utility_map(
+        risk, utility, kinds=kinds, risk_goal=MeasureGoal("target", 0.5)
+    )
     x_target = better_text(x_target_fig)
     assert "↓" in x_target.text and "0.5" in x_target.text and "←" not in x_target.text
     assert any(s.x0 == 0.5 == s.x1 for s in x_target_fig.layout.shapes)
@@ -178,7 +194,7 @@ def test_axis_titles_say_the_goal_and_flag_indicators():
 
 def test_registry_goals():
     assert measure_goal("discriminator") == MeasureGoal("target", 0.5)
-    for name, spec in MEASURES.items():
+    for name in MEASURES:
         if name != "discriminator":
             assert measure_goal(name).direction == "lower", name
     with pytest.raises(ParameterError, match="Unknown measure"):
@@ -200,8 +216,7 @@ def label_boxes(fig, width):
     for cid, a in label_annotations(fig).items():
         cx, cy = px(a.x, a.y)
         w, h = label_size(a.text)
-        labels[cid] = (cx + a.ax - w / 2, cy + a.ay - h / 2, cx + a.ax + w / 2,
-                       cy + a.ay + h / 2)
+        labels[cid] = (cx + a.ax - w / 2, cy + a.ay - h / 2, cx + a.ax + w / 2, cy + a.ay + h / 2)
         markers[cid] = (cx - 6, cy - 6, cx + 6, cy + 6)  # a 12 px marker
     return labels, markers, (pw, ph)
 
@@ -216,8 +231,10 @@ def whisker_lines(fig, width, risk, utility):
         (xl, xh), (yl, yh) = risk[cid].ci, utility[cid].ci
         x = (risk[cid].value - x0) / (x1 - x0) * pw
         y = (y1 - utility[cid].value) / (y1 - y0) * ph
-        out[cid] = [((xl - x0) / (x1 - x0) * pw, y - 0.6, (xh - x0) / (x1 - x0) * pw, y + 0.6),
-                    (x - 0.6, (y1 - yh) / (y1 - y0) * ph, x + 0.6, (y1 - yl) / (y1 - y0) * ph)]
+        out[cid] = [
+            ((xl - x0) / (x1 - x0) * pw, y - 0.6, (xh - x0) / (x1 - x0) * pw, y + 0.6),
+            (x - 0.6, (y1 - yh) / (y1 - y0) * ph, x + 0.6, (y1 - yl) / (y1 - y0) * ph),
+        ]
     return out
 
 
@@ -226,18 +243,27 @@ def overlap(a, b):
 
 
 CROWD = {  # eight candidates within a few hundredths of each other, one far away
-    "cart1": (0.300, 0.020), "cart2": (0.305, 0.021), "cart5": (0.310, 0.019),
-    "cart10": (0.302, 0.022), "cart20": (0.308, 0.020), "cart100": (0.304, 0.018),
-    "half": (0.306, 0.0205), "loaded": (0.301, 0.0195), "hist": (0.05, 0.08),
+    "cart1": (0.300, 0.020),
+    "cart2": (0.305, 0.021),
+    "cart5": (0.310, 0.019),
+    "cart10": (0.302, 0.022),
+    "cart20": (0.308, 0.020),
+    "cart100": (0.304, 0.018),
+    "half": (0.306, 0.0205),
+    "loaded": (0.301, 0.0195),
+    "hist": (0.05, 0.08),
 }
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_crowded_labels_never_overlap(seed):
     rng = np.random.default_rng(seed)
-    pts = dict(CROWD) if seed == 0 else {
-        f"p{i}": (0.3 + rng.normal(0, 0.01), 0.02 + rng.normal(0, 0.002)) for i in range(8)
-    } | {"far": (0.05, 0.08)}
+    pts = (
+        dict(CROWD)
+        if seed == 0
+        else {f"p{i}": (0.3 + rng.normal(0, 0.01), 0.02 + rng.normal(0, 0.002)) for i in range(8)}
+        | {"far": (0.05, 0.08)}
+    )
     # intervals on both axes: a label must not hide one either
     risk = {k: result(x, (x - 0.004, x + 0.003)) for k, (x, _) in pts.items()}
     utility = {k: result(y, (y - 0.0006, y + 0.0008)) for k, (_, y) in pts.items()}
@@ -254,7 +280,7 @@ def test_crowded_labels_never_overlap(seed):
         for i, a in enumerate(ids):
             box = labels[a]
             assert box[0] >= 0 and box[2] <= pw and box[1] >= 0 and box[3] <= ph, (a, width)
-            for b in ids[i + 1:]:
+            for b in ids[i + 1 :]:
                 assert not overlap(box, labels[b]), (a, b, width)
             for b in ids:
                 assert not overlap(box, markers[b]), (a, "marker", b, width)
@@ -304,13 +330,16 @@ def test_empty_inputs_give_an_empty_figure():
     assert map_table({}, {}).empty
 
 
-@pytest.mark.parametrize("event, expected", [
-    ({"selection": {"points": [{"customdata": ["cart1"], "x": 0.1}]}}, "cart1"),
-    ({"points": [{"customdata": "cart5"}]}, "cart5"),
-    ({"selection": {"points": [{"x": 0.1}, {"customdata": ["half"]}]}}, "half"),
-    ({"selection": {"points": []}}, None),
-    ({"selection": {"points": [{"customdata": []}]}}, None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "event, expected",
+    [
+        ({"selection": {"points": [{"customdata": ["cart1"], "x": 0.1}]}}, "cart1"),
+        ({"points": [{"customdata": "cart5"}]}, "cart5"),
+        ({"selection": {"points": [{"x": 0.1}, {"customdata": ["half"]}]}}, "half"),
+        ({"selection": {"points": []}}, None),
+        ({"selection": {"points": [{"customdata": []}]}}, None),
+        (None, None),
+    ],
+)
 def test_selected_candidate_reads_streamlit_events(event, expected):
     assert selected_candidate(event) == expected

@@ -14,8 +14,13 @@ THREAT = pc.ThreatModel(["age", "education", "gender"], ["disease"])
 def fitted():
     real = pc.simulate_health(400, kappa=5, seed=3)
     syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="cart", seed=4)
-    return real, syn, pc.rapid(real, syn, threat=THREAT, attackers=("rf", "cart"), n_trees=30,
-                               bootstrap=50, seed=0)
+    return (
+        real,
+        syn,
+        pc.rapid(
+            real, syn, threat=THREAT, attackers=("rf", "cart"), n_trees=30, bootstrap=50, seed=0
+        ),
+    )
 
 
 def test_threshold_curve_labels_accuracy_and_draws_the_null_band(fitted):
@@ -50,8 +55,9 @@ def test_null_figures_for_both_rules(fitted):
     fig = plots.rapid_null_figure(cal)
     observed = next(t for t in fig.data if t.name and t.name.startswith("observed"))
     np.testing.assert_allclose(observed.y, cal.observed)
-    pooled = pc.rapid_permutation_threshold(real, syn, threat=THREAT, rule="pooled-scores",
-                                            n_permutations=2, n_trees=20, seed=0)
+    pooled = pc.rapid_permutation_threshold(
+        real, syn, threat=THREAT, rule="pooled-scores", n_permutations=2, n_trees=20, seed=0
+    )
     hist = plots.rapid_null_figure(pooled)
     assert len(hist.data[0].x) == len(pooled.null_scores)
 
@@ -61,8 +67,10 @@ def test_slider_steps_reuse_the_figures_but_draw_each_step_exactly(fitted):
     each step draws its own marker and counts, and an earlier step's figure is unchanged
     by a later one (the cached parts are copied, never moved)."""
     _, _, res = fitted
-    steps = {tau: (plots.rapid_threshold_curve(res.at(tau)), plots.rapid_score_histogram(res.at(tau)))
-             for tau in (0.2, 0.5, 0.35)}
+    steps = {
+        tau: (plots.rapid_threshold_curve(res.at(tau)), plots.rapid_score_histogram(res.at(tau)))
+        for tau in (0.2, 0.5, 0.35)
+    }
     for tau, (curve, hist) in steps.items():
         r = res.at(tau)
         assert [s.x0 for s in curve.layout.shapes] == [tau]
@@ -75,11 +83,12 @@ def test_slider_steps_reuse_the_figures_but_draw_each_step_exactly(fitted):
         half = (centres[1] - centres[0]) / 2
         assert (centres[risk > 0] + half >= tau).all() and (centres[safe > 0] - half <= tau).all()
     # the same curves as a figure built without any cache
-    fresh = pc.rapid(*fitted[:2], threat=THREAT, attackers=("rf", "cart"), n_trees=30,
-                     bootstrap=50, seed=0).at(0.5)
+    fresh = pc.rapid(
+        *fitted[:2], threat=THREAT, attackers=("rf", "cart"), n_trees=30, bootstrap=50, seed=0
+    ).at(0.5)
     a, b = plots.rapid_threshold_curve(fresh), steps[0.5][0]
     assert [t.name for t in a.data] == [t.name for t in b.data]
-    for ta, tb in zip(a.data, b.data):
+    for ta, tb in zip(a.data, b.data, strict=False):
         np.testing.assert_allclose(np.asarray(ta.y, float), np.asarray(tb.y, float))
 
 
@@ -93,8 +102,10 @@ def _plain(obj):
             return [float(v) for v in arr]
         return {k: _plain(v) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _plain(v)
-                for v in obj]
+        return [
+            float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _plain(v)
+            for v in obj
+        ]
     return obj
 
 

@@ -64,14 +64,16 @@ def test_id_columns_are_left_out():
 def test_no_demographic_names_falls_back_to_lowest_cardinality_with_a_note():
     rng = np.random.default_rng(0)
     n = 400
-    real = pd.DataFrame({
-        "score": rng.normal(size=n).round(3),
-        "colour": rng.choice(["red", "green", "blue", "cyan"], n),
-        "flag": rng.choice(["y", "n"], n),
-        "grade": rng.integers(0, 10, n),
-        "level": rng.integers(0, 30, n),
-        "outcome": rng.choice(["a", "b"], n),
-    })
+    real = pd.DataFrame(
+        {
+            "score": rng.normal(size=n).round(3),
+            "colour": rng.choice(["red", "green", "blue", "cyan"], n),
+            "flag": rng.choice(["y", "n"], n),
+            "grade": rng.integers(0, 10, n),
+            "level": rng.integers(0, 30, n),
+            "outcome": rng.choice(["a", "b"], n),
+        }
+    )
     s = suggest(real, "outcome")
     assert s.fallback
     assert s.columns == ("colour", "flag", "grade")
@@ -80,12 +82,25 @@ def test_no_demographic_names_falls_back_to_lowest_cardinality_with_a_note():
     assert all(s[c].category == "fallback" for c in s.columns)
 
 
-@pytest.mark.parametrize("name, demographic", [
-    ("Age", True), ("age_group", True), ("AgeGroup", True), ("marital-status", True),
-    ("native-country", True), ("ZIP", True), ("year_of_birth", True), ("Sex", True),
-    ("stage", False), ("page", False), ("wage", False), ("sexual_health", False),
-    ("zipper", False), ("hours-per-week", False),
-])
+@pytest.mark.parametrize(
+    "name, demographic",
+    [
+        ("Age", True),
+        ("age_group", True),
+        ("AgeGroup", True),
+        ("marital-status", True),
+        ("native-country", True),
+        ("ZIP", True),
+        ("year_of_birth", True),
+        ("Sex", True),
+        ("stage", False),
+        ("page", False),
+        ("wage", False),
+        ("sexual_health", False),
+        ("zipper", False),
+        ("hours-per-week", False),
+    ],
+)
 def test_demographic_names_match_whole_words(name, demographic):
     real = pd.DataFrame({name: np.arange(40) % 4, "y": ["a", "b"] * 20})
     s = suggest(real, "y")

@@ -56,12 +56,15 @@ def test_score_variants_by_hand():
     np.testing.assert_allclose(cond, [0.9 / 0.7, 0.5 / 0.7, 0.2 / 0.4, 0.6 / 0.4])
     nce = categorical_scores(g, y, prev, method="nce", n_classes=2)
     np.testing.assert_allclose(nce, 1 + np.log(g) / np.log(2))
-    e_abs = continuous_errors(np.array([10.0]), np.array([12.0]), error="absolute", delta=0.01,
-                              scale=4.0)
-    e_norm = continuous_errors(np.array([10.0]), np.array([12.0]), error="normalized", delta=0.01,
-                               scale=4.0)
-    e_sym = continuous_errors(np.array([10.0]), np.array([12.0]), error="symmetric", delta=0.0,
-                              scale=4.0)
+    e_abs = continuous_errors(
+        np.array([10.0]), np.array([12.0]), error="absolute", delta=0.01, scale=4.0
+    )
+    e_norm = continuous_errors(
+        np.array([10.0]), np.array([12.0]), error="normalized", delta=0.01, scale=4.0
+    )
+    e_sym = continuous_errors(
+        np.array([10.0]), np.array([12.0]), error="symmetric", delta=0.0, scale=4.0
+    )
     assert (e_abs[0], e_norm[0]) == (2.0, 0.5)
     assert e_sym[0] == pytest.approx(4 / 22)
 
@@ -79,8 +82,14 @@ def test_bounds_and_monotone_in_tau(fitted):
 
 def test_monotone_in_epsilon_for_continuous_target(health_k5):
     real, syn = health_k5
-    res = pc.rapid(real, syn, threat=pc.ThreatModel(["age", "education", "gender"], ["income"]),
-                   attackers=("xgb", "logit"), bootstrap=0, seed=0)
+    res = pc.rapid(
+        real,
+        syn,
+        threat=pc.ThreatModel(["age", "education", "gender"], ["income"]),
+        attackers=("xgb", "logit"),
+        bootstrap=0,
+        seed=0,
+    )
     assert res.kind == "continuous"
     rates = [res.at(e).value for e in np.linspace(0, 0.99, 12)]
     assert np.all(np.diff(rates) >= 0)
@@ -88,8 +97,9 @@ def test_monotone_in_epsilon_for_continuous_target(health_k5):
     # a plotted curve may sweep the relative tolerance past 1 (only typed values are checked)
     curve = res.curve([0.5, 1.0, 2.0]).query("series == 'mean'")["rate"].to_numpy()
     assert np.all(np.diff(curve) >= 0) and curve[0] == pytest.approx(res.at(0.5).value)
-    assert res.at(0.10).value == pytest.approx(
-        np.mean(res.scores < 0.10)), "headline equals the share of (record, model) flags"
+    assert res.at(0.10).value == pytest.approx(np.mean(res.scores < 0.10)), (
+        "headline equals the share of (record, model) flags"
+    )
 
 
 def test_reaggregation_equals_refit(health_k5, fitted):
@@ -114,8 +124,9 @@ def test_row_order_does_not_change_aggregate(health_k5, fitted):
     res = pc.rapid(shuffled, syn, threat=THREAT, n_trees=100, bootstrap=0, seed=0)
     # the attackers see the same training data, so each record gets the same score
     by_index = res.records.set_index("record")["score"].sort_index()
-    np.testing.assert_allclose(by_index.to_numpy(), fitted.records.set_index("record")["score"]
-                               .sort_index().to_numpy())
+    np.testing.assert_allclose(
+        by_index.to_numpy(), fitted.records.set_index("record")["score"].sort_index().to_numpy()
+    )
     assert res.value == pytest.approx(fitted.value)
 
 
@@ -155,15 +166,18 @@ def test_stratified_and_subgroup_views_average_to_headline(fitted):
 def test_attribution_finds_the_driving_quasi_identifier():
     rng = np.random.default_rng(0)
     n = 800
-    real = pd.DataFrame({
-        "region": rng.choice(["north", "south"], n),
-        "colour": rng.choice(["red", "blue", "green"], n),
-        "age": rng.integers(20, 70, n),
-    })
+    real = pd.DataFrame(
+        {
+            "region": rng.choice(["north", "south"], n),
+            "colour": rng.choice(["red", "blue", "green"], n),
+            "age": rng.integers(20, 70, n),
+        }
+    )
     # the secret is determined by region only in the north; elsewhere it is noise
     north = real["region"] == "north"
-    real["secret"] = np.where(north, np.where(real["age"] > 45, "a", "b"),
-                              rng.choice(["a", "b"], n))
+    real["secret"] = np.where(
+        north, np.where(real["age"] > 45, "a", "b"), rng.choice(["a", "b"], n)
+    )
     threat = pc.ThreatModel(["region", "colour", "age"], ["secret"])
     res = pc.rapid(real, real, threat=threat, attackers=("rf",), n_trees=100, bootstrap=0, seed=0)
     coef = pc.rapid_attribution(res).set_index("level")["coefficient"]
@@ -178,8 +192,15 @@ def test_rapid_rises_with_dependency_strength():
     rates = []
     for kappa in (0.0, 2.0, 10.0):
         real = pc.simulate_health(1000, kappa=kappa, seed=11)
-        res = pc.rapid(real, _release(real, seed=12), threat=THREAT, attackers=("rf",),
-                       n_trees=200, bootstrap=0, seed=0)
+        res = pc.rapid(
+            real,
+            _release(real, seed=12),
+            threat=THREAT,
+            attackers=("rf",),
+            n_trees=200,
+            bootstrap=0,
+            seed=0,
+        )
         rates.append(res.value)
     assert rates[0] < rates[1] < rates[2], rates
 
@@ -190,10 +211,24 @@ def test_rapid_rises_with_dependency_strength():
 
 def test_copy_release_is_riskier_than_independent_marginals(health_k5):
     real, _ = health_k5
-    copy = pc.rapid(real, _release(real, method="self"), threat=THREAT, attackers=("rf",),
-                    n_trees=100, bootstrap=0, seed=0)
-    hist = pc.rapid(real, _release(real, method="histogram"), threat=THREAT, attackers=("rf",),
-                    n_trees=100, bootstrap=0, seed=0)
+    copy = pc.rapid(
+        real,
+        _release(real, method="self"),
+        threat=THREAT,
+        attackers=("rf",),
+        n_trees=100,
+        bootstrap=0,
+        seed=0,
+    )
+    hist = pc.rapid(
+        real,
+        _release(real, method="histogram"),
+        threat=THREAT,
+        attackers=("rf",),
+        n_trees=100,
+        bootstrap=0,
+        seed=0,
+    )
     assert copy.value > hist.value + 0.3
     # independent marginals carry no information about the secret: the paper's threshold
     # rule finds the histogram release's RAPID inside its permutation null at tau = 0.3
@@ -209,8 +244,7 @@ def test_copy_release_is_riskier_than_independent_marginals(health_k5):
 def test_replicates_are_averaged_and_spread_reported(health_k5):
     real, _ = health_k5
     releases = [_release(real, seed=s) for s in (21, 22, 23)]
-    res = pc.rapid(real, releases, threat=THREAT, attackers=("xgb", "logit"), bootstrap=100,
-                   seed=0)
+    res = pc.rapid(real, releases, threat=THREAT, attackers=("xgb", "logit"), bootstrap=100, seed=0)
     assert res.replicate_rates.shape == (2, 3)
     assert res.value == pytest.approx(res.replicate_rates.mean())
     out = res.to_dict()
@@ -222,15 +256,21 @@ def test_pooled_scores_rule_is_kept_as_an_option():
     permuted in the release); at it a release that leaks nothing flags 5% of records."""
     real = pc.simulate_health(600, kappa=10, seed=5)
     syn = _release(real, seed=6)
-    cal = pc.rapid_permutation_threshold(real, syn, threat=THREAT, rule="pooled-scores",
-                                         n_permutations=3, n_trees=100, seed=0)
+    cal = pc.rapid_permutation_threshold(
+        real, syn, threat=THREAT, rule="pooled-scores", n_permutations=3, n_trees=100, seed=0
+    )
     assert cal.rule == "pooled-scores" and cal.params["n_permutations"] == 3
     assert cal.null_rate(cal.suggested_threshold) <= 0.05 + 1e-9
-    observed = pc.rapid(real, syn, threat=THREAT, attackers=("rf",), n_trees=100, bootstrap=0,
-                        seed=0).at(cal.suggested_threshold)
+    observed = pc.rapid(
+        real, syn, threat=THREAT, attackers=("rf",), n_trees=100, bootstrap=0, seed=0
+    ).at(cal.suggested_threshold)
     assert observed.value > 0.3
-    assert pc.rapid_permutation_threshold(real, syn, threat=THREAT, rule="pooled-scores",
-                                          n_trees=20).params["n_permutations"] == 5
+    assert (
+        pc.rapid_permutation_threshold(
+            real, syn, threat=THREAT, rule="pooled-scores", n_trees=20
+        ).params["n_permutations"]
+        == 5
+    )
 
 
 def test_null_rapid_rule_is_the_default_and_recomputes_rapid(fitted):
@@ -247,15 +287,17 @@ def test_null_rapid_rule_is_the_default_and_recomputes_rapid(fitted):
     # recompute the first permutation by hand
     y_perm = fitted.y_true[np.random.default_rng(3).permutation(len(fitted.y_true))]
     g = fitted.proba[np.arange(len(y_perm)), :, :, y_perm]
-    scores = categorical_scores(g.astype(float), y_perm, fitted.prevalence, method="marginal",
-                                n_classes=len(fitted.classes))
+    scores = categorical_scores(
+        g.astype(float), y_perm, fitted.prevalence, method="marginal", n_classes=len(fitted.classes)
+    )
     by_hand = [(scores > t).mean(axis=(0, 2)).max() for t in grid]
     np.testing.assert_allclose(cal.null_rates[0], by_hand)
     # the suggestion: the largest tau whose observed RAPID is above the null's 95th percentile
     upper = np.quantile(cal.null_rates, 0.95, axis=0)
     assert cal.suggested_threshold == grid[cal.observed > upper].max()
     assert cal.null_rate(cal.suggested_threshold) == pytest.approx(
-        upper[grid == cal.suggested_threshold][0])
+        upper[grid == cal.suggested_threshold][0]
+    )
     band = cal.band()
     assert (band["null_lower"] <= band["null_median"]).all()
     assert (band["null_median"] <= band["null_upper"]).all()
@@ -275,16 +317,23 @@ def test_null_rapid_rule_refits_by_default_and_separates_signal_from_noise():
     assert copy.band()["significant"].all() and copy.suggested_threshold == 0.95
     hist = _release(real, method="histogram")
     refit = pc.rapid_permutation_threshold(real, hist, threat=threat, n_trees=30, seed=0)
-    labels = pc.rapid_permutation_threshold(real, hist, threat=threat, n_trees=30, seed=0,
-                                            permute="labels")
+    labels = pc.rapid_permutation_threshold(
+        real, hist, threat=threat, n_trees=30, seed=0, permute="labels"
+    )
     assert labels.params["n_permutations"] == 199 and labels.params["permuted"].startswith("real")
     assert refit.band()["significant"].sum() <= 2
 
 
 def test_null_rapid_rule_continuous_and_too_few_permutations(health_k5, fitted):
     real, syn = health_k5
-    res = pc.rapid(real, syn, threat=pc.ThreatModel(["age", "education", "gender"], ["income"]),
-                   attackers=("logit",), bootstrap=0, seed=0)
+    res = pc.rapid(
+        real,
+        syn,
+        threat=pc.ThreatModel(["age", "education", "gender"], ["income"]),
+        attackers=("logit",),
+        bootstrap=0,
+        seed=0,
+    )
     cal = pc.rapid_null_calibration(res, n_permutations=25, seed=0)
     np.testing.assert_allclose(cal.thresholds[:3], [0.01, 0.03, 0.05])
     np.testing.assert_allclose(cal.observed, [res.at(t).rate_max for t in cal.thresholds])
@@ -299,10 +348,12 @@ def test_cart_attacker_and_accuracy_next_to_rapid(fitted, health_k5):
     """CART joins the suite (paper Table 1); each attacker's accuracy on the real records
     is reported next to its RAPID (Table 1, Fig. 5a), and the headline is the max (§2.5)."""
     assert fitted.attackers == ("rf", "xgb", "logit")  # CART is opt-in
-    with_cart = pc.rapid(*health_k5, threat=THREAT, attackers=("rf", "cart"), n_trees=50,
-                         bootstrap=0, seed=0)
+    with_cart = pc.rapid(
+        *health_k5, threat=THREAT, attackers=("rf", "cart"), n_trees=50, bootstrap=0, seed=0
+    )
     assert with_cart.by_attacker["cart"]["accuracy"] == pytest.approx(
-        float((with_cart.pred_code[:, 1, 0] == with_cart.y_true).mean()))
+        float((with_cart.pred_code[:, 1, 0] == with_cart.y_true).mean())
+    )
     out = fitted.to_dict()
     for j, a in enumerate(fitted.attackers):
         acc = float((fitted.pred_code[:, j, 0] == fitted.y_true).mean())
@@ -310,22 +361,39 @@ def test_cart_attacker_and_accuracy_next_to_rapid(fitted, health_k5):
         assert out["by_attacker"][a]["accuracy"] == pytest.approx(acc)
         # tau > 0.5 flags only records whose true class is the argmax: RAPID <= accuracy
         assert fitted.at(0.6).by_attacker[a]["value"] <= acc + 1e-12
-    assert out["headline"] == {"aggregate": "max", "attacker": fitted.strongest_attacker,
-                               "value": fitted.rate_max, "ci": list(fitted.ci_max)}
+    assert out["headline"] == {
+        "aggregate": "max",
+        "attacker": fitted.strongest_attacker,
+        "value": fitted.rate_max,
+        "ci": list(fitted.ci_max),
+    }
     # rpart's defaults: no leaf below 7 rows, so a copy is not memorised record by record
     real, _ = health_k5
-    copy = pc.rapid(real, _release(real, method="self"), threat=THREAT, attackers=("cart",),
-                    bootstrap=0, seed=0)
-    hist = pc.rapid(real, _release(real, method="histogram"), threat=THREAT,
-                    attackers=("cart",), bootstrap=0, seed=0)
+    copy = pc.rapid(
+        real, _release(real, method="self"), threat=THREAT, attackers=("cart",), bootstrap=0, seed=0
+    )
+    hist = pc.rapid(
+        real,
+        _release(real, method="histogram"),
+        threat=THREAT,
+        attackers=("cart",),
+        bootstrap=0,
+        seed=0,
+    )
     assert copy.value > hist.value + 0.3
     assert copy.by_attacker["cart"]["accuracy"] < 1.0
 
 
 def test_continuous_target_reports_r2(health_k5):
     real, syn = health_k5
-    res = pc.rapid(real, syn, threat=pc.ThreatModel(["age", "education", "gender"], ["income"]),
-                   attackers=("cart", "logit"), bootstrap=0, seed=0)
+    res = pc.rapid(
+        real,
+        syn,
+        threat=pc.ThreatModel(["age", "education", "gender"], ["income"]),
+        attackers=("cart", "logit"),
+        bootstrap=0,
+        seed=0,
+    )
     y = res.y_true
     for j, a in enumerate(res.attackers):
         r2 = 1 - ((y - res.y_hat[:, j, 0]) ** 2).sum() / ((y - y.mean()) ** 2).sum()
@@ -371,8 +439,13 @@ def test_missing_continuous_target_records_are_excluded(health_k5):
     real, syn = health_k5
     real = real.copy()
     real.loc[real.index[:7], "income"] = np.nan
-    res = pc.rapid(real, syn, threat=pc.ThreatModel(["age", "gender"], ["income"]),
-                   attackers=("xgb",), bootstrap=0)
+    res = pc.rapid(
+        real,
+        syn,
+        threat=pc.ThreatModel(["age", "gender"], ["income"]),
+        attackers=("xgb",),
+        bootstrap=0,
+    )
     assert res.params["excluded_targets_missing_value"] == 7
     assert len(res.records) == len(real) - 7
 
@@ -385,17 +458,19 @@ def test_missing_numeric_quasi_identifier_strategy(health_k5):
     assert res.params["imputed_missing"] == {"age": 5}
     assert res.params["numeric_missing"] == "median"
     with pytest.raises(pc.MissingValueError, match="age"):
-        pc.rapid(real, syn, threat=THREAT, attackers=("xgb",), bootstrap=0,
-                 numeric_missing="error")
+        pc.rapid(real, syn, threat=THREAT, attackers=("xgb",), bootstrap=0, numeric_missing="error")
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"attackers": ("svm",)}, pc.ParameterError),
-    ({"method": "bayes"}, pc.ParameterError),
-    ({"error": "squared"}, pc.ParameterError),
-    ({"bootstrap": -1}, pc.ParameterError),
-    ({"seed": -3}, pc.ParameterError),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"attackers": ("svm",)}, pc.ParameterError),
+        ({"method": "bayes"}, pc.ParameterError),
+        ({"error": "squared"}, pc.ParameterError),
+        ({"bootstrap": -1}, pc.ParameterError),
+        ({"seed": -3}, pc.ParameterError),
+    ],
+)
 def test_bad_parameters_raise_documented_errors(health_k5, kwargs, error):
     real, syn = health_k5
     with pytest.raises(error):
@@ -410,19 +485,28 @@ def test_epsilon_is_a_proportion_not_a_percentage(health_k5, error):
     # The paper writes ε = 10 %; typed as 10 it flagged every record (RAPID = 1.000).
     real, syn = health_k5
     with pytest.raises(pc.ParameterError, match=r"ε is a proportion: 0.10 means 10 %; got 10\b"):
-        pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=10,
-                 error=error)
+        pc.rapid(
+            real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=10, error=error
+        )
     with pytest.raises(pc.ParameterError, match="proportion"):
-        pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=1.0,
-                 error=error)
+        pc.rapid(
+            real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=1.0, error=error
+        )
     with pytest.raises(pc.ParameterError, match="proportion"):
         pc.rapid_synthesizer_cv(real, threat=INCOME, k=2, epsilon=10, error=error)
 
 
 def test_epsilon_in_units_of_y_may_exceed_one(health_k5):
     real, syn = health_k5
-    res = pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=5000.0,
-                   error="absolute")
+    res = pc.rapid(
+        real,
+        syn,
+        threat=INCOME,
+        attackers=("logit",),
+        bootstrap=0,
+        epsilon=5000.0,
+        error="absolute",
+    )
     assert res.threshold == 5000.0 and 0 < res.value <= 1
     with pytest.raises(pc.ParameterError, match="epsilon"):
         pc.rapid(real, syn, threat=INCOME, attackers=("logit",), bootstrap=0, epsilon=0.0)
@@ -470,10 +554,12 @@ def test_threshold_bootstrap_index_equals_full_weight_product():
     scores[:50, 2] = 0.5  # ties at a threshold
     index = ThresholdBootstrap.build(np.ascontiguousarray(weights.T), scores, block=64)
     for t in (0.0, 0.1, 0.5, 0.77, 1.0):
-        np.testing.assert_allclose(index.rates(t, above=True),
-                                   weights @ (scores > t).astype(np.float32) / n, rtol=1e-6)
-        np.testing.assert_allclose(index.rates(t, above=False),
-                                   weights @ (scores < t).astype(np.float32) / n, rtol=1e-6)
+        np.testing.assert_allclose(
+            index.rates(t, above=True), weights @ (scores > t).astype(np.float32) / n, rtol=1e-6
+        )
+        np.testing.assert_allclose(
+            index.rates(t, above=False), weights @ (scores < t).astype(np.float32) / n, rtol=1e-6
+        )
 
 
 # --------------------------------------------------------------------- records at risk
@@ -496,8 +582,9 @@ def test_records_at_risk_are_the_strongest_attackers(fitted, tau):
 
 def test_records_at_risk_with_several_releases_come_from_one_attacker(health_k5):
     real, syn = health_k5
-    res = pc.rapid(real, [syn, _release(real, seed=9)], threat=THREAT, n_trees=50,
-                   bootstrap=0, seed=0)
+    res = pc.rapid(
+        real, [syn, _release(real, seed=9)], threat=THREAT, n_trees=50, bootstrap=0, seed=0
+    )
     rec = res.records
     j = res.attackers.index(res.strongest_attacker)
     expected = res.scores[:, j, :].mean(axis=1) > res.threshold
@@ -511,8 +598,7 @@ def test_variant_reaggregation_equals_a_direct_fit(health_k5, fitted, method):
     bootstrap index) gives exactly what a fit with that score gives, at every step of a
     slider sweep, in either direction and after switching back."""
     real, syn = health_k5
-    direct = pc.rapid(real, syn, threat=THREAT, n_trees=100, bootstrap=200, seed=0,
-                      method=method)
+    direct = pc.rapid(real, syn, threat=THREAT, n_trees=100, bootstrap=200, seed=0, method=method)
     for tau in (0.2, 0.6, 0.35, direct.threshold):
         a, b = fitted.at(tau, method=method), direct.at(tau)
         assert a.value == b.value and a.rate_max == b.rate_max
@@ -531,8 +617,12 @@ def test_records_top_is_the_head_of_the_sorted_per_record_table(fitted, only):
     for tau in (0.1, 0.45):
         r = fitted.at(tau)
         rec = r.records
-        full = (rec[rec["at_risk"]] if only else rec).sort_values(
-            "score", ascending=False, kind="stable").head(25).reset_index(drop=True)
+        full = (
+            (rec[rec["at_risk"]] if only else rec)
+            .sort_values("score", ascending=False, kind="stable")
+            .head(25)
+            .reset_index(drop=True)
+        )
         top = r.records_top(25, only_at_risk=only)
         pd.testing.assert_frame_equal(top, full)
     high = fitted.at(0.9)

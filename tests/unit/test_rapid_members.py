@@ -27,8 +27,7 @@ def test_a_copy_of_the_members_reads_near_one_and_an_unseen_sample_near_zero(pop
     train, hold, fresh = population
     copy = pc.rapid(train, train, control=hold, **KW).members_vs_non_members()
     unseen = pc.rapid(train, fresh, control=hold, **KW).members_vs_non_members()
-    cart_rel = pc.synthesize(pc.prepare_table(train, pc.infer_schema(train)), method="cart",
-                             seed=1)
+    cart_rel = pc.synthesize(pc.prepare_table(train, pc.infer_schema(train)), method="cart", seed=1)
     cart = pc.rapid(train, cart_rel, control=hold, **KW).members_vs_non_members()
     assert copy["relative"]["value"] > 0.85 and copy["difference"]["ci"][0] > 0.1
     lo, hi = unseen["relative"]["ci"]
@@ -37,8 +36,7 @@ def test_a_copy_of_the_members_reads_near_one_and_an_unseen_sample_near_zero(pop
     assert unseen["relative"]["value"] < cart["relative"]["value"] < copy["relative"]["value"]
 
 
-def test_members_are_the_plain_rapid_and_non_members_the_same_attackers_on_the_holdout(
-        population):
+def test_members_are_the_plain_rapid_and_non_members_the_same_attackers_on_the_holdout(population):
     train, hold, fresh = population
     with_control = pc.rapid(train, fresh, control=hold, **KW)
     plain = pc.rapid(train, fresh, **KW)
@@ -55,14 +53,16 @@ def test_members_are_the_plain_rapid_and_non_members_the_same_attackers_on_the_h
     assert gap["members"]["value"] == with_control.by_attacker[a]["value"]
     assert gap["non_members"]["value"] == ctrl.by_attacker[a]["value"]
     assert gap["difference"]["value"] == pytest.approx(
-        gap["members"]["value"] - gap["non_members"]["value"])
+        gap["members"]["value"] - gap["non_members"]["value"]
+    )
     # re-aggregation moves both record sets to the new threshold and score
     moved = with_control.at(0.6, method="nce")
     assert moved.control.threshold == 0.6 and moved.control.params["method"] == "nce"
     again = pc.rapid(train, fresh, control=hold, **{**KW}, tau=0.6, method="nce")
     assert moved.control.value == again.control.value
-    assert moved.members_vs_non_members()["difference"] == \
-        again.members_vs_non_members()["difference"]
+    assert (
+        moved.members_vs_non_members()["difference"] == again.members_vs_non_members()["difference"]
+    )
     # without a bootstrap, Newcombe's interval for two independent proportions
     nb = pc.rapid(train, fresh, control=hold, **{**KW, "bootstrap": 0})
     d = nb.members_vs_non_members()["difference"]
@@ -92,22 +92,38 @@ def test_unscorable_holdout_records_are_counted_and_too_few_is_a_clear_error(pop
         pc.rapid(train, fresh, control=odd.iloc[:12], **KW)
 
 
-def test_cli_rapid_control_adds_members_non_members_and_difference(tmp_path, population,
-                                                                   capsys):
+def test_cli_rapid_control_adds_members_non_members_and_difference(tmp_path, population, capsys):
     train, hold, fresh = population
     paths = {}
     for name, frame in (("real", train), ("syn", train), ("hold", hold)):
         paths[name] = tmp_path / f"{name}.csv"
         frame.to_csv(paths[name], index=False)
     out = tmp_path / "r.json"
-    code = main(["rapid", "--real", str(paths["real"]), "--synthetic", str(paths["syn"]),
-                 "--control", str(paths["hold"]), "--sensitive", "disease",
-                 "--attackers", "xgb", "--bootstrap", "100", "--json", str(out)])
+    code = main(
+        [
+            "rapid",
+            "--real",
+            str(paths["real"]),
+            "--synthetic",
+            str(paths["syn"]),
+            "--control",
+            str(paths["hold"]),
+            "--sensitive",
+            "disease",
+            "--attackers",
+            "xgb",
+            "--bootstrap",
+            "100",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     rapid = json.loads(out.read_text())["metrics"]["rapid"]
     for key in ("members", "non_members", "difference"):
         assert set(rapid[key]) >= {"value", "ci"}
     assert rapid["difference"]["value"] == pytest.approx(
-        rapid["members"]["value"] - rapid["non_members"]["value"])
+        rapid["members"]["value"] - rapid["non_members"]["value"]
+    )
     assert rapid["members_vs_non_members"]["relative"]["value"] > 0.8  # a copy
     assert "non-members" in capsys.readouterr().out

@@ -12,15 +12,14 @@ def test_ray_backend_matches_local_backend():
 
     real = pc.simulate_health(800, kappa=1, seed=0)
     threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
-    kwargs = dict(risk_model="leaky", levels=[0.0, 1.0], measures=["ims"], replicates=2,
-                  threat=threat, seed=3)
+    kwargs = dict(
+        risk_model="leaky", levels=[0.0, 1.0], measures=["ims"], replicates=2, threat=threat, seed=3
+    )
     hold = pc.simulate_health(400, kappa=1, seed=1)
-    mds_kw = dict(holdout=hold, shadow_models=4, shadow_sets=1, records=200, bootstrap=50,
-                  seed=2)
+    mds_kw = dict(holdout=hold, shadow_models=4, shadow_sets=1, records=200, bootstrap=50, seed=2)
     try:
         on_ray = sweep(real, backend="ray", address="local", **kwargs).rows
-        mds_ray = pc.membership_disclosure_score(real, backend="ray", ray_address="local",
-                                                 **mds_kw)
+        mds_ray = pc.membership_disclosure_score(real, backend="ray", ray_address="local", **mds_kw)
     finally:
         ray.shutdown()
     mds_local = pc.membership_disclosure_score(real, **mds_kw)

@@ -19,14 +19,22 @@ def review():
     syn = pc.synthesize(pc.prepare_table(train, schema), method="cart", seed=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = evaluate_measures(train, [syn], names=["ims", "singling_out"], threat=THREAT,
-                                    holdout=hold)
+        results = evaluate_measures(
+            train, [syn], names=["ims", "singling_out"], threat=THREAT, holdout=hold
+        )
 
     def build(**kwargs):
         return pc.build_report(
-            real=train, synthetic=[syn], results=results, threat=THREAT, schema=schema,
-            holdout=hold, names={"real": "train.csv", "synthetic": ["cart.csv"],
-                                 "holdout": "hold.csv"}, **kwargs)
+            real=train,
+            synthetic=[syn],
+            results=results,
+            threat=THREAT,
+            schema=schema,
+            holdout=hold,
+            names={"real": "train.csv", "synthetic": ["cart.csv"], "holdout": "hold.csv"},
+            **kwargs,
+        )
+
     return build, results
 
 
@@ -36,21 +44,29 @@ def test_json_record_holds_aggregates_only_by_default(review):
     d = json.loads(report.to_json())
     assert d["decision"] == "release" and "records" not in d
     assert d["metrics"]["ims"]["value"] == pytest.approx(results["ims"].value)
-    assert d["provenance"]["real"]["rows"] == 600 and len(d["provenance"]["real"]["fingerprint"]) == 16
+    assert (
+        d["provenance"]["real"]["rows"] == 600 and len(d["provenance"]["real"]["fingerprint"]) == 16
+    )
     assert "records" in json.loads(build(include_records=True).to_json())
     assert build(decision="not a decision").decision == "undecided"
 
 
 def test_pdf_sign_off_sheet(review):
     build, results = review
-    report = build(decision="release with changes",
-                   notes="Generalise age to 5-year bands – κ ≥ 2 checked.")
+    report = build(
+        decision="release with changes", notes="Generalise age to 5-year bands – κ ≥ 2 checked."
+    )
     pdf = pc.render_pdf(report)
     assert pdf.startswith(b"%PDF-") and pdf.rstrip().endswith(b"%%EOF")
     # PDF strings escape parentheses
-    for text in (b"Decision: release with changes", rb"Identical match share \(indicator\)",
-                 b"Singling out", b"train.csv", b"kappa >= 2",
-                 f"{results['singling_out'].value:.4f}".encode()):
+    for text in (
+        b"Decision: release with changes",
+        rb"Identical match share \(indicator\)",
+        b"Singling out",
+        b"train.csv",
+        b"kappa >= 2",
+        f"{results['singling_out'].value:.4f}".encode(),
+    ):
         assert text in pdf, text
     # the same report gives the same bytes (creation date from the report, not the clock)
     assert pc.render_pdf(report) == pdf
@@ -64,8 +80,14 @@ def test_pdf_sign_off_sheet(review):
 @pytest.fixture(scope="module")
 def calibration():
     real = pc.simulate_health(600, seed=4)
-    return pc.calibrate(real, threat=THREAT, measures=["ims", "linkability"], levels=(0, 1),
-                        ratios=(1, 2), max_training=150)
+    return pc.calibrate(
+        real,
+        threat=THREAT,
+        measures=["ims", "linkability"],
+        levels=(0, 1),
+        ratios=(1, 2),
+        max_training=150,
+    )
 
 
 def test_calibration_table_enters_json_html_and_pdf_when_given(review, calibration):
@@ -87,7 +109,8 @@ def test_calibration_table_enters_json_html_and_pdf_when_given(review, calibrati
     assert cal["levels"] == [0.0, 1.0] and cal["ratios"] == [1.0, 2.0]
     # aggregates only: values per measure, mode, ratio and level, no record
     assert {tuple(sorted(r)) for r in cal["rows"]} == {
-        ("ci", "level", "metric", "mode", "ratio", "value")}
+        ("ci", "level", "metric", "mode", "ratio", "value")
+    }
     assert "records" not in d
 
     html_text = pc.render_html(report)
@@ -107,8 +130,11 @@ def test_calibration_rows_of_a_stopped_run_mark_unfinished_measures(review, cali
 
     build, _ = review
     rows = calibration.rows
-    partial = replace(calibration, rows=rows[~((rows["metric"] == "linkability")
-                                               & (rows["level"] == 1.0))], stopped=True)
+    partial = replace(
+        calibration,
+        rows=rows[~((rows["metric"] == "linkability") & (rows["level"] == 1.0))],
+        stopped=True,
+    )
     d = build(calibration=partial).to_dict()
     status = {r["key"]: r["status"] for r in pc.report.calibration_rows(d)}
     assert status["ims"] == "pass"
@@ -122,8 +148,9 @@ def test_rapid_tolerance_unit_is_stated_in_html_and_pdf():
     syn = pc.synthesize(pc.prepare_table(real, schema), method="cart", seed=3)
     threat = pc.ThreatModel(["age", "education", "gender"], ["income"])
     res = pc.rapid(real, syn, threat=threat, attackers=("logit",), bootstrap=0, epsilon=0.15)
-    report = pc.build_report(real=real, synthetic=[syn], results={"rapid": res}, threat=threat,
-                             schema=schema)
+    report = pc.build_report(
+        real=real, synthetic=[syn], results={"rapid": res}, threat=threat, schema=schema
+    )
     note = "ε = 0.15 is a proportion, not a percentage"
     assert note in pc.render_html(report) and "below 15%" in pc.render_html(report)
     assert note.replace("ε", "epsilon").encode() in pc.render_pdf(report)
@@ -141,15 +168,24 @@ def candidates():
     hist = pc.synthesize(real_c, method="histogram", seed=5)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res_cart = evaluate_measures(train, cart, names=["ims", "linkability"],
-                                     threat=THREAT, holdout=hold, seed=0)
-        res_hist = evaluate_measures(train, [hist], names=["ims"], threat=THREAT,
-                                     holdout=hold, seed=0)
-    groups = [pc.report.ReleaseGroup("CART", ("cart s3", "cart s4"), res_cart),
-              pc.report.ReleaseGroup("HISTOGRAM", ("hist",), res_hist)]
+        res_cart = evaluate_measures(
+            train, cart, names=["ims", "linkability"], threat=THREAT, holdout=hold, seed=0
+        )
+        res_hist = evaluate_measures(
+            train, [hist], names=["ims"], threat=THREAT, holdout=hold, seed=0
+        )
+    groups = [
+        pc.report.ReleaseGroup("CART", ("cart s3", "cart s4"), res_cart),
+        pc.report.ReleaseGroup("HISTOGRAM", ("hist",), res_hist),
+    ]
     report = pc.build_report(
-        real=train, synthetic=[*cart, hist], groups=groups, threat=THREAT, schema=schema,
-        names={"real": "train.csv", "synthetic": ["cart s3", "cart s4", "hist"]})
+        real=train,
+        synthetic=[*cart, hist],
+        groups=groups,
+        threat=THREAT,
+        schema=schema,
+        names={"real": "train.csv", "synthetic": ["cart s3", "cart s4", "hist"]},
+    )
     return report, res_cart, res_hist
 
 
@@ -187,13 +223,19 @@ def test_candidates_side_by_side_in_html_and_pdf(candidates):
     assert "<th>CART<br><small>2 replicates of one generator (mean ± sd)</small></th>" in page
     assert "<th>HISTOGRAM<br><small>1 release</small></th>" in page
     assert "2 candidates side by side" in page and "not computed" in page
-    ims_row = page[page.index("<code>ims</code>"):].split("</tr>")[0]
+    ims_row = page[page.index("<code>ims</code>") :].split("</tr>")[0]
     assert f"{res_cart['ims'].value:.4f}" in ims_row
     assert f"{res_hist['ims'].value:.4f}" in ims_row
     pdf = pc.render_pdf(report)
-    for text in (b"2 candidates side by side", b"CART \\(2 replicates of one generator",
-                 b"HISTOGRAM \\(1 release\\)", b"not computed",
-                 f"{res_hist['ims'].value:.4f}".encode(), b"CART: ims", b"HISTOGRAM: ims"):
+    for text in (
+        b"2 candidates side by side",
+        b"CART \\(2 replicates of one generator",
+        b"HISTOGRAM \\(1 release\\)",
+        b"not computed",
+        f"{res_hist['ims'].value:.4f}".encode(),
+        b"CART: ims",
+        b"HISTOGRAM: ims",
+    ):
         assert text in pdf, text
 
 
@@ -205,21 +247,28 @@ def test_one_candidate_keeps_the_metrics_block(review):
     assert d["provenance"]["synthetic"][0]["group"] == "cart.csv"
 
 
-@pytest.mark.parametrize("groups, message", [
-    ([("A", ("a",)), ("A", ("b",))], "distinct"),
-    ([("A", ("a", "b")), ("B", ("b",))], "more than one group"),
-    ([("A", ("a",))], "in no group"),
-    ([("A", ("a", "b", "zzz"))], "not among the synthetic inputs"),
-])
+@pytest.mark.parametrize(
+    "groups, message",
+    [
+        ([("A", ("a",)), ("A", ("b",))], "distinct"),
+        ([("A", ("a", "b")), ("B", ("b",))], "more than one group"),
+        ([("A", ("a",))], "in no group"),
+        ([("A", ("a", "b", "zzz"))], "not among the synthetic inputs"),
+    ],
+)
 def test_bad_groups_are_refused_with_a_specific_error(review, groups, message):
     frame = pc.simulate_health(50, seed=1)
     with pytest.raises(pc.ParameterError, match=message):
-        pc.build_report(real=frame, synthetic=[frame, frame], threat=THREAT,
-                        schema=pc.infer_schema(frame), names={"synthetic": ["a", "b"]},
-                        groups=[pc.report.ReleaseGroup(n, r, {}) for n, r in groups])
+        pc.build_report(
+            real=frame,
+            synthetic=[frame, frame],
+            threat=THREAT,
+            schema=pc.infer_schema(frame),
+            names={"synthetic": ["a", "b"]},
+            groups=[pc.report.ReleaseGroup(n, r, {}) for n, r in groups],
+        )
     with pytest.raises(pc.ParameterError, match="either results"):
-        pc.build_report(real=frame, synthetic=[frame], threat=THREAT,
-                        schema=pc.infer_schema(frame))
+        pc.build_report(real=frame, synthetic=[frame], threat=THREAT, schema=pc.infer_schema(frame))
     with pytest.raises(pc.ParameterError, match="at least one release"):
         pc.report.ReleaseGroup("empty", ())
 
@@ -267,48 +316,88 @@ def session():
     cart, hist = (pc.synthesize(real_c, method=m, seed=3) for m in ("cart", "histogram"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = {name: evaluate_measures(train, [syn], names=["ims", "dcr", "singling_out"],
-                                       threat=THREAT, holdout=hold, seed=0)
-               for name, syn in (("cart", cart), ("hist", hist))}
+        res = {
+            name: evaluate_measures(
+                train,
+                [syn],
+                names=["ims", "dcr", "singling_out"],
+                threat=THREAT,
+                holdout=hold,
+                seed=0,
+            )
+            for name, syn in (("cart", cart), ("hist", hist))
+        }
         for name, syn in (("cart", cart), ("hist", hist)):
-            res[name]["rapid"] = pc.rapid(train, syn, threat=THREAT, attackers=("logit",),
-                                          bootstrap=0)
-            res[name]["wasserstein"] = pc.wasserstein_fidelity(real_c, [syn], schema=schema,
-                                                               seed=0)
+            res[name]["rapid"] = pc.rapid(
+                train, syn, threat=THREAT, attackers=("logit",), bootstrap=0
+            )
+            res[name]["wasserstein"] = pc.wasserstein_fidelity(real_c, [syn], schema=schema, seed=0)
     evil_name = f"CART {EVIL}"
-    groups = [pc.report.ReleaseGroup(evil_name, ("cart",), res["cart"]),
-              pc.report.ReleaseGroup("HISTOGRAM", ("hist",), res["hist"])]
+    groups = [
+        pc.report.ReleaseGroup(evil_name, ("cart",), res["cart"]),
+        pc.report.ReleaseGroup("HISTOGRAM", ("hist",), res["hist"]),
+    ]
     rapid_cart = res["cart"]["rapid"].value
-    references = {"rapid": {"half": _ref("rapid", rapid_cart - 0.2, rapid_cart - 0.25,
-                                         rapid_cart - 0.15),
-                            "self": _ref("rapid", rapid_cart + 0.2, rapid_cart + 0.15,
-                                         rapid_cart + 0.25)}}
-    calibration = pc.calibrate(train, threat=THREAT, measures=["ims"], levels=(0, 1),
-                               ratios=(1,), max_training=120)
+    references = {
+        "rapid": {
+            "half": _ref("rapid", rapid_cart - 0.2, rapid_cart - 0.25, rapid_cart - 0.15),
+            "self": _ref("rapid", rapid_cart + 0.2, rapid_cart + 0.15, rapid_cart + 0.25),
+        }
+    }
+    calibration = pc.calibrate(
+        train, threat=THREAT, measures=["ims"], levels=(0, 1), ratios=(1,), max_training=120
+    )
     Fig = pc.report.ReportFigure
     figures = []
     for g in groups:
         r = g.results
-        figures += [Fig("inference", "RAPID against the threshold",
-                        plots.rapid_threshold_curve(r["rapid"]), g.name),
-                    Fig("attacks", "Attack success", plots.attack_rates_figure(
-                        [r["singling_out"]]), g.name),
-                    Fig("similarity", "Distance to the closest record",
-                        plots.dcr_histogram(r["dcr"]), g.name)]
-    figures += [Fig("fidelity", "Fidelity against the references",
-                    plots.fidelity_reference_figure({g.name: {"wasserstein":
-                                                              g.results["wasserstein"]}
-                                                     for g in groups})),
-                Fig("calibration", "Calibration", plots.calibration_figure(calibration))]
+        figures += [
+            Fig(
+                "inference",
+                "RAPID against the threshold",
+                plots.rapid_threshold_curve(r["rapid"]),
+                g.name,
+            ),
+            Fig(
+                "attacks", "Attack success", plots.attack_rates_figure([r["singling_out"]]), g.name
+            ),
+            Fig(
+                "similarity",
+                "Distance to the closest record",
+                plots.dcr_histogram(r["dcr"]),
+                g.name,
+            ),
+        ]
+    figures += [
+        Fig(
+            "fidelity",
+            "Fidelity against the references",
+            plots.fidelity_reference_figure(
+                {g.name: {"wasserstein": g.results["wasserstein"]} for g in groups}
+            ),
+        ),
+        Fig("calibration", "Calibration", plots.calibration_figure(calibration)),
+    ]
 
     def build(**kwargs):
-        base = dict(real=train, synthetic=[cart, hist], groups=groups, threat=THREAT,
-                    schema=schema, holdout=hold,
-                    names={"real": "train.csv", "synthetic": ["cart", "hist"]},
-                    references=references, calibration=calibration, decision="release",
-                    reviewer="Zoë Łukasz-Nowak 日本", role="privacy officer",
-                    review_date="2026-11-23", notes=f"Checked {EVIL} & co.")
+        base = dict(
+            real=train,
+            synthetic=[cart, hist],
+            groups=groups,
+            threat=THREAT,
+            schema=schema,
+            holdout=hold,
+            names={"real": "train.csv", "synthetic": ["cart", "hist"]},
+            references=references,
+            calibration=calibration,
+            decision="release",
+            reviewer="Zoë Łukasz-Nowak 日本",
+            role="privacy officer",
+            review_date="2026-11-23",
+            notes=f"Checked {EVIL} & co.",
+        )
         return pc.build_report(**{**base, **kwargs})
+
     return build, figures, res
 
 
@@ -321,16 +410,17 @@ def test_html_is_one_light_self_contained_document(session):
     assert "cdn.plot.ly" not in page and not re.search(r"https?://", page)
     assert not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", page, re.I)
     # every figure is drawn from its own small JSON block
-    blocks = re.findall(r'<script type="application/json" id="(fig\d+)-data">(.*?)</script>',
-                        page, re.S)
+    blocks = re.findall(
+        r'<script type="application/json" id="(fig\d+)-data">(.*?)</script>', page, re.S
+    )
     assert len(blocks) == len(figures)
     for _, spec in blocks:
         data = json.loads(spec)
         assert "template" not in data["layout"]
         assert all(t.get("type") != "histogram" for t in data["data"])  # binned into bars
         assert len(spec) < 60_000
-    bundle = page[page.index('id="plotly-bundle"'):]
-    bundle = bundle[:bundle.index("</script>")]
+    bundle = page[page.index('id="plotly-bundle"') :]
+    bundle = bundle[: bundle.index("</script>")]
     assert len(page) - len(bundle) < 400_000  # everything but plotly.js: light
     assert len(page) < 2_500_000  # plotly.js alone is 4.8 MB uncompressed
 
@@ -338,12 +428,19 @@ def test_html_is_one_light_self_contained_document(session):
 def test_html_has_every_section_and_reads_candidates_against_the_references(session):
     build, figures, res = session
     page = pc.render_html(build(), figures)
-    toc = page[page.index('<nav class="toc">'):page.index("</nav>")]
-    for sid in ("summary", "inference", "attacks", "similarity", "fidelity", "calibration",
-                "provenance"):
+    toc = page[page.index('<nav class="toc">') : page.index("</nav>")]
+    for sid in (
+        "summary",
+        "inference",
+        "attacks",
+        "similarity",
+        "fidelity",
+        "calibration",
+        "provenance",
+    ):
         assert f'href="#{sid}"' in toc and f'<section id="{sid}">' in page, sid
     assert "drill-down" not in page  # aggregates only by default
-    summary = page[page.index('<section id="summary">'):page.index('<section id="inference">')]
+    summary = page[page.index('<section id="summary">') : page.index('<section id="inference">')]
     assert "Decision: <b>release</b>" in summary and "privacy officer" in summary
     assert "Zoë Łukasz-Nowak 日本" in summary and "2026-11-23" in summary
     # the two candidates side by side with their reading against HALF and SELF
@@ -352,15 +449,19 @@ def test_html_has_every_section_and_reads_candidates_against_the_references(sess
     assert "of the way from HALF to SELF" in summary  # rapid_cart is half-way by design
     assert "Indicator, not a disclosure measure" in page
     # figures sit in their family's section, once per candidate
-    inference = page[page.index('<section id="inference">'):page.index('<section id="attacks">')]
+    inference = page[page.index('<section id="inference">') : page.index('<section id="attacks">')]
     assert inference.count('class="figure"') == 2 and "HISTOGRAM" in inference
     # drill-down only when per-record tables were asked for, and a few rows only
     with_records = pc.render_html(build(include_records=True), figures)
-    drill = with_records[with_records.index('<section id="drill-down">'):]
-    drill = drill[:drill.index("</section>")]
+    drill = with_records[with_records.index('<section id="drill-down">') :]
+    drill = drill[: drill.index("</section>")]
     assert "real records" in drill
-    first = re.search(r"<h3>(.*?): per-record table <small>\((\d[\d,]*) records, 5 shown\)"
-                      r"</small></h3>(.*?)</table>", drill, re.S)
+    first = re.search(
+        r"<h3>(.*?): per-record table <small>\((\d[\d,]*) records, 5 shown\)"
+        r"</small></h3>(.*?)</table>",
+        drill,
+        re.S,
+    )
     assert first and int(first.group(2).replace(",", "")) > 5
     assert first.group(3).count("<tr>") <= 6  # header + 5 example rows
 
@@ -380,8 +481,9 @@ def test_every_user_string_is_escaped(session):
     # no script element but ours: the bundle, the loader and the figures' JSON
     tags = re.findall(r"<script[^>]*>", page)
     allowed = {'<script id="plotly-bundle" type="application/octet-stream">', "<script>"}
-    assert all(t in allowed or t.startswith('<script type="application/json" id="fig')
-               for t in tags), tags
+    assert all(
+        t in allowed or t.startswith('<script type="application/json" id="fig') for t in tags
+    ), tags
     assert page.count("<script>") == 1
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # column, release, notes
     # inside the figures' JSON no "<" survives (a name cannot close the script element)
@@ -393,8 +495,12 @@ def test_every_user_string_is_escaped(session):
 def test_slim_figure_bins_histograms_and_thins_long_lines():
     rng = np.random.default_rng(0)
     values = rng.normal(size=10_000)
-    fig = go.Figure([go.Histogram(x=values, nbinsx=40, name="a"),
-                     go.Scatter(x=np.arange(5000), y=np.sin(np.arange(5000)), mode="lines")])
+    fig = go.Figure(
+        [
+            go.Histogram(x=values, nbinsx=40, name="a"),
+            go.Scatter(x=np.arange(5000), y=np.sin(np.arange(5000)), mode="lines"),
+        ]
+    )
     slim = pc.report.slim_figure(fig)
     bars, line = slim["data"]
     assert bars["type"] == "bar" and len(bars["x"]) == 40 and sum(bars["y"]) == 10_000
@@ -408,16 +514,29 @@ def test_pdf_is_a_sign_off_sheet_with_key_figures(session):
     report = build()
     pdf = pc.render_pdf(report)
     layout = pc.report.pdf_layout(report)
-    for text in (b"sign-off sheet", b"Decision: release", b"Reviewer name:",
-                 b"privacy officer", b"2026-11-23", b"Signature:", b"Key figures",
-                 b"Data provenance", b"HALF ", b"SELF ",
-                 f"{res['cart']['rapid'].value:.3f}".encode(),
-                 f"{res['hist']['rapid'].value:.3f}".encode()):
+    for text in (
+        b"sign-off sheet",
+        b"Decision: release",
+        b"Reviewer name:",
+        b"privacy officer",
+        b"2026-11-23",
+        b"Signature:",
+        b"Key figures",
+        b"Data provenance",
+        b"HALF ",
+        b"SELF ",
+        f"{res['cart']['rapid'].value:.3f}".encode(),
+        f"{res['hist']['rapid'].value:.3f}".encode(),
+    ):
         assert text in pdf, text
     # the charts are drawn: one filled dot (four Bezier arcs, then "f") per candidate and
     # measure computed
-    cells = [cell for row in pc.report.candidate_table(report.to_dict())
-             for cell in row["cells"].values() if cell is not None]
+    cells = [
+        cell
+        for row in pc.report.candidate_table(report.to_dict())
+        for cell in row["cells"].values()
+        if cell is not None
+    ]
     assert len(cells) == 10 and pdf.count(b" c f\n") == len(cells)
     # Unicode: Latin-1 kept, other letters transliterated or coded, and the sheet says so
     assert "Zoë".encode("latin-1") in pdf and b"Lukasz-Nowak" in pdf
@@ -442,8 +561,17 @@ def test_pdf_without_a_reviewer_leaves_the_signature_block_blank(review):
 
 def test_candidate_table_reads_each_measure_by_its_goal():
     """The discriminator's AUC is best at 0.5, not low: the report says so in words."""
-    d = {"candidates": [{"name": "c", "n_releases": 1, "metrics": {
-        "discriminator": {"value": 0.62, "ci": [0.6, 0.64], "goal": "lower"},
-        "dcr": {"value": 0.1, "ci": [0.05, 0.15], "goal": "lower"}}}]}
+    d = {
+        "candidates": [
+            {
+                "name": "c",
+                "n_releases": 1,
+                "metrics": {
+                    "discriminator": {"value": 0.62, "ci": [0.6, 0.64], "goal": "lower"},
+                    "dcr": {"value": 0.1, "ci": [0.05, 0.15], "goal": "lower"},
+                },
+            }
+        ]
+    }
     goals = {r["key"]: r["goal"] for r in pc.report.candidate_table(d)}
     assert goals == {"discriminator": "0.5 is best (indistinguishable)", "dcr": "lower is better"}

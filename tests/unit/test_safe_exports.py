@@ -32,9 +32,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import privacy_core as pc
+import privacy_core.cli.common
 import privacy_core.plots as plots
 from privacy_core import cli
-import privacy_core.cli.common
 from privacy_core.exports import FORMULA_PREFIXES, neutralise_formulas, safe_csv
 from privacy_core.measures import evaluate_measures
 from privacy_core.results import jsonable
@@ -58,8 +58,10 @@ def starts_formula(cell: str) -> bool:
 
 def strict_json(text: str):
     """json.loads that refuses NaN, Infinity and -Infinity (as JSON.parse does)."""
+
     def refuse(token):
         raise ValueError(f"non-standard JSON token {token}")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -68,8 +70,10 @@ def strict_json(text: str):
 @pytest.mark.parametrize("dtype", [object, "string", "category"])
 def test_every_formula_trigger_is_quoted_in_cells_names_and_index(trigger, dtype):
     value = f"{trigger}SUM(A1:A9)"
-    frame = pd.DataFrame({f"{trigger}name": pd.array([value, "plain", "a=b"], dtype=dtype)},
-                         index=pd.Index([f"{trigger}row", "r2", "r3"], name=f"{trigger}idx"))
+    frame = pd.DataFrame(
+        {f"{trigger}name": pd.array([value, "plain", "a=b"], dtype=dtype)},
+        index=pd.Index([f"{trigger}row", "r2", "r3"], name=f"{trigger}idx"),
+    )
     rows = read_cells(safe_csv(frame, index=True))
     assert rows[0] == [f"'{trigger}idx", f"'{trigger}name"]
     assert rows[1] == [f"'{trigger}row", f"'{value}"]
@@ -80,16 +84,18 @@ def test_every_formula_trigger_is_quoted_in_cells_names_and_index(trigger, dtype
 
 
 def test_numbers_stay_numbers_and_only_text_is_touched():
-    frame = pd.DataFrame({
-        "float": [-0.5, 1.25, np.nan],
-        "int": [-3, 0, 7],
-        "nullable": pd.array([-1, None, 2], dtype="Int64"),
-        "flag": [True, False, True],
-        "when": pd.to_datetime(["2026-01-01", None, "2026-03-01"]),
-        # an object column holding numbers and text: only the text is quoted
-        "mixed": [-0.5, "-x", None],
-        "-neg": [-1.5, -2.5, -3.5],
-    })
+    frame = pd.DataFrame(
+        {
+            "float": [-0.5, 1.25, np.nan],
+            "int": [-3, 0, 7],
+            "nullable": pd.array([-1, None, 2], dtype="Int64"),
+            "flag": [True, False, True],
+            "when": pd.to_datetime(["2026-01-01", None, "2026-03-01"]),
+            # an object column holding numbers and text: only the text is quoted
+            "mixed": [-0.5, "-x", None],
+            "-neg": [-1.5, -2.5, -3.5],
+        }
+    )
     text = safe_csv(frame)
     back = pd.read_csv(io.StringIO(text))
     assert list(back.columns) == ["float", "int", "nullable", "flag", "when", "mixed", "'-neg"]
@@ -113,15 +119,13 @@ def test_the_input_frame_is_not_changed_and_categories_may_collide():
 
 
 def test_multiindex_columns_are_quoted_level_by_level():
-    frame = pd.DataFrame([[1, "=x"]], columns=pd.MultiIndex.from_tuples([("@a", "b"),
-                                                                         ("c", "+d")]))
+    frame = pd.DataFrame([[1, "=x"]], columns=pd.MultiIndex.from_tuples([("@a", "b"), ("c", "+d")]))
     rows = read_cells(safe_csv(frame))
     assert rows[0] == ["'@a", "c"] and rows[1] == ["b", "'+d"] and rows[2] == ["1", "'=x"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.text(alphabet="=+-@\t\r\n,\"' abc1.", max_size=8), min_size=1,
-                max_size=6))
+@given(st.lists(st.text(alphabet="=+-@\t\r\n,\"' abc1.", max_size=8), min_size=1, max_size=6))
 def test_no_text_cell_can_start_a_formula(values):
     frame = pd.DataFrame({"name": values, "x": np.linspace(-1, 1, len(values))})
     rows = read_cells(safe_csv(frame))
@@ -135,33 +139,50 @@ def test_no_text_cell_can_start_a_formula(values):
 
 
 def _calls(tree: ast.AST, attr: str) -> list[ast.Call]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute) and n.func.attr == attr]
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == attr
+    ]
 
 
 def test_every_csv_export_goes_through_safe_csv():
     """No page, UI helper or engine module writes CSV with pandas itself: a new download
     that did would ship formulas to a spreadsheet."""
-    files = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py"),
-             *(ROOT / "privacy_core").rglob("*.py")]
-    direct = [f"{f.relative_to(ROOT)}:{c.lineno}" for f in files
-              if f.name != "exports.py" for c in _calls(ast.parse(f.read_text()), "to_csv")]
+    files = [
+        ROOT / "app.py",
+        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "ui").glob("*.py"),
+        *(ROOT / "privacy_core").rglob("*.py"),
+    ]
+    direct = [
+        f"{f.relative_to(ROOT)}:{c.lineno}"
+        for f in files
+        if f.name != "exports.py"
+        for c in _calls(ast.parse(f.read_text()), "to_csv")
+    ]
     assert direct == []
     # the downloads named in the brief use it (CSV text built by safe_csv)
     for page, n in (("rapid", 1), ("privacy", 1), ("lab", 4), ("data", 1)):
         tree = ast.parse((ROOT / "pages" / f"{page}.py").read_text())
-        payloads = [c.args[1] for c in _calls(tree, "download_button")
-                    if isinstance(c.args[1], ast.Call)
-                    and getattr(c.args[1].func, "id", "") == "safe_csv"]
+        payloads = [
+            c.args[1]
+            for c in _calls(tree, "download_button")
+            if isinstance(c.args[1], ast.Call) and getattr(c.args[1].func, "id", "") == "safe_csv"
+        ]
         assert len(payloads) == n, page
 
 
 @pytest.fixture()
 def hostile_csv(tmp_path):
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"=group": rng.choice(["=cmd|' /C calc'!A0", "@SUM(1)", "ok"], 60),
-                          "-score": np.round(rng.normal(-1, 1, 60), 3),
-                          "sex": rng.choice(["f", "m"], 60)})
+    frame = pd.DataFrame(
+        {
+            "=group": rng.choice(["=cmd|' /C calc'!A0", "@SUM(1)", "ok"], 60),
+            "-score": np.round(rng.normal(-1, 1, 60), 3),
+            "sex": rng.choice(["f", "m"], 60),
+        }
+    )
     path = tmp_path / "real.csv"
     frame.to_csv(path, index=False)  # the hostile input itself, written raw on purpose
     return path
@@ -170,8 +191,22 @@ def hostile_csv(tmp_path):
 def test_cli_csv_release_is_neutralised_and_parquet_exact(hostile_csv, tmp_path):
     out_csv, out_pq = tmp_path / "syn.csv", tmp_path / "syn.parquet"
     for out in (out_csv, out_pq):
-        assert cli.main(["synthesize", "--method", "histogram", "--real", str(hostile_csv),
-                         "--seed", "1", "--out", str(out)]) == 0
+        assert (
+            cli.main(
+                [
+                    "synthesize",
+                    "--method",
+                    "histogram",
+                    "--real",
+                    str(hostile_csv),
+                    "--seed",
+                    "1",
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
     rows = read_cells(out_csv.read_text(encoding="utf-8"))
     assert rows[0] == ["'=group", "'-score", "sex"]
     assert not [c for row in rows for c in row if starts_formula(c)]
@@ -227,8 +262,7 @@ class _Page(HTMLParser):
 
 def _hostile_tables():
     real, hold = pc.simulate_health(240, seed=1), pc.simulate_health(160, seed=2)
-    names = {"gender": HOSTILE["attr"], "education": HOSTILE["close"],
-             "disease": HOSTILE["single"]}
+    names = {"gender": HOSTILE["attr"], "education": HOSTILE["close"], "disease": HOSTILE["single"]}
     values = {"high": HOSTILE["close"], "medium": HOSTILE["comment"], "low": HOSTILE["entity"]}
     out = []
     for t in (real, hold):
@@ -247,28 +281,38 @@ def hostile_report():
     syn = pc.synthesize(pc.prepare_table(real, schema), method="histogram", seed=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = evaluate_measures(real, [syn], names=["ims"], threat=threat, holdout=hold,
-                                    seed=0)
-        results["rapid"] = pc.rapid(real, syn, threat=threat, attackers=("logit",),
-                                    bootstrap=0)
+        results = evaluate_measures(real, [syn], names=["ims"], threat=threat, holdout=hold, seed=0)
+        results["rapid"] = pc.rapid(real, syn, threat=threat, attackers=("logit",), bootstrap=0)
     group = f"candidate {HOSTILE['attr']}"
     report = pc.build_report(
-        real=real, synthetic=[syn], threat=threat, schema=schema, holdout=hold,
+        real=real,
+        synthetic=[syn],
+        threat=threat,
+        schema=schema,
+        holdout=hold,
         groups=[pc.report.ReleaseGroup(group, (f"release {HOSTILE['close']}",), results)],
-        names={"real": f"{HOSTILE['single']}.csv",
-               "synthetic": [f"release {HOSTILE['close']}"],
-               "holdout": f"{HOSTILE['comment']}.csv"},
+        names={
+            "real": f"{HOSTILE['single']}.csv",
+            "synthetic": [f"release {HOSTILE['close']}"],
+            "holdout": f"{HOSTILE['comment']}.csv",
+        },
         notes=f"Rationale: {HOSTILE['close']}\n{HOSTILE['entity']}",
-        reviewer=HOSTILE["attr"], role=HOSTILE["single"], review_date=HOSTILE["comment"],
-        include_records=True, decision="release")
+        reviewer=HOSTILE["attr"],
+        role=HOSTILE["single"],
+        review_date=HOSTILE["comment"],
+        include_records=True,
+        decision="release",
+    )
     categories = [HOSTILE["close"], HOSTILE["comment"], HOSTILE["entity"]]
-    bars = go.Figure(go.Bar(x=categories, y=[1.0, float("nan"), float("inf")],
-                            name=HOSTILE["single"]),
-                     layout={"title": {"text": HOSTILE["close"]},
-                             "xaxis": {"title": {"text": HOSTILE["attr"]}}})
+    bars = go.Figure(
+        go.Bar(x=categories, y=[1.0, float("nan"), float("inf")], name=HOSTILE["single"]),
+        layout={"title": {"text": HOSTILE["close"]}, "xaxis": {"title": {"text": HOSTILE["attr"]}}},
+    )
     Fig = pc.report.ReportFigure
-    figures = [Fig("fidelity", HOSTILE["close"], bars, caption=HOSTILE["attr"]),
-               Fig("inference", "RAPID", plots.rapid_threshold_curve(results["rapid"]))]
+    figures = [
+        Fig("fidelity", HOSTILE["close"], bars, caption=HOSTILE["attr"]),
+        Fig("inference", "RAPID", plots.rapid_threshold_curve(results["rapid"])),
+    ]
     return report, figures, categories
 
 
@@ -298,9 +342,13 @@ def test_html_shows_every_user_string_as_text_and_nothing_else(hostile_report):
     text = "".join(page.text)
     for value in HOSTILE.values():
         assert value in text, value
-    for shown in (f"candidate {HOSTILE['attr']}", f"release {HOSTILE['close']}",
-                  f"{HOSTILE['single']}.csv", f"{HOSTILE['comment']}.csv",
-                  f"Rationale: {HOSTILE['close']}"):
+    for shown in (
+        f"candidate {HOSTILE['attr']}",
+        f"release {HOSTILE['close']}",
+        f"{HOSTILE['single']}.csv",
+        f"{HOSTILE['comment']}.csv",
+        f"Rationale: {HOSTILE['close']}",
+    ):
         assert shown in text, shown
 
 
@@ -327,28 +375,42 @@ def _pdf_text(pdf: bytes) -> str:
     """The text drawn on the sheet: every string shown by Tj, unescaped, joined."""
     shown = re.findall(rb"\(((?:\\.|[^\\)])*)\) Tj", pdf, re.S)
     unescape = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
-    return " ".join(re.sub(rb"\\(.)", lambda m: unescape.get(m.group(1), m.group(1)), s)
-                    .decode("latin-1") for s in shown)
+    return " ".join(
+        re.sub(rb"\\(.)", lambda m: unescape.get(m.group(1), m.group(1)), s).decode("latin-1")
+        for s in shown
+    )
 
 
 @pytest.fixture(scope="module")
 def unicode_pdf():
-    real = pc.simulate_health(200, seed=1).rename(columns={
-        "income": f"{UNICODE['cjk']} {UNICODE['rtl']}", "health": UNICODE["combining"]})
-    threat = pc.ThreatModel(["age", "education", f"{UNICODE['cjk']} {UNICODE['rtl']}"],
-                            ["disease"])
+    real = pc.simulate_health(200, seed=1).rename(
+        columns={"income": f"{UNICODE['cjk']} {UNICODE['rtl']}", "health": UNICODE["combining"]}
+    )
+    threat = pc.ThreatModel(["age", "education", f"{UNICODE['cjk']} {UNICODE['rtl']}"], ["disease"])
     schema = pc.infer_schema(real)
     syn = pc.synthesize(pc.prepare_table(real, schema), method="histogram", seed=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results = evaluate_measures(real, [syn], names=["ims"], threat=threat, seed=0)
-    user = {"notes": " / ".join(UNICODE.values()), "reviewer": UNICODE["emoji"] + " Łukasz",
-            "role": UNICODE["rtl"] + "\r\nsecond line", "real": UNICODE["combining"] + ".csv",
-            "release": UNICODE["cjk"] + UNICODE["controls"]}
+    user = {
+        "notes": " / ".join(UNICODE.values()),
+        "reviewer": UNICODE["emoji"] + " Łukasz",
+        "role": UNICODE["rtl"] + "\r\nsecond line",
+        "real": UNICODE["combining"] + ".csv",
+        "release": UNICODE["cjk"] + UNICODE["controls"],
+    }
     report = pc.build_report(
-        real=real, synthetic=[syn], results=results, threat=threat, schema=schema,
-        names={"real": user["real"], "synthetic": [user["release"]]}, notes=user["notes"],
-        reviewer=user["reviewer"], role=user["role"], review_date="2026-11-23")
+        real=real,
+        synthetic=[syn],
+        results=results,
+        threat=threat,
+        schema=schema,
+        names={"real": user["real"], "synthetic": [user["release"]]},
+        notes=user["notes"],
+        reviewer=user["reviewer"],
+        role=user["role"],
+        review_date="2026-11-23",
+    )
     pdf = pc.render_pdf(report)
     return pdf, _pdf_text(pdf), user, [*user.values(), *threat.quasi_identifiers]
 
@@ -356,8 +418,8 @@ def unicode_pdf():
 def test_pdf_prints_or_lists_every_character_it_was_given(unicode_pdf):
     pdf, text, _, strings = unicode_pdf
     assert pdf.startswith(b"%PDF-") and b"Characters outside" in pdf
-    note = text[text.index("Characters outside"):]
-    note = " ".join(note[:note.index("keep every name as typed")].split())
+    note = text[text.index("Characters outside") :]
+    note = " ".join(note[: note.index("keep every name as typed")].split())
     for s in strings:
         for ch in unicodedata.normalize("NFC", s):
             if ch in "\r\n":
@@ -375,8 +437,9 @@ def test_pdf_prints_or_lists_every_character_it_was_given(unicode_pdf):
 def test_pdf_draws_only_characters_the_font_has(unicode_pdf):
     _, text, _, _ = unicode_pdf
     # nothing the core font would draw as nothing (C0 controls) or as another glyph (C1)
-    bad = sorted({f"U+{ord(c):04X}" for c in text
-                  if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0})
+    bad = sorted(
+        {f"U+{ord(c):04X}" for c in text if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0}
+    )
     assert bad == []
     # a combining accent is composed with its letter (the Latin-1 é), not replaced
     assert "Café" in text and "Cafe[U+0301]" not in text and "U+00E9" not in text
@@ -401,25 +464,50 @@ def test_pdf_of_plain_names_lists_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         results = evaluate_measures(real, [syn], names=["ims"], threat=threat, seed=0)
-    report = pc.build_report(real=real, synthetic=[syn], results=results, threat=threat,
-                             schema=schema, notes="plain notes", reviewer="Zoë")
-    assert any("–" in pc.report.format_cell(r["cells"][c])
-               for r in pc.report.candidate_table(report.to_dict()) for c in r["cells"])
+    report = pc.build_report(
+        real=real,
+        synthetic=[syn],
+        results=results,
+        threat=threat,
+        schema=schema,
+        notes="plain notes",
+        reviewer="Zoë",
+    )
+    assert any(
+        "–" in pc.report.format_cell(r["cells"][c])
+        for r in pc.report.candidate_table(report.to_dict())
+        for c in r["cells"]
+    )
     pdf = pc.render_pdf(report)
     assert b"Characters outside" not in pdf and "Zoë".encode("latin-1") in pdf
 
 
 # ======================================================================== JSON
-@pytest.mark.parametrize("value, expected", [
-    (float("nan"), None), (float("inf"), None), (-np.inf, None), (np.float32("nan"), None),
-    (np.float64(2.5), 2.5), (np.int64(3), 3), (np.bool_(True), True), (pd.NA, None),
-    (pd.NaT, None), (np.datetime64("NaT"), None), (Decimal("1.5"), 1.5),
-    (Decimal("NaN"), None), (Decimal("sNaN"), None),
-    (pd.Timestamp("2026-11-23 10:00"), "2026-11-23T10:00:00"),
-    (dt.date(2026, 11, 23), "2026-11-23"), (np.datetime64("2026-11-23"), "2026-11-23T00:00:00"),
-    ({1: np.nan, "b": [np.inf, 1]}, {"1": None, "b": [None, 1]}), ({3, 1, 2}, [1, 2, 3]),
-    (np.array([1.0, np.nan]), [1.0, None]), (pd.Series([np.nan, 2.0]), [None, 2.0]),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (float("nan"), None),
+        (float("inf"), None),
+        (-np.inf, None),
+        (np.float32("nan"), None),
+        (np.float64(2.5), 2.5),
+        (np.int64(3), 3),
+        (np.bool_(True), True),
+        (pd.NA, None),
+        (pd.NaT, None),
+        (np.datetime64("NaT"), None),
+        (Decimal("1.5"), 1.5),
+        (Decimal("NaN"), None),
+        (Decimal("sNaN"), None),
+        (pd.Timestamp("2026-11-23 10:00"), "2026-11-23T10:00:00"),
+        (dt.date(2026, 11, 23), "2026-11-23"),
+        (np.datetime64("2026-11-23"), "2026-11-23T00:00:00"),
+        ({1: np.nan, "b": [np.inf, 1]}, {"1": None, "b": [None, 1]}),
+        ({3, 1, 2}, [1, 2, 3]),
+        (np.array([1.0, np.nan]), [1.0, None]),
+        (pd.Series([np.nan, 2.0]), [None, 2.0]),
+    ],
+)
 def test_jsonable_leaves_no_value_json_cannot_hold(value, expected):
     out = jsonable(value)
     assert out == expected
@@ -429,16 +517,31 @@ def test_jsonable_leaves_no_value_json_cannot_hold(value, expected):
 def test_report_json_is_strict_for_nan_and_inf_everywhere():
     real = pc.simulate_health(120, seed=1)
     schema = pc.infer_schema(real)
-    records = pd.DataFrame({"record": [0, 1, 2], "score": [np.nan, np.inf, -np.inf],
-                            "risk": pd.array([1, None, 0], dtype="Int64"),
-                            "when": pd.to_datetime(["2026-01-01", None, "2026-01-03"])})
-    odd = pc.MetricResult(name="odd", value=float("nan"), ci=(float("-inf"), float("inf")),
-                          params={"alpha": np.float32("nan"), "cut": Decimal("Infinity")},
-                          record_table=records, baseline=float("nan"),
-                          extra={"replicates": [np.nan, 1.0], "at": pd.Timestamp("2026-1-2")})
-    report = pc.build_report(real=real, synthetic=[real], results={"odd": odd},
-                             threat=pc.ThreatModel(["age"], ["disease"]), schema=schema,
-                             include_records=True)
+    records = pd.DataFrame(
+        {
+            "record": [0, 1, 2],
+            "score": [np.nan, np.inf, -np.inf],
+            "risk": pd.array([1, None, 0], dtype="Int64"),
+            "when": pd.to_datetime(["2026-01-01", None, "2026-01-03"]),
+        }
+    )
+    odd = pc.MetricResult(
+        name="odd",
+        value=float("nan"),
+        ci=(float("-inf"), float("inf")),
+        params={"alpha": np.float32("nan"), "cut": Decimal("Infinity")},
+        record_table=records,
+        baseline=float("nan"),
+        extra={"replicates": [np.nan, 1.0], "at": pd.Timestamp("2026-1-2")},
+    )
+    report = pc.build_report(
+        real=real,
+        synthetic=[real],
+        results={"odd": odd},
+        threat=pc.ThreatModel(["age"], ["disease"]),
+        schema=schema,
+        include_records=True,
+    )
     d = strict_json(report.to_json())
     metric = d["metrics"]["odd"]
     assert metric["value"] is None and metric["ci"] == [None, None]
@@ -447,23 +550,41 @@ def test_report_json_is_strict_for_nan_and_inf_everywhere():
     assert d["records"]["odd"] == [
         {"record": 0, "score": None, "risk": 1, "when": "2026-01-01T00:00:00"},
         {"record": 1, "score": None, "risk": None, "when": None},
-        {"record": 2, "score": None, "risk": 0, "when": "2026-01-03T00:00:00"}]
+        {"record": 2, "score": None, "risk": 0, "when": "2026-01-03T00:00:00"},
+    ]
 
 
 def test_cli_json_output_is_strict(hostile_csv, tmp_path, capsys):
     # a real run: its JSON on stdout parses without NaN or Infinity tokens
-    assert cli.main(["privacy", "--real", str(hostile_csv), "--synthetic", str(hostile_csv),
-                     "--sensitive", "sex", "--metrics", "ims", "--json", "-"]) == 0
+    assert (
+        cli.main(
+            [
+                "privacy",
+                "--real",
+                str(hostile_csv),
+                "--synthetic",
+                str(hostile_csv),
+                "--sensitive",
+                "sex",
+                "--metrics",
+                "ims",
+                "--json",
+                "-",
+            ]
+        )
+        == 0
+    )
     out = strict_json(capsys.readouterr().out)
     assert out["command"] == "privacy" and "ims" in out["metrics"]
     # and a payload full of non-finite numbers is written as nulls, to stdout and to a file
-    payload = {"metrics": {"m": {"value": np.float64("nan"), "ci": [-np.inf, np.inf],
-                                 "extra": pd.NA}}}
+    payload = {
+        "metrics": {"m": {"value": np.float64("nan"), "ci": [-np.inf, np.inf], "extra": pd.NA}}
+    }
     target = tmp_path / "out.json"
     for dest in ("-", str(target)):
         cli.common._emit(type("Args", (), {"json": dest})(), payload, "summary")
     printed = capsys.readouterr().out
-    assert strict_json(printed[:printed.rindex("}") + 1]) == strict_json(target.read_text())
-    assert strict_json(target.read_text()) == {"metrics": {"m": {"value": None,
-                                                                 "ci": [None, None],
-                                                                 "extra": None}}}
+    assert strict_json(printed[: printed.rindex("}") + 1]) == strict_json(target.read_text())
+    assert strict_json(target.read_text()) == {
+        "metrics": {"m": {"value": None, "ci": [None, None], "extra": None}}
+    }

@@ -20,8 +20,9 @@ def dependency() -> sc.DependencyScenario:
 
 @pytest.fixture(scope="module")
 def leaky() -> sc.LeakyScenario:
-    return sc.leaky_scenario(levels=(0.0, 0.5, 1.0), n=300,
-                             measures=("ims", "dcr", "rapid", "query_error"), seed=1)
+    return sc.leaky_scenario(
+        levels=(0.0, 0.5, 1.0), n=300, measures=("ims", "dcr", "rapid", "query_error"), seed=1
+    )
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +32,9 @@ def similarity() -> sc.SimilarityScenario:
 
 @pytest.fixture(scope="module")
 def price() -> sc.PrivacyPriceScenario:
-    return sc.privacy_price_scenario(levels=(0.1, 100.0), n=800,
-                                     measures=("rapid", "query_error"), seed=0)
+    return sc.privacy_price_scenario(
+        levels=(0.1, 100.0), n=800, measures=("rapid", "query_error"), seed=0
+    )
 
 
 # ------------------------------------------------------------------ (a) dependency
@@ -49,7 +51,8 @@ def test_a_stricter_tau_flags_fewer_records_without_refitting(dependency):
     loose, strict = dependency.at(10.0, 0.1), dependency.at(10.0, 0.9)
     assert strict["rapid"] <= loose["rapid"]
     assert dependency.at(10.0)["rapid"] == pytest.approx(
-        dependency.points.set_index("kappa").loc[10.0, "rapid"])
+        dependency.points.set_index("kappa").loc[10.0, "rapid"]
+    )
     with pytest.raises(pc.ParameterError, match="kappa=5"):
         dependency.at(5.0)
 
@@ -120,7 +123,8 @@ def test_copies_release_is_similar_patterns_release_infers(similarity):
     assert len(similarity.copied) == 15
     members = similarity.members.set_index("release")
     assert members.loc["patterns", "difference"] == pytest.approx(
-        members.loc["patterns", "members"] - members.loc["patterns", "non_members"])
+        members.loc["patterns", "members"] - members.loc["patterns", "non_members"]
+    )
     # most of A's inference risk is the population's: non-members are predicted as well
     assert members.loc["patterns", "non_members"] > 0.5
 
@@ -148,8 +152,7 @@ def test_figures_are_built_from_the_results(dependency, leaky, similarity, price
     rapid_line = next(t for t in fig.data if t.name and t.name.startswith("RAPID ("))
     assert list(rapid_line.x) == [0.0, 10.0]
     assert plots.rapid_tau_figure(dependency, kappa=0.0, tau=0.3).data
-    snap = plots.measure_snapshot_figure(leaky.at(1.0), level=1.0, level_name="f_l",
-                                         ideal=True)
+    snap = plots.measure_snapshot_figure(leaky.at(1.0), level=1.0, level_name="f_l", ideal=True)
     assert len(snap.data[0].y) == 4
     relative = plots.similarity_figure(similarity, reading="relative")
     assert "RAPID: members − non-members" in list(relative.data[0].x)

@@ -33,8 +33,16 @@ def _copied_share(synthetic: pd.DataFrame, real: pd.DataFrame) -> float:
 
 
 def test_registry():
-    assert METHODS == ["autoregressive", "cart", "dp-independent", "dp-mst", "half", "histogram",
-                       "leaky", "self"]
+    assert METHODS == [
+        "autoregressive",
+        "cart",
+        "dp-independent",
+        "dp-mst",
+        "half",
+        "histogram",
+        "leaky",
+        "self",
+    ]
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -79,8 +87,10 @@ def test_row_order_of_the_input_does_not_matter_for_fitting(method, health_canon
 def test_self_returns_the_real_data(health_canonical):
     out = synthesize(health_canonical, method="self", seed=5)
     pd.testing.assert_frame_equal(out, health_canonical.reset_index(drop=True))
-    assert _copied_share(synthesize(health_canonical, method="self", n=40, seed=5),
-                         health_canonical) == 1.0
+    assert (
+        _copied_share(synthesize(health_canonical, method="self", n=40, seed=5), health_canonical)
+        == 1.0
+    )
 
 
 def test_half_defaults_to_its_half_without_replacement(health_canonical):
@@ -96,8 +106,9 @@ def test_half_defaults_to_its_half_without_replacement(health_canonical):
     assert sorted(np.r_[_row_keys(reference), _row_keys(release)]) == sorted(real_keys)
     # more rows than the half can only repeat rows
     assert len(synthesize(health_canonical, method="half", n=200, seed=4)) == 200
-    assert make_generator("cart").fit(health_canonical, seed=0).default_size() == \
-        len(health_canonical)
+    assert make_generator("cart").fit(health_canonical, seed=0).default_size() == len(
+        health_canonical
+    )
 
 
 def test_half_draws_from_one_half_only(health_canonical):
@@ -140,11 +151,15 @@ def test_histogram_keeps_integers_integral(health_canonical):
 
 def test_cart_leaf_size_controls_copying(health_canonical):
     def share(min_leaf: int) -> float:
-        return np.mean([
-            _copied_share(synthesize(health_canonical, method="cart", seed=s, min_leaf=min_leaf),
-                          health_canonical)
-            for s in range(3)
-        ])
+        return np.mean(
+            [
+                _copied_share(
+                    synthesize(health_canonical, method="cart", seed=s, min_leaf=min_leaf),
+                    health_canonical,
+                )
+                for s in range(3)
+            ]
+        )
 
     tiny, default, large = share(1), share(5), share(50)
     assert tiny > 0.9  # one donor per leaf: records are copied whole
@@ -180,15 +195,17 @@ def test_missing_values_survive(health_real):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_column_missing_everywhere_in_a_training_split(method):
-    real = pd.DataFrame({"c": list("xyxyxyxyxy"), "gap": [np.nan] * 10,
-                         "v": np.arange(10.0)})
+    real = pd.DataFrame({"c": list("xyxyxyxyxy"), "gap": [np.nan] * 10, "v": np.arange(10.0)})
     out = synthesize(real, method=method, n=6, seed=0)
     assert out["gap"].isna().all() and len(out) == 6
 
 
 def test_cart_parameters():
-    assert CartGenerator(min_leaf=7).params() == {"method": "cart", "min_leaf": 7,
-                                                  "max_depth": None}
+    assert CartGenerator(min_leaf=7).params() == {
+        "method": "cart",
+        "min_leaf": 7,
+        "max_depth": None,
+    }
     with pytest.raises(ParameterError, match="min_leaf"):
         CartGenerator(min_leaf=0)
 

@@ -39,14 +39,19 @@ def test_strings_are_single_columns():
 def test_several_sensitive_columns_target_the_first():
     threat = ThreatModel(["age"], ["income", "disease"], sampling_fraction=0.25)
     assert threat.target == "income"
-    assert threat.to_dict() == {"quasi_identifiers": ["age"], "sensitive": ["income", "disease"],
-                                "sampling_fraction": 0.25, "membership_scenario": "A",
-                                "population_share": None}
+    assert threat.to_dict() == {
+        "quasi_identifiers": ["age"],
+        "sensitive": ["income", "disease"],
+        "sampling_fraction": 0.25,
+        "membership_scenario": "A",
+        "population_share": None,
+    }
 
 
 def test_membership_scenario_and_population_share():
-    b = ThreatModel(["age"], ["disease"], sampling_fraction=0.1, membership_scenario="b",
-                    population_share=0.02)
+    b = ThreatModel(
+        ["age"], ["disease"], sampling_fraction=0.1, membership_scenario="b", population_share=0.02
+    )
     assert b.membership_scenario == "B" and b.population_share == 0.02
     assert b.to_dict()["membership_scenario"] == "B"
     assert dataclasses.replace(b, membership_scenario="A").membership_scenario == "A"
@@ -86,8 +91,7 @@ def test_repeated_sensitive_column():
         ThreatModel(["age"], ["disease", "disease"])
 
 
-def test_validate_passes_for_the_paper_threat_model(health_threat, health_schema,
-                                                    health_canonical):
+def test_validate_passes_for_the_paper_threat_model(health_threat, health_schema, health_canonical):
     health_threat.validate(health_schema)
     health_threat.validate(health_schema, health_canonical)
 
@@ -100,8 +104,9 @@ def test_single_class_is_checked_on_the_data_given(health_real, health_schema):
     # The schema has three classes, but the (sub)table handed over has one.
     only_healthy = health_real[health_real["disease"] == "healthy"]
     with pytest.raises(ThreatModelError, match="single class \\('healthy'\\)"):
-        ThreatModel(["age"], ["disease"]).validate(health_schema,
-                                                   prepare_table(only_healthy, health_schema))
+        ThreatModel(["age"], ["disease"]).validate(
+            health_schema, prepare_table(only_healthy, health_schema)
+        )
 
 
 def test_missing_is_a_class_of_the_sensitive_column():
@@ -116,10 +121,15 @@ def test_missing_is_a_class_of_the_sensitive_column():
     assert set(data.real["flag"]) == {"yes", MISSING}
 
 
-def test_prepare_review_returns_canonical_tables(health_real, health_holdout, health_threat,
-                                                 health_canonical, health_synthetic):
-    data = prepare_review(health_real, [health_synthetic, health_synthetic.head(100)],
-                          threat=health_threat, holdout=health_holdout)
+def test_prepare_review_returns_canonical_tables(
+    health_real, health_holdout, health_threat, health_canonical, health_synthetic
+):
+    data = prepare_review(
+        health_real,
+        [health_synthetic, health_synthetic.head(100)],
+        threat=health_threat,
+        holdout=health_holdout,
+    )
     assert isinstance(data, ReviewData)
     assert data.threat is health_threat
     pd.testing.assert_frame_equal(data.real, health_canonical)

@@ -38,15 +38,22 @@ SMALL = {"n_attacks": 40}
 QUICK: dict[str, dict] = {
     "rapid": {"n_trees": 20, "bootstrap": 20, "attackers": ("rf",)},
     "knn": {"k_max": 3},
-    "singling_out": SMALL, "linkability": SMALL, "inference": SMALL, "ml_inference": SMALL,
-    "gtcap": {"bootstrap": 20}, "domias": {"bootstrap": 20},
-    "wasserstein": {"max_rows": 200}, "mla": {"bootstrap": 20}, "query_error": {"bootstrap": 20},
+    "singling_out": SMALL,
+    "linkability": SMALL,
+    "inference": SMALL,
+    "ml_inference": SMALL,
+    "gtcap": {"bootstrap": 20},
+    "domias": {"bootstrap": 20},
+    "wasserstein": {"max_rows": 200},
+    "mla": {"bootstrap": 20},
+    "query_error": {"bootstrap": 20},
     "discriminator": {"bootstrap": 20},
 }
 
 
-def _with_level(frame: pd.DataFrame, rows: slice | list[int], value: str,
-                column: str = "education") -> pd.DataFrame:
+def _with_level(
+    frame: pd.DataFrame, rows: slice | list[int], value: str, column: str = "education"
+) -> pd.DataFrame:
     out = frame.copy()
     out.loc[out.index[rows], column] = value
     return out
@@ -63,8 +70,9 @@ def _review(real, synthetic, threat, holdout=None):
 def _quiet_measures(real, synthetic, threat, holdout, names):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return evaluate_measures(real, synthetic, names=names, threat=threat, holdout=holdout,
-                                 seed=0, options=QUICK)
+        return evaluate_measures(
+            real, synthetic, names=names, threat=threat, holdout=holdout, seed=0, options=QUICK
+        )
 
 
 # --------------------------------------------------------------------- holdout
@@ -72,8 +80,14 @@ def test_unseen_holdout_category_warns_instead_of_refusing(health_real, health_t
     holdout = _with_level(health_real, slice(0, 10), NEW)
     data, warning = _review(health_real, health_real, health_threat, holdout)
     message = str(warning)
-    for fragment in ("holdout", "'education'", f"'{NEW}'", "category of its own",
-                     "never equals a real category", "expected"):
+    for fragment in (
+        "holdout",
+        "'education'",
+        f"'{NEW}'",
+        "category of its own",
+        "never equals a real category",
+        "expected",
+    ):
         assert fragment in message, f"{fragment!r} missing from {message!r}"
     assert warning.unseen == {"holdout": {"education": (NEW,)}}
     assert isinstance(warning, UserWarning)
@@ -81,7 +95,8 @@ def test_unseen_holdout_category_warns_instead_of_refusing(health_real, health_t
 
 
 def test_unseen_level_is_appended_and_real_codes_keep_their_positions(
-        health_real, health_schema, health_threat):
+    health_real, health_schema, health_threat
+):
     holdout = _with_level(health_real, slice(0, 10), NEW)
     data, _ = _review(health_real, health_real, health_threat, holdout)
     spec = data.schema["education"]
@@ -115,19 +130,20 @@ def test_encoder_gives_the_unseen_level_a_column_of_its_own(health_real, health_
 
 
 def test_measures_treat_an_unseen_holdout_value_as_unequal_to_every_real_one(
-        health_real, health_threat):
+    health_real, health_threat
+):
     # the holdout copies the training rows; ten of them with a new education level
     holdout = _with_level(health_real, slice(0, 10), NEW)
     with pytest.warns(UnseenCategoryWarning):
-        ims = identical_match_share(health_real, health_real, threat=health_threat,
-                                    holdout=holdout)
+        ims = identical_match_share(health_real, health_real, threat=health_threat, holdout=holdout)
     assert ims.extra["n_holdout_matches"] == len(health_real) - 10
     assert ims.baseline == pytest.approx(1 - 10 / len(health_real))
 
 
 @pytest.mark.parametrize("name", list(MEASURES))
 def test_every_measure_runs_with_an_unseen_holdout_category(
-        name, health_real, health_holdout, health_threat, make_health):
+    name, health_real, health_holdout, health_threat, make_health
+):
     holdout = _with_level(health_holdout, slice(0, 15), NEW)
     release = make_health(300, 1.0, 7)
     result = _quiet_measures(health_real, release, health_threat, holdout, [name])[name]
@@ -147,7 +163,8 @@ def test_unseen_synthetic_category_warns_and_is_kept(health_real, health_threat)
 
 
 def test_measures_treat_an_unseen_synthetic_value_as_unequal_to_every_real_one(
-        health_real, health_threat):
+    health_real, health_threat
+):
     n = len(health_real)
     synthetic = _with_level(health_real, slice(0, 10), NEW)
     with pytest.warns(UnseenCategoryWarning):
@@ -165,13 +182,13 @@ def test_measures_treat_an_unseen_synthetic_value_as_unequal_to_every_real_one(
     assert not rows["condition"].str.contains(NEW).any()  # queries ask about real levels
 
 
-def test_singling_out_predicate_on_an_unseen_value_matches_no_real_row(
-        health_real, health_threat):
+def test_singling_out_predicate_on_an_unseen_value_matches_no_real_row(health_real, health_threat):
     synthetic = _with_level(health_real, [0], NEW)  # a value held by one synthetic row
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = singling_out(health_real, synthetic, threat=health_threat,
-                              mode="univariate", n_attacks=2000, seed=0)
+        result = singling_out(
+            health_real, synthetic, threat=health_threat, mode="univariate", n_attacks=2000, seed=0
+        )
     rows = result.records[result.records["guess"] == f"education == '{NEW}'"]
     assert len(rows) == 1
     assert rows["truth"].iloc[0] == 0 and not rows["success"].iloc[0]
@@ -182,8 +199,10 @@ def test_same_unseen_value_shares_one_code_across_tables(health_real, health_thr
     holdout = _with_level(health_real, slice(0, 5), OTHER_NEW)
     synthetic = _with_level(_with_level(health_real, slice(0, 5), OTHER_NEW), slice(5, 8), NEW)
     data, warning = _review(health_real, synthetic, health_threat, holdout)
-    assert warning.unseen == {"synthetic": {"education": (NEW, OTHER_NEW)},
-                              "holdout": {"education": (OTHER_NEW,)}}
+    assert warning.unseen == {
+        "synthetic": {"education": (NEW, OTHER_NEW)},
+        "holdout": {"education": (OTHER_NEW,)},
+    }
     spec = data.schema["education"]
     assert spec.unseen == (NEW, OTHER_NEW)
     k = len(spec.real_categories)
@@ -199,7 +218,8 @@ def test_same_unseen_value_shares_one_code_across_tables(health_real, health_thr
 
 @pytest.mark.parametrize("name", list(MEASURES))
 def test_every_measure_runs_with_an_unseen_synthetic_category(
-        name, health_real, health_holdout, health_threat, make_health):
+    name, health_real, health_holdout, health_threat, make_health
+):
     release = make_health(300, 1.0, 7)
     release = _with_level(release, slice(0, 10), NEW)
     release = _with_level(release, slice(10, 15), "cured", column="disease")  # the target
@@ -222,11 +242,13 @@ def test_a_schema_extended_once_needs_no_second_note(health_real, health_threat)
     data, _ = _review(health_real, health_real, health_threat, holdout)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnseenCategoryWarning)
-        again = prepare_release_tables(data.real, list(data.synthetic), holdout=data.holdout,
-                                       schema=data.schema)
+        again = prepare_release_tables(
+            data.real, list(data.synthetic), holdout=data.holdout, schema=data.schema
+        )
     assert again.schema is data.schema
-    np.testing.assert_array_equal(again.codes_of(again.holdout)["education"],
-                                  data.codes_of(data.holdout)["education"])
+    np.testing.assert_array_equal(
+        again.codes_of(again.holdout)["education"], data.codes_of(data.holdout)["education"]
+    )
 
 
 def test_levels_the_real_table_holds_are_not_reported_as_unseen(health_real, health_threat):
@@ -239,8 +261,7 @@ def test_levels_the_real_table_holds_are_not_reported_as_unseen(health_real, hea
         warnings.simplefilter("ignore")
         schema = infer_schema(part)
     with pytest.warns(UnseenCategoryWarning) as record:
-        data = prepare_review(real, synthetic, threat=health_threat, holdout=holdout,
-                              schema=schema)
+        data = prepare_review(real, synthetic, threat=health_threat, holdout=holdout, schema=schema)
     (warning,) = [w.message for w in record]
     assert warning.unseen == {"synthetic": {"education": (OTHER_NEW,)}}
     assert NEW in data.schema["education"].categories  # still a level every table codes

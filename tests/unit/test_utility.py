@@ -17,6 +17,7 @@ from privacy_core.errors import (
     ParameterError,
     UntrustworthyResultWarning,
 )
+from privacy_core.fidelity import wasserstein_fidelity
 from privacy_core.plots.fidelity import (
     discriminator_importance,
     query_error_figure,
@@ -24,7 +25,6 @@ from privacy_core.plots.fidelity import (
 )
 from privacy_core.stats import bootstrap_weights
 from privacy_core.synth import synthesize
-from privacy_core.fidelity import wasserstein_fidelity
 from privacy_core.utility import (
     _answer,
     _grouped_split,
@@ -62,8 +62,7 @@ def test_bootstrap_scores_equal_scores_of_materialised_resamples(rng):
     rmse = _score_bootstrap(yr, pr, w, classification=False, n_classes=0)
     for b in range(4):
         idx = np.repeat(np.arange(120), w[b].astype(int))
-        assert f1[b] == pytest.approx(f1_score(y[idx], pred[idx], average="weighted"),
-                                      abs=1e-6)
+        assert f1[b] == pytest.approx(f1_score(y[idx], pred[idx], average="weighted"), abs=1e-6)
         assert rmse[b] == pytest.approx(np.sqrt(np.mean((yr[idx] - pr[idx]) ** 2)), rel=1e-5)
 
 
@@ -76,8 +75,14 @@ def test_relative_gap_guards_a_zero_real_score():
 
 # ============================================================================ MLA
 def test_mla_of_a_copy_is_zero(health_canonical, health_holdout):
-    res = ml_affinity(health_canonical, health_canonical.copy(), holdout=health_holdout,
-                      target="disease", evaluators=FAST, bootstrap=50)
+    res = ml_affinity(
+        health_canonical,
+        health_canonical.copy(),
+        holdout=health_holdout,
+        target="disease",
+        evaluators=FAST,
+        bootstrap=50,
+    )
     assert res.value == 0.0
     assert (res.records["gap"] == 0).all()
     assert res.ci == (0.0, 0.0)
@@ -86,8 +91,9 @@ def test_mla_of_a_copy_is_zero(health_canonical, health_holdout):
 def test_mla_histogram_release_loses_utility(make_health):
     real, hold = make_health(800, 2.0, 0), make_health(800, 2.0, 1)
     hist = synthesize(real, method="histogram", seed=0)
-    res = ml_affinity(real, hist, holdout=hold, target="disease", evaluators=FAST,
-                      bootstrap=100, seed=3)
+    res = ml_affinity(
+        real, hist, holdout=hold, target="disease", evaluators=FAST, bootstrap=100, seed=3
+    )
     assert res.name == "mla" and res.goal == "lower"
     assert res.value > 0.1
     lo, hi = res.ci
@@ -95,7 +101,8 @@ def test_mla_histogram_release_loses_utility(make_health):
     table = res.records
     assert list(table["evaluator"]) == list(FAST)
     np.testing.assert_allclose(
-        table["gap"], np.abs(table["score_real"] - table["score_synthetic"]) / table["score_real"])
+        table["gap"], np.abs(table["score_real"] - table["score_synthetic"]) / table["score_real"]
+    )
     # F1: positive relative loss = the release-trained model is worse
     assert (table["relative_loss"] > 0).all()
     assert res.extra["score"] == "f1_weighted" and res.params["task"] == "classification"
@@ -106,17 +113,26 @@ def test_mla_histogram_release_loses_utility(make_health):
 def test_mla_regression_uses_rmse_and_its_direction(make_health):
     real, hold = make_health(500, 2.0, 0), make_health(500, 2.0, 1)
     hist = synthesize(real, method="histogram", seed=0)
-    res = ml_affinity(real, hist, holdout=hold, target="health", evaluators=("linear", "tree"),
-                      bootstrap=0)
+    res = ml_affinity(
+        real, hist, holdout=hold, target="health", evaluators=("linear", "tree"), bootstrap=0
+    )
     assert res.extra["score"] == "rmse" and res.ci is None
     table = res.records
     # RMSE: the release-trained model is worse when its RMSE is higher
-    np.testing.assert_allclose(table["relative_loss"],
-                               (table["score_synthetic"] - table["score_real"])
-                               / table["score_real"])
+    np.testing.assert_allclose(
+        table["relative_loss"],
+        (table["score_synthetic"] - table["score_real"]) / table["score_real"],
+    )
     assert (table["score_synthetic"] > table["score_real"]).all()
-    raw = ml_affinity(real, hist, holdout=hold, target="health", evaluators=("linear",),
-                      bootstrap=0, target_transform="none")
+    raw = ml_affinity(
+        real,
+        hist,
+        holdout=hold,
+        target="health",
+        evaluators=("linear",),
+        bootstrap=0,
+        target_transform="none",
+    )
     assert raw.params["target_transform"] == "none"
     assert raw.records["score_real"].iloc[0] != table["score_real"].iloc[0]
 
@@ -125,25 +141,48 @@ def test_mla_single_class_release_predicts_that_class(health_canonical, health_h
     one = health_canonical.copy()
     one["disease"] = "healthy"
     with pytest.warns(UntrustworthyResultWarning, match="single class"):
-        res = ml_affinity(health_canonical, one, holdout=health_holdout, target="disease",
-                          evaluators=("tree",), bootstrap=0)
+        res = ml_affinity(
+            health_canonical,
+            one,
+            holdout=health_holdout,
+            target="disease",
+            evaluators=("tree",),
+            bootstrap=0,
+        )
     share = (health_holdout["disease"] == "healthy").mean()
     assert res.records["score_synthetic"].iloc[0] == pytest.approx(
-        f1_score(health_holdout["disease"], ["healthy"] * len(health_holdout),
-                 average="weighted", zero_division=0))
+        f1_score(
+            health_holdout["disease"],
+            ["healthy"] * len(health_holdout),
+            average="weighted",
+            zero_division=0,
+        )
+    )
     assert 0 < share < 1
 
 
-def test_mla_takes_the_target_from_the_threat_model(health_canonical, health_synthetic,
-                                                    health_holdout, health_threat):
-    res = ml_affinity(health_canonical, health_synthetic, holdout=health_holdout,
-                      threat=health_threat, evaluators=("tree",), bootstrap=0)
+def test_mla_takes_the_target_from_the_threat_model(
+    health_canonical, health_synthetic, health_holdout, health_threat
+):
+    res = ml_affinity(
+        health_canonical,
+        health_synthetic,
+        holdout=health_holdout,
+        threat=health_threat,
+        evaluators=("tree",),
+        bootstrap=0,
+    )
     assert res.params["target"] == "disease"
 
 
 def test_mla_seed_reproduces(health_canonical, health_synthetic, health_holdout):
-    kw = {"holdout": health_holdout, "target": "disease", "evaluators": ("tree", "xgb"),
-          "bootstrap": 30, "seed": 4}
+    kw = {
+        "holdout": health_holdout,
+        "target": "disease",
+        "evaluators": ("tree", "xgb"),
+        "bootstrap": 30,
+        "seed": 4,
+    }
     a = ml_affinity(health_canonical, health_synthetic, **kw)
     b = ml_affinity(health_canonical, health_synthetic, **kw)
     assert a.value == b.value and a.ci == b.ci
@@ -152,20 +191,28 @@ def test_mla_seed_reproduces(health_canonical, health_synthetic, health_holdout)
 
 def test_mla_caps_long_releases_at_the_real_size(health_canonical, health_holdout):
     long = synthesize(health_canonical, method="cart", n=900, seed=1)
-    res = ml_affinity(health_canonical, long, holdout=health_holdout, target="disease",
-                      evaluators=("tree",), bootstrap=0)
+    res = ml_affinity(
+        health_canonical,
+        long,
+        holdout=health_holdout,
+        target="disease",
+        evaluators=("tree",),
+        bootstrap=0,
+    )
     assert res.params["n_synthetic_used"] == [300]
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"holdout": None, "target": "disease"}, ParameterError, "holdout"),
-    ({"target": None}, ParameterError, "target"),
-    ({"target": "nope"}, ColumnNotFoundError, "target"),
-    ({"target": "disease", "evaluators": ("svm",)}, ParameterError, "evaluator"),
-    ({"target": "disease", "target_transform": "log"}, ParameterError, "target_transform"),
-])
-def test_mla_bad_input(health_canonical, health_synthetic, health_holdout, kwargs, error,
-                       match):
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"holdout": None, "target": "disease"}, ParameterError, "holdout"),
+        ({"target": None}, ParameterError, "target"),
+        ({"target": "nope"}, ColumnNotFoundError, "target"),
+        ({"target": "disease", "evaluators": ("svm",)}, ParameterError, "evaluator"),
+        ({"target": "disease", "target_transform": "log"}, ParameterError, "target_transform"),
+    ],
+)
+def test_mla_bad_input(health_canonical, health_synthetic, health_holdout, kwargs, error, match):
     kw = {"holdout": health_holdout, **kwargs}
     with pytest.raises(error, match=match):
         ml_affinity(health_canonical, health_synthetic, **kw)
@@ -250,8 +297,9 @@ def test_discriminator_on_same_population_is_near_half():
 
 
 def test_discriminator_self_is_half_and_histogram_is_clearly_above(health_canonical):
-    self_res = discriminator(health_canonical, synthesize(health_canonical, method="self"),
-                             bootstrap=100)
+    self_res = discriminator(
+        health_canonical, synthesize(health_canonical, method="self"), bootstrap=100
+    )
     assert self_res.value == 0.5  # every test record has an identical twin: all ties
     assert self_res.extra["advantage"] == 0.0
     hist = synthesize(health_canonical, method="histogram", seed=0)
@@ -297,14 +345,21 @@ def test_discriminator_missing_indicators(health_canonical):
 
 def test_replicates_are_averaged(health_canonical, health_holdout):
     releases = [synthesize(health_canonical, method="histogram", seed=s) for s in (1, 2)]
-    mla = ml_affinity(health_canonical, releases, holdout=health_holdout, target="disease",
-                      evaluators=("tree",), bootstrap=0)
+    mla = ml_affinity(
+        health_canonical,
+        releases,
+        holdout=health_holdout,
+        target="disease",
+        evaluators=("tree",),
+        bootstrap=0,
+    )
     assert list(mla.records["replicate"]) == [0, 1]
     assert mla.value == pytest.approx(mla.records["gap"].mean())
     qe = query_error(health_canonical, releases, n_queries=30, bootstrap=0)
     singles = [query_error(health_canonical, r, n_queries=30, bootstrap=0) for r in releases]
-    np.testing.assert_allclose(qe.records["synthetic"],
-                               np.mean([s.records["synthetic"] for s in singles], axis=0))
+    np.testing.assert_allclose(
+        qe.records["synthetic"], np.mean([s.records["synthetic"] for s in singles], axis=0)
+    )
     disc = discriminator(health_canonical, releases, bootstrap=20)
     assert disc.params["n_replicates"] == 2 and len(disc.extra["by_replicate"]) == 2
     assert disc.value == pytest.approx(np.mean([r["auc"] for r in disc.extra["by_replicate"]]))
@@ -320,17 +375,25 @@ def test_prepared_tables_are_not_converted_again(health_real, health_synthetic):
 
 
 @pytest.mark.filterwarnings("ignore::privacy_core.errors.UntrustworthyResultWarning")
-def test_registry_calls_every_fidelity_measure(health_real, health_synthetic, health_holdout,
-                                               health_threat):
+def test_registry_calls_every_fidelity_measure(
+    health_real, health_synthetic, health_holdout, health_threat
+):
     from privacy_core.measures import evaluate_measures, measure_names
 
     names = measure_names("fidelity")
     assert names == ["wasserstein", "mla", "query_error", "discriminator"]
-    out = evaluate_measures(health_real, health_synthetic, names=names, threat=health_threat,
-                            holdout=health_holdout,
-                            options={"mla": {"evaluators": ("tree",), "bootstrap": 0},
-                                     "query_error": {"n_queries": 30},
-                                     "discriminator": {"bootstrap": 20}})
+    out = evaluate_measures(
+        health_real,
+        health_synthetic,
+        names=names,
+        threat=health_threat,
+        holdout=health_holdout,
+        options={
+            "mla": {"evaluators": ("tree",), "bootstrap": 0},
+            "query_error": {"n_queries": 30},
+            "discriminator": {"bootstrap": 20},
+        },
+    )
     assert list(out) == names
     assert out["mla"].params["target"] == "disease"
     # the threat model changes nothing for the threat-free measures
@@ -340,8 +403,14 @@ def test_registry_calls_every_fidelity_measure(health_real, health_synthetic, he
 
 # ============================================================================ figures
 def test_utility_figures(health_canonical, health_synthetic, health_holdout):
-    mla = ml_affinity(health_canonical, health_synthetic, holdout=health_holdout,
-                      target="disease", evaluators=("tree", "xgb"), bootstrap=20)
+    mla = ml_affinity(
+        health_canonical,
+        health_synthetic,
+        holdout=health_holdout,
+        target="disease",
+        evaluators=("tree", "xgb"),
+        bootstrap=20,
+    )
     fig = utility_by_evaluator(mla)
     assert isinstance(fig, go.Figure)
     assert [t.name for t in fig.data] == ["trained on real", "trained on synthetic"]

@@ -72,8 +72,16 @@ from .predicates import (
 )
 
 __all__ = [
-    "SINGLING_OUT_MODES", "SIZE_CORRECTIONS", "AttackResult", "LinkabilityResult",
-    "MLInferenceResult", "distance_inference", "inference_success", "informative_split",
+    "SINGLING_OUT_MODES",
+    "SIZE_CORRECTIONS",
+    "AttackResult",
+    "LinkabilityResult",
+    "MLInferenceResult",
+    "distance_inference",
+    "inference_success",
+    "informative_split",
     "linkability",
-    "ml_inference", "singling_out", "singling_out_outliers",
+    "ml_inference",
+    "singling_out",
+    "singling_out_outliers",
 ]

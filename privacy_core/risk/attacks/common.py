@@ -68,17 +68,27 @@ class AttackResult(MetricResult):
     def rates(self) -> pd.DataFrame:
         """Success rates of the attack on training and control targets and of the random
         guess: columns series, successes, n, rate (Wilson centre), lower, upper."""
-        rows = [("training", self.n_success, self.n_attacks),
-                ("control", self.n_control_success, self.n_control_attacks),
-                ("baseline", self.n_baseline_success, self.n_baseline_attacks)]
+        rows = [
+            ("training", self.n_success, self.n_attacks),
+            ("control", self.n_control_success, self.n_control_attacks),
+            ("baseline", self.n_baseline_success, self.n_baseline_attacks),
+        ]
         out = []
         for series, k, n in rows:
             if k is None:
                 continue
             rate, err = _wilson(k, n, self.confidence)
             _, (lo, hi) = bounded_estimate(rate, err)
-            out.append({"series": series, "successes": float(k), "n": int(n), "rate": rate,
-                        "lower": lo, "upper": hi})
+            out.append(
+                {
+                    "series": series,
+                    "successes": float(k),
+                    "n": int(n),
+                    "rate": rate,
+                    "lower": lo,
+                    "upper": hi,
+                }
+            )
         return pd.DataFrame(out, columns=["series", "successes", "n", "rate", "lower", "upper"])
 
     def at(self, *, confidence: float | None = None) -> AttackResult:
@@ -102,15 +112,23 @@ class LinkabilityResult(AttackResult):
     control_link_rank: np.ndarray | None = None
     baseline_link_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def at(self, *, n_neighbors: int | None = None,  # type: ignore[override]
-           confidence: float | None = None) -> LinkabilityResult:
+    def at(
+        self,
+        *,
+        n_neighbors: int | None = None,
+        confidence: float | None = None,
+    ) -> LinkabilityResult:
         """Re-read the stored neighbour lists at k' <= k neighbours (no new search)."""
-        k = self.n_neighbors if n_neighbors is None else check_positive_int(
-            "n_neighbors", n_neighbors)
+        k = (
+            self.n_neighbors
+            if n_neighbors is None
+            else check_positive_int("n_neighbors", n_neighbors)
+        )
         if k > self.max_neighbors:
             raise ParameterError(
                 f"`n_neighbors` must be at most {self.max_neighbors}, the number searched; "
-                f"got {k}. Rerun linkability with n_neighbors={k} to read it.")
+                f"got {k}. Rerun linkability with n_neighbors={k} to read it."
+            )
         conf = self.confidence if confidence is None else check_confidence(confidence)
         k_a = _linked(self.link_rank, k)
         k_c = None if self.control_link_rank is None else _linked(self.control_link_rank, k)
@@ -126,25 +144,44 @@ class LinkabilityResult(AttackResult):
         baseline = None
         if self.baseline_table is not None:
             baseline = self.baseline_table.copy()
-            baseline["success"] = ((baseline["link_rank"] > 0)
-                                   & (baseline["link_rank"] <= k)).to_numpy()
+            baseline["success"] = (
+                (baseline["link_rank"] > 0) & (baseline["link_rank"] <= k)
+            ).to_numpy()
         params = {**self.params, "n_neighbors": k}
-        shell = replace(self, n_neighbors=k, n_success=k_a, n_control_success=k_c,
-                        n_baseline_success=k_b, params=params, record_table=records,
-                        baseline_table=baseline)
+        shell = replace(
+            self,
+            n_neighbors=k,
+            n_success=k_a,
+            n_control_success=k_c,
+            n_baseline_success=k_b,
+            params=params,
+            record_table=records,
+            baseline_table=baseline,
+        )
         return _with_summary(shell, conf)  # type: ignore[return-value]
 
     def curve(self, max_neighbors: int | None = None) -> pd.DataFrame:
         """Risk, attack, control and baseline rates for k' = 1 .. max_neighbors."""
-        top = self.max_neighbors if max_neighbors is None else min(
-            check_positive_int("max_neighbors", max_neighbors), self.max_neighbors)
+        top = (
+            self.max_neighbors
+            if max_neighbors is None
+            else min(check_positive_int("max_neighbors", max_neighbors), self.max_neighbors)
+        )
         rows = []
         for k in range(1, top + 1):
             r = self.at(n_neighbors=k)
-            rows.append({"n_neighbors": k, "risk": r.value, "lower": r.ci[0],  # type: ignore[index]
-                         "upper": r.ci[1], "attack_rate": r.extra["attack_rate"],  # type: ignore[index]
-                         "control_rate": r.extra["control_rate"],
-                         "baseline_rate": r.extra["baseline_rate"]})
+            lower, upper = r.ci if r.ci is not None else (float("nan"), float("nan"))
+            rows.append(
+                {
+                    "n_neighbors": k,
+                    "risk": r.value,
+                    "lower": lower,
+                    "upper": upper,
+                    "attack_rate": r.extra["attack_rate"],
+                    "control_rate": r.extra["control_rate"],
+                    "baseline_rate": r.extra["baseline_rate"],
+                }
+            )
         return pd.DataFrame(rows)
 
 
@@ -167,24 +204,45 @@ class MLInferenceResult(AttackResult):
         successes, n, rate (raw accuracy, or 1 - RMSE/range), lower, upper."""
         if self.kind == "categorical":
             out = []
-            for series, k, n in (("training", self.n_success, self.n_attacks),
-                                 ("control", self.n_control_success, self.n_control_attacks),
-                                 ("baseline", self.n_baseline_success, self.n_baseline_attacks)):
+            for series, k, n in (
+                ("training", self.n_success, self.n_attacks),
+                ("control", self.n_control_success, self.n_control_attacks),
+                ("baseline", self.n_baseline_success, self.n_baseline_attacks),
+            ):
                 rate, (lo, hi), _ = _accuracy(k, n, self.confidence)
-                out.append({"series": series, "successes": float(k or 0), "n": int(n),
-                            "rate": rate, "lower": lo, "upper": hi})
+                out.append(
+                    {
+                        "series": series,
+                        "successes": float(k or 0),
+                        "n": int(n),
+                        "rate": rate,
+                        "lower": lo,
+                        "upper": hi,
+                    }
+                )
             return pd.DataFrame(out)
         a = (1 - self.confidence) / 2 * 100
         out = []
-        for series, n in (("training", self.n_attacks), ("control", self.n_control_attacks),
-                          ("baseline", self.n_baseline_attacks)):
+        for series, n in (
+            ("training", self.n_attacks),
+            ("control", self.n_control_attacks),
+            ("baseline", self.n_baseline_attacks),
+        ):
             reps = self.score_replicates[series]
             lo, hi = np.nanpercentile(reps, [a, 100 - a]) if reps.size else (np.nan, np.nan)
-            out.append({"series": series, "successes": np.nan, "n": int(n),
-                        "rate": self.scores[series], "lower": float(lo), "upper": float(hi)})
+            out.append(
+                {
+                    "series": series,
+                    "successes": np.nan,
+                    "n": int(n),
+                    "rate": self.scores[series],
+                    "lower": float(lo),
+                    "upper": float(hi),
+                }
+            )
         return pd.DataFrame(out)
 
-    def at(self, *, confidence: float | None = None) -> MLInferenceResult:  # type: ignore[override]
+    def at(self, *, confidence: float | None = None) -> MLInferenceResult:
         conf = self.confidence if confidence is None else check_confidence(confidence)
         if self.kind == "categorical":
             return _categorical_summary(self, conf)
@@ -213,25 +271,42 @@ def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
     ra, ea = _wilson(result.n_success, result.n_attacks, confidence)
     rb, eb = _wilson(result.n_baseline_success, result.n_baseline_attacks, confidence)
     extra = dict(result.extra)
-    extra.update({
-        "attack_rate": ra, "attack_ci": list(bounded_estimate(ra, ea)[1]),
-        "baseline_rate": rb, "baseline_ci": list(bounded_estimate(rb, eb)[1]),
-        "n_attacks": int(result.n_attacks), "n_success": float(result.n_success),
-        "n_baseline_attacks": int(result.n_baseline_attacks),
-        "n_baseline_success": float(result.n_baseline_success),
-        "beats_baseline": bool(ra > rb), "confidence": confidence,
-    })
+    extra.update(
+        {
+            "attack_rate": ra,
+            "attack_ci": list(bounded_estimate(ra, ea)[1]),
+            "baseline_rate": rb,
+            "baseline_ci": list(bounded_estimate(rb, eb)[1]),
+            "n_attacks": int(result.n_attacks),
+            "n_success": float(result.n_success),
+            "n_baseline_attacks": int(result.n_baseline_attacks),
+            "n_baseline_success": float(result.n_baseline_success),
+            "beats_baseline": bool(ra > rb),
+            "confidence": confidence,
+        }
+    )
     if result.n_control_success is None:
         risk, err = ra, ea
-        extra.update({"control_rate": None, "control_ci": None, "n_control_attacks": 0,
-                      "n_control_success": None})
+        extra.update(
+            {
+                "control_rate": None,
+                "control_ci": None,
+                "n_control_attacks": 0,
+                "n_control_success": None,
+            }
+        )
     else:
         rc, ec = _wilson(result.n_control_success, result.n_control_attacks, confidence)
         risk = control_baseline_risk(ra, rc)
         err = control_baseline_error(ra, ea, rc, ec)
-        extra.update({"control_rate": rc, "control_ci": list(bounded_estimate(rc, ec)[1]),
-                      "n_control_attacks": int(result.n_control_attacks),
-                      "n_control_success": float(result.n_control_success)})
+        extra.update(
+            {
+                "control_rate": rc,
+                "control_ci": list(bounded_estimate(rc, ec)[1]),
+                "n_control_attacks": int(result.n_control_attacks),
+                "n_control_success": float(result.n_control_success),
+            }
+        )
     if result.n_control_success is not None and result.dilution < 1:
         lo, hi = (_undilute(x, result.dilution) for x in (risk - err, risk + err))
         extra.update({"risk_reference": risk, "reference_control_share": result.dilution})
@@ -242,8 +317,9 @@ def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
         value, ci = bounded_estimate(risk, err)
     extra.update({"risk_unclipped": risk, "risk_error": err})
     baseline = bounded_estimate(rb, eb)[0] if math.isfinite(rb) else None
-    return replace(result, value=value, ci=ci, baseline=baseline, extra=extra,
-                   confidence=confidence)
+    return replace(
+        result, value=value, ci=ci, baseline=baseline, extra=extra, confidence=confidence
+    )
 
 
 def _undilute(risk: float, rho: float) -> float:
@@ -265,14 +341,23 @@ def _warn_untrustworthy(result: AttackResult, attack: str) -> None:
         warnings.warn(
             f"The {attack} attack does no better than its random-guess baseline "
             f"(success {ra:.3f} vs baseline {rb:.3f}); the risk estimate cannot be trusted "
-            "as evidence either way.", UntrustworthyResultWarning, stacklevel=3)
-    if result.n_control_success is not None and result.n_control_attacks > 0 and \
-            result.n_control_success >= result.n_control_attacks:
+            "as evidence either way.",
+            UntrustworthyResultWarning,
+            stacklevel=3,
+        )
+    if (
+        result.n_control_success is not None
+        and result.n_control_attacks > 0
+        and result.n_control_success >= result.n_control_attacks
+    ):
         warnings.warn(
             f"The {attack} attack succeeds on every control target, so what it learns about "
             "members cannot be told apart from what it learns about anyone; the relative "
             "risk is near 0 by construction. Read the absolute success rate "
-            "(extra['attack_rate']) instead.", UntrustworthyResultWarning, stacklevel=3)
+            "(extra['attack_rate']) instead.",
+            UntrustworthyResultWarning,
+            stacklevel=3,
+        )
 
 
 def _warn_no_control(attack: str) -> None:
@@ -281,7 +366,9 @@ def _warn_no_control(attack: str) -> None:
         "also counts what the release teaches about the population (non-members). Give "
         "real rows the generator never saw as `holdout` for the control baseline "
         "(risk-insertion framework §5.3.2; consensus R7).",
-        UntrustworthyResultWarning, stacklevel=3)
+        UntrustworthyResultWarning,
+        stacklevel=3,
+    )
 
 
 def _check_n_attacks(n_attacks: int | None) -> int | None:
@@ -293,7 +380,8 @@ def _single_release(data: ReviewData) -> pd.DataFrame:
         raise ParameterError(
             f"Attacks evaluate one synthetic release at a time; got {len(data.synthetic)}. "
             "Call the measure once per release (consensus R10 asks for each release and "
-            "their average).")
+            "their average)."
+        )
     return data.synthetic[0]
 
 
@@ -308,8 +396,9 @@ def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -
     return frame.iloc[_sample_positions(len(frame), n, rng)]
 
 
-def _attack_inputs(real: pd.DataFrame, synthetic: Any, *, threat: Any, holdout: Any,
-                   schema: Any) -> tuple[ReviewData, pd.DataFrame, pd.DataFrame | None]:
+def _attack_inputs(
+    real: pd.DataFrame, synthetic: Any, *, threat: Any, holdout: Any, schema: Any
+) -> tuple[ReviewData, pd.DataFrame, pd.DataFrame | None]:
     """The validated review, its one synthetic release and the holdout (if any)."""
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     return data, _single_release(data), _check_holdout(data)
@@ -321,17 +410,22 @@ def _check_holdout(data: ReviewData) -> pd.DataFrame | None:
     return data.holdout
 
 
-def _resolve_columns(data: ReviewData, columns: Sequence[str] | None, name: str,
-                     default: Sequence[str]) -> list[str]:
-    cols = list(default) if columns is None else (
-        [columns] if isinstance(columns, str) else list(columns))
+def _resolve_columns(
+    data: ReviewData, columns: Sequence[str] | None, name: str, default: Sequence[str]
+) -> list[str]:
+    cols = (
+        list(default)
+        if columns is None
+        else ([columns] if isinstance(columns, str) else list(columns))
+    )
     if not cols:
         raise ParameterError(f"`{name}` must name at least one column; got an empty list.")
     for c in cols:
         if c not in data.schema or not data.schema[c].included:
             raise ThreatModelError(
                 f"`{name}` names {c!r}, which is not an analysed column of the real table; "
-                f"available: {', '.join(data.schema.included)}.")
+                f"available: {', '.join(data.schema.included)}."
+            )
     dup = sorted({c for c in cols if cols.count(c) > 1})
     if dup:
         raise ParameterError(f"`{name}` repeats {', '.join(map(repr, dup))}.")
@@ -349,8 +443,9 @@ def _linked(rank: np.ndarray, k: int) -> int:
     return int(((rank > 0) & (rank <= k)).sum())
 
 
-def _accuracy(k: float | None, n: float, confidence: float
-              ) -> tuple[float, tuple[float, float], float]:
+def _accuracy(
+    k: float | None, n: float, confidence: float
+) -> tuple[float, tuple[float, float], float]:
     """Raw accuracy k / n, its Wilson interval and the Wilson half-width."""
     if k is None or n <= 0:
         return float("nan"), (float("nan"), float("nan")), float("nan")
@@ -380,6 +475,7 @@ def _categorical_summary(result: MLInferenceResult, confidence: float) -> MLInfe
     rb, ci_b, _ = _accuracy(result.n_baseline_success, result.n_baseline_attacks, confidence)
     risk = control_baseline_risk(ra, rc)
     err = control_baseline_error(ra, ea, rc, ec)
+    ci: tuple[float, float] | None
     value, ci = bounded_estimate(risk, err)
     if rc >= 1 and math.isfinite(ra):
         # Every non-member guessed right: (r_T - r_H) / (1 - r_H) is 0/0 or below 0, so
@@ -393,23 +489,37 @@ def _categorical_summary(result: MLInferenceResult, confidence: float) -> MLInfe
         value, ci = 0.0, (0.0, float(min(max(upper, 0.0), 1.0)))
     scores = {"training": ra, "control": rc, "baseline": rb}
     extra = dict(result.extra)
-    extra.update({
-        "attack_rate": ra, "attack_ci": list(ci_a), "control_rate": rc,
-        "control_ci": list(ci_c), "baseline_rate": rb, "baseline_ci": list(ci_b),
-        "n_attacks": int(result.n_attacks), "n_success": float(result.n_success),
-        "n_control_attacks": int(result.n_control_attacks),
-        "n_control_success": float(result.n_control_success or 0),
-        "n_baseline_attacks": int(result.n_baseline_attacks),
-        "n_baseline_success": float(result.n_baseline_success),
-        "beats_baseline": bool(ra > rb), "confidence": confidence,
-        "risk_unclipped": risk, "risk_error": err, "relative_risk": risk,
-        "absolute_score": ra, "holdout_score": rc, "random_guess_score": rb,
-        "score_name": "accuracy", "score_interval": "wilson",
-    })
+    extra.update(
+        {
+            "attack_rate": ra,
+            "attack_ci": list(ci_a),
+            "control_rate": rc,
+            "control_ci": list(ci_c),
+            "baseline_rate": rb,
+            "baseline_ci": list(ci_b),
+            "n_attacks": int(result.n_attacks),
+            "n_success": float(result.n_success),
+            "n_control_attacks": int(result.n_control_attacks),
+            "n_control_success": float(result.n_control_success or 0),
+            "n_baseline_attacks": int(result.n_baseline_attacks),
+            "n_baseline_success": float(result.n_baseline_success),
+            "beats_baseline": bool(ra > rb),
+            "confidence": confidence,
+            "risk_unclipped": risk,
+            "risk_error": err,
+            "relative_risk": risk,
+            "absolute_score": ra,
+            "holdout_score": rc,
+            "random_guess_score": rb,
+            "score_name": "accuracy",
+            "score_interval": "wilson",
+        }
+    )
     if not math.isfinite(ra) or not math.isfinite(rc):
         value, ci = float("nan"), None
-    return replace(result, value=value, ci=ci, baseline=rb, scores=scores, extra=extra,
-                   confidence=confidence)
+    return replace(
+        result, value=value, ci=ci, baseline=rb, scores=scores, extra=extra, confidence=confidence
+    )
 
 
 def _continuous_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:
@@ -417,13 +527,31 @@ def _continuous_summary(result: MLInferenceResult, confidence: float) -> MLInfer
     s_t, s_h = result.scores["training"], result.scores["control"]
     risk = control_baseline_risk(s_t, s_h)
     with np.errstate(divide="ignore", invalid="ignore"):
-        boot = np.where(reps["control"] < 1, (reps["training"] - reps["control"])
-                        / (1 - reps["control"]), np.nan)
-    lo, hi = (float(v) for v in percentile_interval(boot, confidence=confidence)) \
-        if np.isfinite(boot).any() else (float("nan"), float("nan"))
+        boot = np.where(
+            reps["control"] < 1,
+            (reps["training"] - reps["control"]) / (1 - reps["control"]),
+            np.nan,
+        )
+    lo, hi = (
+        (float(v) for v in percentile_interval(boot, confidence=confidence))
+        if np.isfinite(boot).any()
+        else (float("nan"), float("nan"))
+    )
     value, ci = bounded_interval(risk, lo, hi)
     extra = dict(result.extra)
-    extra.update({"relative_risk": risk, "risk_unclipped": risk, "confidence": confidence,
-                  "relative_ci": None if ci is None else [float(lo), float(hi)]})
-    return replace(result, value=value, ci=ci, baseline=result.scores["baseline"],
-                   confidence=confidence, extra=extra)
+    extra.update(
+        {
+            "relative_risk": risk,
+            "risk_unclipped": risk,
+            "confidence": confidence,
+            "relative_ci": None if ci is None else [float(lo), float(hi)],
+        }
+    )
+    return replace(
+        result,
+        value=value,
+        ci=ci,
+        baseline=result.scores["baseline"],
+        confidence=confidence,
+        extra=extra,
+    )

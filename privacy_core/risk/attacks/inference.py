@@ -56,12 +56,14 @@ def _resolve_secret(data: ReviewData, secret: str | None, aux: list[str]) -> str
     if target in aux:
         raise ThreatModelError(
             f"The secret {target!r} is also an auxiliary column; the attacker cannot already "
-            "know what it tries to learn. Remove it from aux_cols.")
+            "know what it tries to learn. Remove it from aux_cols."
+        )
     return target
 
 
-def inference_success(guess: np.ndarray, truth: np.ndarray, *, regression: bool,
-                      tolerance: float = 0.05) -> np.ndarray:
+def inference_success(
+    guess: np.ndarray, truth: np.ndarray, *, regression: bool, tolerance: float = 0.05
+) -> np.ndarray:
     """Whether each guess of a secret is correct.
 
     Categorical: equal. Numeric: |g - s| <= tolerance·|s|, relative to the *true* value
@@ -138,8 +140,7 @@ def distance_inference(
     tolerance = check_in_range("tolerance", tolerance, 0, 1e9)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
-                                  schema=schema)
+    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     aux = _resolve_columns(data, aux_cols, "aux_cols", data.threat.quasi_identifiers)
     target = _resolve_secret(data, secret, aux)
     if regression is None:
@@ -148,10 +149,12 @@ def distance_inference(
         # its values (words, "(missing)") cannot be compared within a tolerance
         raise ParameterError(
             f"`regression=True` needs a numeric secret; {target!r} is "
-            f"{data.schema[target].kind}. Leave `regression` unset to take the column's type.")
+            f"{data.schema[target].kind}. Leave `regression` unset to take the column's type."
+        )
     rng_t, rng_c, rng_tie, rng_bt, rng_bg = _rngs(seed, 5)
-    place, space_info = attack_space(data, aux, numeric_missing, space, embedding,
-                                     embedding_params, seed)
+    place, space_info = attack_space(
+        data, aux, numeric_missing, space, embedding, embedding_params, seed
+    )
     syn_x = place(syn, aux)
     perm = rng_tie.permutation(len(syn))
     as_type = float if regression else object
@@ -162,9 +165,17 @@ def distance_inference(
         guess = syn_secret[idx[:, 0]]
         truth = targets[target].to_numpy(dtype=as_type)
         ok = inference_success(guess, truth, regression=regression, tolerance=tolerance)
-        table = pd.DataFrame({
-            "record": targets.index.to_numpy(), "role": role, "guess": guess, "truth": truth,
-            "success": ok, "neighbor": syn.index.to_numpy()[idx[:, 0]], "distance": dist[:, 0]})
+        table = pd.DataFrame(
+            {
+                "record": targets.index.to_numpy(),
+                "role": role,
+                "guess": guess,
+                "truth": truth,
+                "success": ok,
+                "neighbor": syn.index.to_numpy()[idx[:, 0]],
+                "distance": dist[:, 0],
+            }
+        )
         return int(ok.sum()), table
 
     targets = _sample_rows(data.real, n_attacks, rng_t)
@@ -183,21 +194,45 @@ def distance_inference(
     base_guess = syn_secret[pick]
     base_truth = base_targets[target].to_numpy(dtype=as_type)
     base_ok = inference_success(base_guess, base_truth, regression=regression, tolerance=tolerance)
-    baseline_table = pd.DataFrame({"record": base_targets.index.to_numpy(), "guess": base_guess,
-                                   "truth": base_truth, "success": base_ok})
+    baseline_table = pd.DataFrame(
+        {
+            "record": base_targets.index.to_numpy(),
+            "guess": base_guess,
+            "truth": base_truth,
+            "success": base_ok,
+        }
+    )
     params = {
-        "aux_cols": aux, "secret": target, "regression": regression, "tolerance": tolerance,
-        "n_attacks": n_attacks, "n_targets": len(targets),
+        "aux_cols": aux,
+        "secret": target,
+        "regression": regression,
+        "tolerance": tolerance,
+        "n_attacks": n_attacks,
+        "n_targets": len(targets),
         "n_control_targets": n_c if hold is not None else None,
-        "numeric_missing": numeric_missing, "control": hold is not None,
-        "confidence": confidence, "seed": seed, **space_info,
+        "numeric_missing": numeric_missing,
+        "control": hold is not None,
+        "confidence": confidence,
+        "seed": seed,
+        **space_info,
     }
     shell = AttackResult(
-        name="inference", value=float("nan"), ci=None, params=params,
-        record_table=pd.concat(tables, ignore_index=True), goal="lower", bounds=(0.0, 1.0),
-        n_attacks=len(targets), n_success=k_t, n_control_attacks=n_c, n_control_success=k_c,
-        n_baseline_attacks=n_base, n_baseline_success=int(base_ok.sum()),
-        confidence=confidence, baseline_table=baseline_table)
+        name="inference",
+        value=float("nan"),
+        ci=None,
+        params=params,
+        record_table=pd.concat(tables, ignore_index=True),
+        goal="lower",
+        bounds=(0.0, 1.0),
+        n_attacks=len(targets),
+        n_success=k_t,
+        n_control_attacks=n_c,
+        n_control_success=k_c,
+        n_baseline_attacks=n_base,
+        n_baseline_success=int(base_ok.sum()),
+        confidence=confidence,
+        baseline_table=baseline_table,
+    )
     result = _with_summary(shell, confidence)
     if hold is None:
         _warn_no_control("inference")
@@ -286,13 +321,13 @@ def ml_inference(
     attacker = check_choice("attacker", attacker, tuple(XGB_VARIANTS))
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
-                                  schema=schema)
+    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     if hold is None:
         raise InsufficientDataError(
             "ML inference compares members with non-members and needs a holdout: real rows "
             "the generator never saw. Pass holdout=... (consensus R7: a relative attribute "
-            "disclosure needs a non-member baseline).")
+            "disclosure needs a non-member baseline)."
+        )
     aux = _resolve_columns(data, aux_cols, "aux_cols", data.threat.quasi_identifiers)
     target = _resolve_secret(data, secret, aux)
     categorical = not data.schema[target].is_numeric
@@ -306,7 +341,8 @@ def ml_inference(
     if len(syn_fit) < 2:
         raise InsufficientDataError(
             f"The synthetic table has {len(syn_fit)} row(s) with a value of {target!r}; the "
-            "attacker needs at least two to learn from.")
+            "attacker needs at least two to learn from."
+        )
     targets = _sample_rows(usable(data.real), n_attacks, rng_t)
     ctrl_targets = _sample_rows(usable(hold), n_attacks, rng_c)
     if len(targets) == 0 or len(ctrl_targets) == 0:
@@ -315,60 +351,101 @@ def ml_inference(
     x_syn = encoder.transform(syn_fit)
     x_targets = np.vstack([encoder.transform(targets), encoder.transform(ctrl_targets)])
     if categorical:
-        classes = np.array(sorted(set(data.real[target]) | set(syn_fit[target])
-                                  | set(hold[target])), dtype=object)
+        classes = np.array(
+            sorted(set(data.real[target]) | set(syn_fit[target]) | set(hold[target])), dtype=object
+        )
         y_syn = np.searchsorted(classes, syn_fit[target].to_numpy(dtype=object))
-        out = fit_predict(attacker, x_syn, y_syn, x_targets, categorical=True,
-                          n_classes=len(classes), seed=model_seed, n_jobs=n_jobs)
+        out = fit_predict(
+            attacker,
+            x_syn,
+            y_syn,
+            x_targets,
+            categorical=True,
+            n_classes=len(classes),
+            seed=model_seed,
+            n_jobs=n_jobs,
+        )
         guesses = classes[out.prediction]
         truth_t = targets[target].to_numpy(dtype=object)
         truth_c = ctrl_targets[target].to_numpy(dtype=object)
     else:
         y_syn = syn_fit[target].to_numpy(dtype=float)
-        out = fit_predict(attacker, x_syn, y_syn, x_targets, categorical=False, seed=model_seed,
-                          n_jobs=n_jobs)
+        out = fit_predict(
+            attacker, x_syn, y_syn, x_targets, categorical=False, seed=model_seed, n_jobs=n_jobs
+        )
         guesses = out.prediction
         truth_t = targets[target].to_numpy(dtype=float)
         truth_c = ctrl_targets[target].to_numpy(dtype=float)
     n_t, n_c = len(targets), len(ctrl_targets)
     guess_t, guess_c = guesses[:n_t], guesses[n_t:]
     syn_secret = syn_fit[target].to_numpy(dtype=object if categorical else float)
-    base_guess = syn_secret[rng_b.choice(len(syn_secret), size=n_t,
-                                         replace=n_t > len(syn_secret))]
+    base_guess = syn_secret[rng_b.choice(len(syn_secret), size=n_t, replace=n_t > len(syn_secret))]
     ok_t = inference_success(guess_t, truth_t, regression=not categorical, tolerance=tolerance)
     ok_c = inference_success(guess_c, truth_c, regression=not categorical, tolerance=tolerance)
     ok_b = inference_success(base_guess, truth_t, regression=not categorical, tolerance=tolerance)
 
-    def table(frame: pd.DataFrame, role: str, guess: np.ndarray, truth: np.ndarray,
-              ok: np.ndarray) -> pd.DataFrame:
-        cols: dict[str, Any] = {"record": frame.index.to_numpy(), "role": role,
-                                "guess": guess, "truth": truth, "success": ok}
+    def table(
+        frame: pd.DataFrame, role: str, guess: np.ndarray, truth: np.ndarray, ok: np.ndarray
+    ) -> pd.DataFrame:
+        cols: dict[str, Any] = {
+            "record": frame.index.to_numpy(),
+            "role": role,
+            "guess": guess,
+            "truth": truth,
+            "success": ok,
+        }
         if not categorical:
             cols["error"] = guess - truth
         return pd.DataFrame(cols)
 
-    records = pd.concat([table(targets, "training", guess_t, truth_t, ok_t),
-                         table(ctrl_targets, "control", guess_c, truth_c, ok_c)],
-                        ignore_index=True)
+    records = pd.concat(
+        [
+            table(targets, "training", guess_t, truth_t, ok_t),
+            table(ctrl_targets, "control", guess_c, truth_c, ok_c),
+        ],
+        ignore_index=True,
+    )
     baseline_table = table(targets, "baseline", base_guess, truth_t, ok_b)
     params = {
-        "attacker": attacker, "aux_cols": aux, "secret": target,
+        "attacker": attacker,
+        "aux_cols": aux,
+        "secret": target,
         "kind": "categorical" if categorical else "continuous",
         "score": "accuracy" if categorical else "1 - RMSE/range",
-        "n_attacks": n_attacks, "n_targets": n_t, "n_control_targets": n_c,
-        "n_synthetic_rows_used": len(syn_fit), "tolerance": tolerance,
-        "n_bootstrap": None if categorical else n_bootstrap, "numeric_missing": numeric_missing,
-        "control": True, "confidence": confidence, "model_seed": model_seed, "seed": seed,
+        "n_attacks": n_attacks,
+        "n_targets": n_t,
+        "n_control_targets": n_c,
+        "n_synthetic_rows_used": len(syn_fit),
+        "tolerance": tolerance,
+        "n_bootstrap": None if categorical else n_bootstrap,
+        "numeric_missing": numeric_missing,
+        "control": True,
+        "confidence": confidence,
+        "model_seed": model_seed,
+        "seed": seed,
     }
     common: dict[str, Any] = {
-        "name": "ml_inference", "value": float("nan"), "ci": None, "params": params,
-        "record_table": records, "goal": "lower", "bounds": (0.0, 1.0), "n_attacks": n_t,
-        "n_control_attacks": n_c, "n_baseline_attacks": n_t, "confidence": confidence,
-        "baseline_table": baseline_table}
+        "name": "ml_inference",
+        "value": float("nan"),
+        "ci": None,
+        "params": params,
+        "record_table": records,
+        "goal": "lower",
+        "bounds": (0.0, 1.0),
+        "n_attacks": n_t,
+        "n_control_attacks": n_c,
+        "n_baseline_attacks": n_t,
+        "confidence": confidence,
+        "baseline_table": baseline_table,
+    }
     if categorical:
-        shell = MLInferenceResult(**common, n_success=int(ok_t.sum()),
-                                  n_control_success=int(ok_c.sum()),
-                                  n_baseline_success=int(ok_b.sum()), kind="categorical")
+        shell = MLInferenceResult(
+            **common,
+            n_success=int(ok_t.sum()),
+            n_control_success=int(ok_c.sum()),
+            n_baseline_success=int(ok_b.sum()),
+            kind="categorical",
+        )
         # raw accuracies as scores and risk, Wilson for the intervals only
         result = _categorical_summary(shell, confidence)
     else:
@@ -376,43 +453,70 @@ def ml_inference(
         finite = values[np.isfinite(values)]
         spread = float(finite.max() - finite.min()) if finite.size else 0.0
         spread = spread if spread > 0 else 1.0
-        sq = {"training": (guess_t - truth_t) ** 2, "control": (guess_c - truth_c) ** 2,
-              "baseline": (base_guess - truth_t) ** 2}
+        sq = {
+            "training": (guess_t - truth_t) ** 2,
+            "control": (guess_c - truth_c) ** 2,
+            "baseline": (base_guess - truth_t) ** 2,
+        }
         scores = {k: float(1 - math.sqrt(v.mean()) / spread) for k, v in sq.items()}
         reps = {}
         for k, v in sq.items():
             w = bootstrap_weights(len(v), n_bootstrap, seed=int(rng_boot.integers(0, 2**31 - 1)))
             reps[k] = 1 - np.sqrt(w.astype(np.float64) @ v / len(v)) / spread
-        shell = MLInferenceResult(**common, n_success=float(ok_t.sum()),
-                                  n_control_success=float(ok_c.sum()),
-                                  n_baseline_success=float(ok_b.sum()), kind="continuous",
-                                  scores=scores, score_replicates=reps)
-        extra = {"absolute_score": scores["training"], "holdout_score": scores["control"],
-                 "random_guess_score": scores["baseline"], "score_name": "1 - RMSE/range",
-                 "attack_rate": scores["training"], "control_rate": scores["control"],
-                 "baseline_rate": scores["baseline"], "secret_range": spread,
-                 "beats_baseline": bool(scores["training"] > scores["baseline"])}
+        shell = MLInferenceResult(
+            **common,
+            n_success=float(ok_t.sum()),
+            n_control_success=float(ok_c.sum()),
+            n_baseline_success=float(ok_b.sum()),
+            kind="continuous",
+            scores=scores,
+            score_replicates=reps,
+        )
+        extra = {
+            "absolute_score": scores["training"],
+            "holdout_score": scores["control"],
+            "random_guess_score": scores["baseline"],
+            "score_name": "1 - RMSE/range",
+            "attack_rate": scores["training"],
+            "control_rate": scores["control"],
+            "baseline_rate": scores["baseline"],
+            "secret_range": spread,
+            "beats_baseline": bool(scores["training"] > scores["baseline"]),
+        }
         result = _continuous_summary(replace(shell, extra=extra), confidence)
-    result = replace(result, extra={
-        **result.extra,
-        "beats_random_guess": bool(result.extra["absolute_score"]
-                                   > result.extra["random_guess_score"]),
-        "beats_holdout": bool(result.extra["absolute_score"] > result.extra["holdout_score"])})
+    result = replace(
+        result,
+        extra={
+            **result.extra,
+            "beats_random_guess": bool(
+                result.extra["absolute_score"] > result.extra["random_guess_score"]
+            ),
+            "beats_holdout": bool(result.extra["absolute_score"] > result.extra["holdout_score"]),
+        },
+    )
     ra, rb = result.extra["absolute_score"], result.extra["random_guess_score"]
     if not ra > rb:
         warnings.warn(
             f"The ML inference attack does no better than a random guess on members "
             f"(score {ra:.3f} vs {rb:.3f}); by consensus R8 this is not an attribute "
-            "disclosure, whatever the relative risk.", UntrustworthyResultWarning, stacklevel=2)
+            "disclosure, whatever the relative risk.",
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
     if categorical:
         _warn_untrustworthy_control_only(result)
     return result
 
 
 def _warn_untrustworthy_control_only(result: AttackResult) -> None:
-    if result.n_control_success is not None and result.n_control_attacks > 0 and \
-            result.n_control_success >= result.n_control_attacks:
+    if (
+        result.n_control_success is not None
+        and result.n_control_attacks > 0
+        and result.n_control_success >= result.n_control_attacks
+    ):
         warnings.warn(
             "The ML attacker is right on every holdout target; the relative risk is near 0 by "
-            "construction. Read the absolute score instead.", UntrustworthyResultWarning,
-            stacklevel=3)
+            "construction. Read the absolute score instead.",
+            UntrustworthyResultWarning,
+            stacklevel=3,
+        )

@@ -59,9 +59,15 @@ class _MixedSpace:
         return cls(z, z, np.zeros(len(frame), dtype=np.int64), "euclidean")
 
 
-def attack_space(data: Any, columns: list[str], numeric_missing: str, space: str,
-                 embedding: Any, embedding_params: dict[str, Any] | None, seed: int
-                 ) -> tuple[Callable[[pd.DataFrame, list[str]], _MixedSpace], dict[str, Any]]:
+def attack_space(
+    data: Any,
+    columns: list[str],
+    numeric_missing: str,
+    space: str,
+    embedding: Any,
+    embedding_params: dict[str, Any] | None,
+    seed: int,
+) -> tuple[Callable[[pd.DataFrame, list[str]], _MixedSpace], dict[str, Any]]:
     """How an attack places tables: ``(frame, columns) -> _MixedSpace`` in the shared
     mixed-type space (Gower-like L1 over ``columns``) or the contrastive embedding
     (trained on every included column of the training rows, the others masked), and the
@@ -71,16 +77,19 @@ def attack_space(data: Any, columns: list[str], numeric_missing: str, space: str
     check_space(space)
     if space == "contrastive":
         encoder = resolve_encoder(data, embedding, embedding_params, seed)
-        return (lambda frame, cols: _MixedSpace.embedded(encoder, frame, cols),
-                {"space": "contrastive", "embedding": encoder.describe()})
-    table_encoder = TableEncoder(data.schema, columns=columns,
-                                 numeric_missing=numeric_missing).fit(data.real)
-    return (lambda frame, cols: _MixedSpace.of(table_encoder, frame, cols),
-            {"space": "shared"})
+        return (
+            lambda frame, cols: _MixedSpace.embedded(encoder, frame, cols),
+            {"space": "contrastive", "embedding": encoder.describe()},
+        )
+    table_encoder = TableEncoder(data.schema, columns=columns, numeric_missing=numeric_missing).fit(
+        data.real
+    )
+    return (lambda frame, cols: _MixedSpace.of(table_encoder, frame, cols), {"space": "shared"})
 
 
-def _knn_random_ties(query: _MixedSpace, reference: _MixedSpace, k: int,
-                     perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _knn_random_ties(
+    query: _MixedSpace, reference: _MixedSpace, k: int, perm: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest reference rows under the mixed L1 distance, ties broken by the
     random order ``perm``.
 
@@ -90,8 +99,11 @@ def _knn_random_ties(query: _MixedSpace, reference: _MixedSpace, k: int,
     list; the remaining queries get a full search. Both searches rank ties by position in
     ``perm``, so the result is the one of a single full search.
     """
-    ref_full, ref_num, ref_group = reference.full[perm], reference.numeric[perm], \
-        reference.group[perm]
+    ref_full, ref_num, ref_group = (
+        reference.full[perm],
+        reference.numeric[perm],
+        reference.group[perm],
+    )
     n_q = len(query.full)
     dist = np.empty((n_q, k))
     idx = np.empty((n_q, k), dtype=np.int64)
@@ -107,15 +119,21 @@ def _knn_random_ties(query: _MixedSpace, reference: _MixedSpace, k: int,
                 continue
             members = order[lo:hi]
             rows = np.flatnonzero(query.group == g)
-            d, i = nearest_neighbors(query.numeric[rows], ref_num[members], k=k,
-                                     metric=reference.metric, max_block=_KNN_BLOCK)
+            d, i = nearest_neighbors(
+                query.numeric[rows],
+                ref_num[members],
+                k=k,
+                metric=reference.metric,
+                max_block=_KNN_BLOCK,
+            )
             ok = np.ones(len(rows), dtype=bool) if single else d[:, -1] < 1.0
             dist[rows[ok]] = d[ok]
             idx[rows[ok]] = members[i[ok]]
             todo[rows[ok]] = False
     if todo.any():
-        d, i = nearest_neighbors(query.full[todo], ref_full, k=k, metric=reference.metric,
-                                 max_block=_KNN_BLOCK)
+        d, i = nearest_neighbors(
+            query.full[todo], ref_full, k=k, metric=reference.metric, max_block=_KNN_BLOCK
+        )
         dist[todo] = d
         idx[todo] = i
     return dist, perm[idx]

@@ -84,8 +84,11 @@ def _random_neighbours(n_syn: int, n: int, k: int, rng: np.random.Generator) -> 
             bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
             if bad.size == 0:
                 break
-            out[bad] = rng.integers(0, n_syn, size=(bad.size, k)) if 2 * k < n_syn else \
-                np.array([rng.choice(n_syn, size=k, replace=False) for _ in bad])
+            out[bad] = (
+                rng.integers(0, n_syn, size=(bad.size, k))
+                if 2 * k < n_syn
+                else np.array([rng.choice(n_syn, size=k, replace=False) for _ in bad])
+            )
     return out
 
 
@@ -149,15 +152,15 @@ def linkability(
     n_neighbors = check_positive_int("n_neighbors", n_neighbors)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
-                                  schema=schema)
+    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     if aux_cols is None:
         qis = list(data.threat.quasi_identifiers)
         if len(qis) < 2:
             raise ThreatModelError(
                 "Linkability splits the quasi-identifiers into two sets and needs at least "
                 f"two; the threat model has {len(qis)}. Add a quasi-identifier or pass "
-                "aux_cols=(A, B).")
+                "aux_cols=(A, B)."
+            )
         aux_cols = informative_split(data.real, qis)
         split = "informative"
     else:
@@ -170,14 +173,17 @@ def linkability(
     if both:
         raise ParameterError(
             f"The two column sets of `aux_cols` must be disjoint; both contain "
-            f"{', '.join(map(repr, both))}.")
+            f"{', '.join(map(repr, both))}."
+        )
     if n_neighbors > len(syn):
         raise ParameterError(
             f"`n_neighbors` must be at most the number of synthetic rows ({len(syn)}); "
-            f"got {n_neighbors}.")
+            f"got {n_neighbors}."
+        )
     rng_t, rng_c, rng_a, rng_b, rng_base = _rngs(seed, 5)
-    place, space_info = attack_space(data, cols_a + cols_b, numeric_missing, space,
-                                     embedding, embedding_params, seed)
+    place, space_info = attack_space(
+        data, cols_a + cols_b, numeric_missing, space, embedding, embedding_params, seed
+    )
     syn_a = place(syn, cols_a)
     syn_b = place(syn, cols_b)
     perm_a, perm_b = rng_a.permutation(len(syn)), rng_b.permutation(len(syn))
@@ -191,13 +197,19 @@ def linkability(
         link[:] = None
         hit = rank > 0
         link[hit] = syn_labels[idx_a[np.flatnonzero(hit), pos[hit]]]
-        table = pd.DataFrame({
-            "record": targets.index.to_numpy(), "role": role,
-            "neighbors_a": list(map(tuple, syn_labels[idx_a])),
-            "neighbors_b": list(map(tuple, syn_labels[idx_b])),
-            "link_rank": rank, "link": link, "guess": link, "truth": targets.index.to_numpy(),
-            "success": hit,
-        })
+        table = pd.DataFrame(
+            {
+                "record": targets.index.to_numpy(),
+                "role": role,
+                "neighbors_a": list(map(tuple, syn_labels[idx_a])),
+                "neighbors_b": list(map(tuple, syn_labels[idx_b])),
+                "link_rank": rank,
+                "link": link,
+                "guess": link,
+                "truth": targets.index.to_numpy(),
+                "success": hit,
+            }
+        )
         return rank, table
 
     targets = _sample_rows(data.real, n_attacks, rng_t)
@@ -210,28 +222,53 @@ def linkability(
     base_a = _random_neighbours(len(syn), n_base, n_neighbors, rng_base)
     base_b = _random_neighbours(len(syn), n_base, n_neighbors, rng_base)
     rank_base, _ = _link_rank(base_a, base_b)
-    baseline_table = pd.DataFrame({
-        "attack": np.arange(n_base), "neighbors_a": list(map(tuple, syn_labels[base_a])),
-        "neighbors_b": list(map(tuple, syn_labels[base_b])), "link_rank": rank_base,
-        "success": rank_base > 0})
+    baseline_table = pd.DataFrame(
+        {
+            "attack": np.arange(n_base),
+            "neighbors_a": list(map(tuple, syn_labels[base_a])),
+            "neighbors_b": list(map(tuple, syn_labels[base_b])),
+            "link_rank": rank_base,
+            "success": rank_base > 0,
+        }
+    )
     params = {
-        "aux_cols": [cols_a, cols_b], "split": split, "n_attacks": n_attacks, "n_neighbors": n_neighbors,
-        "n_targets": len(targets), "n_control_targets": None if rank_c is None else len(rank_c),
+        "aux_cols": [cols_a, cols_b],
+        "split": split,
+        "n_attacks": n_attacks,
+        "n_neighbors": n_neighbors,
+        "n_targets": len(targets),
+        "n_control_targets": None if rank_c is None else len(rank_c),
         "numeric_missing": numeric_missing,
-        "distance": "l1 (range-scaled numerics + category mismatches)" if space == "shared"
+        "distance": "l1 (range-scaled numerics + category mismatches)"
+        if space == "shared"
         else "euclidean (contrastive embedding, other columns masked)",
-        "control": hold is not None, "confidence": confidence, "seed": seed, **space_info,
+        "control": hold is not None,
+        "confidence": confidence,
+        "seed": seed,
+        **space_info,
     }
     shell = LinkabilityResult(
-        name="linkability", value=float("nan"), ci=None, params=params,
-        record_table=pd.concat(tables, ignore_index=True), goal="lower", bounds=(0.0, 1.0),
-        n_attacks=len(targets), n_success=_linked(rank_t, n_neighbors),
+        name="linkability",
+        value=float("nan"),
+        ci=None,
+        params=params,
+        record_table=pd.concat(tables, ignore_index=True),
+        goal="lower",
+        bounds=(0.0, 1.0),
+        n_attacks=len(targets),
+        n_success=_linked(rank_t, n_neighbors),
         n_control_attacks=0 if rank_c is None else len(rank_c),
         n_control_success=None if rank_c is None else _linked(rank_c, n_neighbors),
-        n_baseline_attacks=n_base, n_baseline_success=_linked(rank_base, n_neighbors),
-        confidence=confidence, baseline_table=baseline_table, n_neighbors=n_neighbors,
-        max_neighbors=n_neighbors, link_rank=rank_t, control_link_rank=rank_c,
-        baseline_link_rank=rank_base)
+        n_baseline_attacks=n_base,
+        n_baseline_success=_linked(rank_base, n_neighbors),
+        confidence=confidence,
+        baseline_table=baseline_table,
+        n_neighbors=n_neighbors,
+        max_neighbors=n_neighbors,
+        link_rank=rank_t,
+        control_link_rank=rank_c,
+        baseline_link_rank=rank_base,
+    )
     result = _with_summary(shell, confidence)
     if hold is None:
         _warn_no_control("linkability")

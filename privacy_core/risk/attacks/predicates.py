@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -72,9 +72,13 @@ class _RankCoder:
     universe: list[np.ndarray]
 
     @classmethod
-    def fit_codes(cls, schema: Schema, columns: list[str], frames: Sequence[pd.DataFrame],
-                  known: Sequence[Mapping[str, np.ndarray]] = ()
-                  ) -> tuple[_RankCoder, list[np.ndarray]]:
+    def fit_codes(
+        cls,
+        schema: Schema,
+        columns: list[str],
+        frames: Sequence[pd.DataFrame],
+        known: Sequence[Mapping[str, np.ndarray]] = (),
+    ) -> tuple[_RankCoder, list[np.ndarray]]:
         """The coder of ``frames`` and each frame's (n_columns, n_rows) int32 codes.
 
         A categorical column whose level positions every frame already has in ``known``
@@ -88,14 +92,15 @@ class _RankCoder:
         bounds = np.cumsum([0, *(len(f) for f in frames)])
         out = [np.empty((len(columns), len(f)), dtype=np.int32) for f in frames]
         universe = []
-        for j, (c, is_num) in enumerate(zip(columns, numeric)):
+        for j, (c, is_num) in enumerate(zip(columns, numeric, strict=False)):
             if not is_num and len(known) == len(frames) and all(c in k for k in known):
-                for o, k in zip(out, known):
+                for o, k in zip(out, known, strict=False):
                     o[j] = k[c]
                 universe.append(np.array(schema[c].categories, dtype=object))
                 continue
-            stacked = np.concatenate([f[c].to_numpy(dtype=float if is_num else object)
-                                      for f in frames])
+            stacked = np.concatenate(
+                [f[c].to_numpy(dtype=float if is_num else object) for f in frames]
+            )
             codes, distinct = pd.factorize(stacked)
             distinct = np.asarray(distinct, dtype=float if is_num else str)
             order = np.argsort(distinct)  # distinct values: no ties, any sort is exact
@@ -104,14 +109,17 @@ class _RankCoder:
             rank[-1] = -1  # code -1 (missing) indexes the last slot
             coded = rank[codes]
             for i, o in enumerate(out):
-                o[j] = coded[bounds[i]:bounds[i + 1]]
+                o[j] = coded[bounds[i] : bounds[i + 1]]
             sorted_values = distinct[order]
             universe.append(sorted_values if is_num else sorted_values.astype(object))
         return cls(list(columns), numeric, universe), out
 
     def subset(self, positions: Sequence[int]) -> _RankCoder:
-        return _RankCoder([self.columns[i] for i in positions], self.numeric[list(positions)],
-                          [self.universe[i] for i in positions])
+        return _RankCoder(
+            [self.columns[i] for i in positions],
+            self.numeric[list(positions)],
+            [self.universe[i] for i in positions],
+        )
 
     def text(self, c: int, v: int) -> str:
         """Column ``c``'s value of rank ``v`` as a predicate writes it."""
@@ -122,15 +130,22 @@ class _RankCoder:
 def _intervals(ops: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rank interval [lo, hi] and negation flag of each condition."""
     v = vals.astype(np.int64)
-    lo = np.select([ops == _GT, ops == _LT, ops == _LE, ops == _ISNA, ops == _NOTNA],
-                   [v + 1, 0, 0, -1, 0], default=v)
-    hi = np.select([ops == _GT, ops == _GE, ops == _LT, ops == _ISNA, ops == _NOTNA],
-                   [_TOP, _TOP, v - 1, -1, _TOP], default=v)
+    lo = np.select(
+        [ops == _GT, ops == _LT, ops == _LE, ops == _ISNA, ops == _NOTNA],
+        [v + 1, 0, 0, -1, 0],
+        default=v,
+    )
+    hi = np.select(
+        [ops == _GT, ops == _GE, ops == _LT, ops == _ISNA, ops == _NOTNA],
+        [_TOP, _TOP, v - 1, -1, _TOP],
+        default=v,
+    )
     return lo, hi, ops == _NE
 
 
-def _count_matches(codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def _count_matches(
+    codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows matched by each predicate (a conjunction of conditions), and one matched row.
 
     ``codes`` is (n_columns, n_rows); ``cols``, ``ops``, ``vals`` are (n_predicates,
@@ -146,8 +161,9 @@ def _count_matches(codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: n
     if m == 1:
         for c in np.unique(cols[:, 0]):
             sel = cols[:, 0] == c
-            counts[sel], first[sel] = _interval_counts(codes[c], lo[sel, 0], hi[sel, 0],
-                                                       neg[sel, 0])
+            counts[sel], first[sel] = _interval_counts(
+                codes[c], lo[sel, 0], hi[sel, 0], neg[sel, 0]
+            )
         return counts, first
     chunk = max(1, _MASK_BLOCK // n_rows)
     for start in range(0, n_q, chunk):
@@ -161,8 +177,9 @@ def _count_matches(codes: np.ndarray, cols: np.ndarray, ops: np.ndarray, vals: n
     return counts, first
 
 
-def _interval_counts(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def _interval_counts(
+    x: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Counts and a matching row of one-condition predicates ``[lo, hi]`` (negated where
     ``neg``) on one coded column.
 
@@ -192,8 +209,9 @@ def _interval_counts(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndar
     return counts, first
 
 
-def _condition_mask(codes: np.ndarray, cols: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                    neg: np.ndarray) -> np.ndarray:
+def _condition_mask(
+    codes: np.ndarray, cols: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
+) -> np.ndarray:
     """(n_predicates, n_rows) truth of one condition of each predicate."""
     x = codes[cols]  # gathered column values
     cond = x >= lo[:, None]
@@ -217,8 +235,13 @@ class _BitIndex:
     of the full counts, used to discard predicates that match two or more rows.
     """
 
-    def __init__(self, syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.ndarray],
-                 rows: np.ndarray | None = None):
+    def __init__(
+        self,
+        syn_codes: np.ndarray,
+        numeric: np.ndarray,
+        above: list[np.ndarray],
+        rows: np.ndarray | None = None,
+    ):
         self.exact = rows is None
         sub = syn_codes if rows is None else syn_codes[:, rows]
         n_rows = sub.shape[1]
@@ -265,8 +288,9 @@ class _BitIndex:
         return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
 
 
-def _generator_index(syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.ndarray],
-                     rng: np.random.Generator) -> _BitIndex | None:
+def _generator_index(
+    syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.ndarray], rng: np.random.Generator
+) -> _BitIndex | None:
     """The exact bit index when it fits the memory budget, else one over a random subset
     of rows (a pre-filter), else none."""
     n_rows = syn_codes.shape[1]
@@ -275,14 +299,22 @@ def _generator_index(syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.
         return _BitIndex(syn_codes, numeric, above)
     if fit < _MIN_PREFILTER_ROWS:
         return None
-    return _BitIndex(syn_codes, numeric, above,
-                     rows=np.sort(rng.choice(n_rows, size=fit, replace=False)))
+    return _BitIndex(
+        syn_codes, numeric, above, rows=np.sort(rng.choice(n_rows, size=fit, replace=False))
+    )
 
 
-def _multivariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, above: list[np.ndarray],
-                          *, n_queries: int, n_cols: int, max_attempts: int,
-                          rng: np.random.Generator, bits: _BitIndex | None = None
-                          ) -> tuple[Any, ...]:
+def _multivariate_queries(
+    syn_codes: np.ndarray,
+    numeric: np.ndarray,
+    above: list[np.ndarray],
+    *,
+    n_queries: int,
+    n_cols: int,
+    max_attempts: int,
+    rng: np.random.Generator,
+    bits: _BitIndex | None = None,
+) -> tuple[Any, ...]:
     """Predicates from random synthetic records that single out exactly one of them.
 
     For a random record and ``n_cols`` random columns: numeric ``>= v`` when v is above
@@ -341,8 +373,9 @@ def _multivariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, above: lis
     return (*_stack(kept_c, kept_o, kept_v, n_cols), attempts, status)
 
 
-def _univariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries: int,
-                        rng: np.random.Generator) -> tuple[Any, ...]:
+def _univariate_queries(
+    syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries: int, rng: np.random.Generator
+) -> tuple[Any, ...]:
     """Single-column predicates from rare synthetic values: ``is missing`` when exactly one
     value is missing, ``<= min`` and ``>= max`` of numerics, ``== v`` for values seen once;
     shuffled and kept when they match exactly one synthetic row (Anonymeter's univariate
@@ -357,11 +390,20 @@ def _univariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries
                 parts.append(np.array([[c, _ISNA, -1, 1]]))
             if present.size:
                 lo, hi = present[0], present[-1]
-                parts.append(np.array([[c, _LE, lo, hist[lo + 1] == 1],
-                                       [c, _GE, hi, hist[hi + 1] == 1]]))
+                parts.append(
+                    np.array([[c, _LE, lo, hist[lo + 1] == 1], [c, _GE, hi, hist[hi + 1] == 1]])
+                )
         once = np.flatnonzero(hist[1:] == 1)
-        parts.append(np.column_stack([np.full(once.size, c), np.full(once.size, _EQ), once,
-                                      np.ones(once.size, dtype=np.int64)]))
+        parts.append(
+            np.column_stack(
+                [
+                    np.full(once.size, c),
+                    np.full(once.size, _EQ),
+                    once,
+                    np.ones(once.size, dtype=np.int64),
+                ]
+            )
+        )
     cands = np.concatenate(parts).astype(np.int64) if parts else np.zeros((0, 4), np.int64)
     if not len(cands):
         return (*_stack([], [], [], 1), 0, "complete")
@@ -373,9 +415,17 @@ def _univariate_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries
     return cols, ops, vals.astype(np.int32), len(cands), status
 
 
-def _outlier_queries(syn_codes: np.ndarray, coder: _RankCoder, order: np.ndarray, *,
-                     n_queries: int, n_cols: int, n_bins: int, rng: np.random.Generator,
-                     tries: int = 3) -> tuple[Any, ...]:
+def _outlier_queries(
+    syn_codes: np.ndarray,
+    coder: _RankCoder,
+    order: np.ndarray,
+    *,
+    n_queries: int,
+    n_cols: int,
+    n_bins: int,
+    rng: np.random.Generator,
+    tries: int = 3,
+) -> tuple[Any, ...]:
     """Predicates built around the release's most isolated records (contrastive paper
     §4.2): for each target in ``order`` (most isolated first), random column subsets of
     ``n_cols`` columns and more (``tries`` draws per size) until one singles the target
@@ -408,8 +458,11 @@ def _outlier_queries(syn_codes: np.ndarray, coder: _RankCoder, order: np.ndarray
         b = np.minimum(np.searchsorted(e, vals, side="right") - 1, n_bins - 1)
         cell[c, present] = b + 1
         lo[c, present] = np.searchsorted(u, e[b], side="left")
-        right = np.where(b == n_bins - 1, np.searchsorted(u, e[b + 1], side="right"),
-                         np.searchsorted(u, e[b + 1], side="left"))
+        right = np.where(
+            b == n_bins - 1,
+            np.searchsorted(u, e[b + 1], side="right"),
+            np.searchsorted(u, e[b + 1], side="left"),
+        )
         hi[c, present] = right - 1
     missing = syn_codes < 0
     cells = _CellBits(cell)
@@ -424,8 +477,19 @@ def _outlier_queries(syn_codes: np.ndarray, coder: _RankCoder, order: np.ndarray
     # (trying every record of a large release cost minutes on Adult)
     batch = max(2 * n_queries, 256)
     for first in range(0, order.size, batch):
-        attempts += _outlier_batch(order[first:first + batch], found, cells, lo, hi,
-                                   missing, m, n_col_total, width, tries, rng)
+        attempts += _outlier_batch(
+            order[first : first + batch],
+            found,
+            cells,
+            lo,
+            hi,
+            missing,
+            m,
+            n_col_total,
+            width,
+            tries,
+            rng,
+        )
         if len({a.tobytes() for a in found.values()}) >= n_queries:
             break
     cols_l, ops_l, vals_l = [], [], []
@@ -470,10 +534,19 @@ class _CellBits:
         return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
 
 
-def _outlier_batch(todo: np.ndarray, found: dict[int, np.ndarray], cells: _CellBits,
-                   lo: np.ndarray, hi: np.ndarray, missing: np.ndarray, m: int,
-                   n_col_total: int, width: int, tries: int, rng: np.random.Generator
-                   ) -> int:
+def _outlier_batch(
+    todo: np.ndarray,
+    found: dict[int, np.ndarray],
+    cells: _CellBits,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    missing: np.ndarray,
+    m: int,
+    n_col_total: int,
+    width: int,
+    tries: int,
+    rng: np.random.Generator,
+) -> int:
     """Try the targets ``todo`` (see :func:`_outlier_queries`), adding each one's
     singling predicate to ``found``; returns the attempts made."""
     attempts = 0
@@ -482,32 +555,43 @@ def _outlier_batch(todo: np.ndarray, found: dict[int, np.ndarray], cells: _CellB
             if not todo.size:
                 break
             attempts += todo.size
-            chosen = np.sort(np.argsort(rng.random((todo.size, n_col_total)),
-                                        axis=1)[:, :size], axis=1)
+            chosen = np.sort(
+                np.argsort(rng.random((todo.size, n_col_total)), axis=1)[:, :size], axis=1
+            )
             hit = cells.counts(todo, chosen) == 1
             for i in np.flatnonzero(hit):
-                found[int(todo[i])] = _outlier_predicate(chosen[i], int(todo[i]), lo, hi,
-                                                         missing, width)
+                found[int(todo[i])] = _outlier_predicate(
+                    chosen[i], int(todo[i]), lo, hi, missing, width
+                )
             todo = todo[~hit]
     return attempts
 
 
-def _outlier_predicate(chosen: np.ndarray, target: int, lo: np.ndarray, hi: np.ndarray,
-                       missing: np.ndarray, width: int) -> np.ndarray:
+def _outlier_predicate(
+    chosen: np.ndarray, target: int, lo: np.ndarray, hi: np.ndarray, missing: np.ndarray, width: int
+) -> np.ndarray:
     """(column, operator, value) rows of one target's predicate: ``>= lo`` and ``<= hi``
     per column (``is missing`` twice), padded to ``width`` with its first condition."""
     cols = np.repeat(chosen, 2)
     is_na = missing[cols, target]
     ops = np.where(is_na, _ISNA, np.tile([_GE, _LE], chosen.size))
-    vals = np.where(is_na, -1, np.where(np.arange(2 * chosen.size) % 2 == 0,
-                                        lo[cols, target], hi[cols, target]))
+    vals = np.where(
+        is_na, -1, np.where(np.arange(2 * chosen.size) % 2 == 0, lo[cols, target], hi[cols, target])
+    )
     rows = np.stack([cols, ops, vals], axis=1).astype(np.int64)
     return np.concatenate([rows, np.repeat(rows[:1], width - len(rows), axis=0)])
 
 
-def _outlier_order(syn: pd.DataFrame, columns: list[str], data: ReviewData, space: str,
-                   embedding: Any, embedding_params: dict[str, Any] | None, k: int,
-                   seed: int) -> tuple[np.ndarray, dict[str, Any]]:
+def _outlier_order(
+    syn: pd.DataFrame,
+    columns: list[str],
+    data: ReviewData,
+    space: str,
+    embedding: Any,
+    embedding_params: dict[str, Any] | None,
+    k: int,
+    seed: int,
+) -> tuple[np.ndarray, dict[str, Any]]:
     """Distinct synthetic rows from the most to the least isolated: the mean distance to
     their ``k`` nearest other synthetic rows, in the contrastive embedding or the shared
     encoding."""
@@ -526,20 +610,28 @@ def _outlier_order(syn: pd.DataFrame, columns: list[str], data: ReviewData, spac
     k = min(k, len(syn) - 1)
     if k < 1:
         return np.arange(len(syn)), info
-    d, _ = nearest_neighbors(x.astype(np.float64), x.astype(np.float64), k=k,
-                             exclude_self=True)
+    d, _ = nearest_neighbors(x.astype(np.float64), x.astype(np.float64), k=k, exclude_self=True)
     return np.argsort(-d.mean(axis=1), kind="stable"), info
 
 
 def _stack(c: list, o: list, v: list, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if not c:
-        return (np.zeros((0, m), dtype=np.int64), np.zeros((0, m), dtype=np.int8),
-                np.zeros((0, m), dtype=np.int32))
+        return (
+            np.zeros((0, m), dtype=np.int64),
+            np.zeros((0, m), dtype=np.int8),
+            np.zeros((0, m), dtype=np.int32),
+        )
     return np.array(c, dtype=np.int64), np.array(o, dtype=np.int8), np.array(v, dtype=np.int32)
 
 
-def _random_queries(syn_codes: np.ndarray, numeric: np.ndarray, *, n_queries: int, n_cols: int,
-                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _random_queries(
+    syn_codes: np.ndarray,
+    numeric: np.ndarray,
+    *,
+    n_queries: int,
+    n_cols: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The random-guess baseline: random columns, a random synthetic value of each and a
     random operator (categorical ==/!=, numeric any comparison; missing -> is (not)
     missing), not filtered on the synthetic data."""
@@ -568,8 +660,12 @@ def _so_probability_integral(n: Any, w: float) -> Any:
     return (1 - (n * w + 1) * (1 - w) ** n) / (n + 1)
 
 
-def _size_correction_factor(ctrl_codes: np.ndarray, queries: tuple[np.ndarray, ...],
-                            n_training: int, rng: np.random.Generator) -> float:
+def _size_correction_factor(
+    ctrl_codes: np.ndarray,
+    queries: tuple[np.ndarray, ...],
+    n_training: int,
+    rng: np.random.Generator,
+) -> float:
     """Anonymeter's correction f(|T|) / f(|C|): successes on control subsamples of 10 sizes
     x 5 repeats, fitted by ``norm · integral(n, w)``."""
     n_ctrl = ctrl_codes.shape[1]
@@ -586,16 +682,18 @@ def _size_correction_factor(ctrl_codes: np.ndarray, queries: tuple[np.ndarray, .
         return norm * _so_probability_integral(n, w)
 
     w0 = 1 / x.max()
-    popt, _ = curve_fit(model, x, y, p0=(w0, 1 / _so_probability_integral(x.max(), w0)),
-                        bounds=(0, (1, np.inf)))
+    popt, _ = curve_fit(
+        model, x, y, p0=(w0, 1 / _so_probability_integral(x.max(), w0)), bounds=(0, (1, np.inf))
+    )
     denom = model(np.array(float(n_ctrl)), *popt)
     if not np.isfinite(denom) or denom <= 0:
         raise RuntimeError("degenerate size-correction fit")
     return float(model(np.array(float(n_training)), *popt) / denom)
 
 
-def _reference_probabilities(counts_t: np.ndarray, counts_c: np.ndarray, n_training: int,
-                             n_control: int) -> tuple[np.ndarray, float]:
+def _reference_probabilities(
+    counts_t: np.ndarray, counts_c: np.ndarray, n_training: int, n_control: int
+) -> tuple[np.ndarray, float]:
     """Per predicate, the exact probability that it singles out a row of a reference table
     as large as the training set, and the share of that table that is holdout rows.
 
@@ -613,21 +711,31 @@ def _reference_probabilities(counts_t: np.ndarray, counts_c: np.ndarray, n_train
         return hypergeom.pmf(1, n_control, c_c, n_training), 1.0
     draws = n_training - n_control
     c_t = counts_t.astype(np.int64)
-    p = np.where(c_c == 0, hypergeom.pmf(1, n_training, c_t, draws),
-                 np.where(c_c == 1, hypergeom.pmf(0, n_training, c_t, draws), 0.0))
+    p = np.where(
+        c_c == 0,
+        hypergeom.pmf(1, n_training, c_t, draws),
+        np.where(c_c == 1, hypergeom.pmf(0, n_training, c_t, draws), 0.0),
+    )
     return p, n_control / n_training
 
 
-def _so_table(guesses: list[str], labels: np.ndarray, counts: np.ndarray, first: np.ndarray,
-              role: str) -> pd.DataFrame:
+def _so_table(
+    guesses: list[str], labels: np.ndarray, counts: np.ndarray, first: np.ndarray, role: str
+) -> pd.DataFrame:
     hit = counts == 1
     record = np.empty(len(counts), dtype=object)
     record[:] = None
     record[hit] = labels[first[hit]]
-    return pd.DataFrame({
-        "record": record, "role": role, "query": np.arange(len(counts)),
-        "guess": guesses, "truth": counts, "success": hit,
-    })
+    return pd.DataFrame(
+        {
+            "record": record,
+            "role": role,
+            "query": np.arange(len(counts)),
+            "guess": guesses,
+            "truth": counts,
+            "success": hit,
+        }
+    )
 
 
 def _describe_all(coder: _RankCoder, queries: tuple[np.ndarray, ...]) -> list[str]:
@@ -662,8 +770,11 @@ def _describe_all(coder: _RankCoder, queries: tuple[np.ndarray, ...]) -> list[st
                 if c not in paired:
                     paired.add(c)
                     lo, hi = bounds[c][_GE], bounds[c][_LE]
-                    parts.append(f"{name} == {value(c, lo)}" if lo == hi
-                                 else f"{value(c, lo)} <= {name} <= {value(c, hi)}")
+                    parts.append(
+                        f"{name} == {value(c, lo)}"
+                        if lo == hi
+                        else f"{value(c, lo)} <= {name} <= {value(c, hi)}"
+                    )
             else:
                 parts.append(f"{name} {_SYMBOL[o]} {value(c, v)}")
         out.append(" & ".join(parts))
@@ -675,7 +786,7 @@ def _distinct_rows(codes: np.ndarray, universe_sizes: Sequence[int]) -> np.ndarr
     as ``DataFrame.drop_duplicates``: equal codes are equal values, missing included)."""
     key = np.zeros(codes.shape[1], dtype=np.int64)
     bound = 1  # key < bound
-    for x, size in zip(codes, universe_sizes):
+    for x, size in zip(codes, universe_sizes, strict=False):
         width = int(size) + 1  # ranks and "missing"
         if bound > (1 << 62) // width:
             key = pd.factorize(key)[0].astype(np.int64)  # re-densify before overflow
@@ -811,13 +922,24 @@ def singling_out(
         raise ParameterError(f"Unknown option(s) {sorted(outliers)} of singling_out.")
     if space == "contrastive" and mode in ("univariate", "multivariate"):
         # SO + CL: targets found in the embedding, scored on the predicates they gave
-        res = singling_out(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                           mode="outliers", columns=columns,
-                           n_attacks=_DEFAULT_N_ATTACKS if n_attacks == "auto" else n_attacks,
-                           n_cols=1 if mode == "univariate" else n_cols,
-                           max_attempts=max_attempts, size_correction=size_correction,
-                           confidence=confidence, seed=seed, space=space,
-                           embedding=embedding, embedding_params=embedding_params)
+        res = singling_out(
+            real,
+            synthetic,
+            threat=threat,
+            holdout=holdout,
+            schema=schema,
+            mode="outliers",
+            columns=columns,
+            n_attacks=_DEFAULT_N_ATTACKS if n_attacks == "auto" else n_attacks,
+            n_cols=1 if mode == "univariate" else n_cols,
+            max_attempts=max_attempts,
+            size_correction=size_correction,
+            confidence=confidence,
+            seed=seed,
+            space=space,
+            embedding=embedding,
+            embedding_params=embedding_params,
+        )
         res = _found_denominator(res)
         return replace(res, params={**res.params, "mode": mode, "targets": "outliers"})
     check_choice("size_correction", size_correction, SIZE_CORRECTIONS)
@@ -825,52 +947,67 @@ def singling_out(
         if n_attacks != "auto":
             raise ParameterError(
                 f"`n_attacks` must be a positive integer, None (one per record) or 'auto'; "
-                f"got {n_attacks!r}.")
+                f"got {n_attacks!r}."
+            )
         n_attacks = PAPER_N_ATTACKS if mode == "paper" else _DEFAULT_N_ATTACKS
     n_attacks = _check_n_attacks(n_attacks)
     if mode == "paper":
         return _paper_protocol(
-            real, synthetic, threat=threat, holdout=holdout, schema=schema, columns=columns,
-            n_attacks=n_attacks, max_attempts=max_attempts, size_correction=size_correction,
-            confidence=confidence, seed=seed, space=space, embedding=embedding,
-            embedding_params=embedding_params)
+            real,
+            synthetic,
+            threat=threat,
+            holdout=holdout,
+            schema=schema,
+            columns=columns,
+            n_attacks=n_attacks,
+            max_attempts=max_attempts,
+            size_correction=size_correction,
+            confidence=confidence,
+            seed=seed,
+            space=space,
+            embedding=embedding,
+            embedding_params=embedding_params,
+        )
     if mode in ("multivariate", "outliers"):  # univariate: one condition, whatever n_cols
         n_cols = check_positive_int("n_cols", n_cols)
     max_attempts = check_positive_int("max_attempts", max_attempts)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data, syn_full, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout,
-                                  schema=schema)
+    data, syn_full, hold = _attack_inputs(
+        real, synthetic, threat=threat, holdout=holdout, schema=schema
+    )
     cols = _resolve_columns(data, columns, "columns", data.schema.included)
     m = n_cols if mode in ("multivariate", "outliers") else 1
     if m > len(cols):
         raise ParameterError(
-            f"`n_cols` must be at most the number of columns used ({len(cols)}); got {n_cols}.")
+            f"`n_cols` must be at most the number of columns used ({len(cols)}); got {n_cols}."
+        )
     # every table is coded once; de-duplication (over all analysed columns, as Anonymeter)
     # and every predicate count then work on the int32 codes
     included = data.schema.included
     frames = [data.real, syn_full] + ([hold] if hold is not None else [])
-    full_coder, coded = _RankCoder.fit_codes(data.schema, included, frames,
-                                             [data.codes_of(f) for f in frames])
+    full_coder, coded = _RankCoder.fit_codes(
+        data.schema, included, frames, [data.codes_of(f) for f in frames]
+    )
     sizes = [len(u) for u in full_coder.universe]
     distinct = [_distinct_rows(x, sizes) for x in coded]
     on_cols = [included.index(c) for c in cols]
     coder = full_coder.subset(on_cols)
     if on_cols != list(range(len(included))):
         coded = [x[on_cols] for x in coded]
-    ori_codes, syn_codes, *rest = [x[:, keep] for x, keep in zip(coded, distinct)]
+    ori_codes, syn_codes, *rest = [x[:, keep] for x, keep in zip(coded, distinct, strict=False)]
     ctrl_codes = rest[0] if rest else None
     ori_labels = data.real.index.to_numpy()[distinct[0]]
     ctrl_labels = hold.index.to_numpy()[distinct[2]] if hold is not None else None
     n_ori, n_syn = ori_codes.shape[1], syn_codes.shape[1]
     n_ctrl = None if ctrl_codes is None else ctrl_codes.shape[1]
-    if n_attacks is None:
-        n_attacks = n_ori
+    # `n_attacks` reaches here checked: None (one per record) or a positive int
+    n_queries: int = n_ori if n_attacks is None else int(n_attacks)
     rng_gen, rng_base, rng_size = _rngs(seed, 3)
 
     if mode == "multivariate":
         above = []
-        for j, c in enumerate(cols):
+        for j in range(len(cols)):
             if coder.numeric[j]:
                 x = coder.universe[j][syn_codes[j][syn_codes[j] >= 0]]
                 med = float(np.median(x)) if x.size else np.inf
@@ -879,25 +1016,50 @@ def singling_out(
                 above.append(np.zeros(0, dtype=bool))
         bits = _generator_index(syn_codes, coder.numeric, above, rng_gen)
         *queries, attempts, status = _multivariate_queries(
-            syn_codes, coder.numeric, above, n_queries=n_attacks, n_cols=m,
-            max_attempts=max_attempts, rng=rng_gen, bits=bits)
+            syn_codes,
+            coder.numeric,
+            above,
+            n_queries=n_queries,
+            n_cols=m,
+            max_attempts=max_attempts,
+            rng=rng_gen,
+            bits=bits,
+        )
     elif mode == "outliers":
         syn_distinct = syn_full.iloc[distinct[1]]
-        order, space_info = _outlier_order(syn_distinct, cols, data, space, embedding,
-                                           embedding_params, int(outliers.get("k", 5)), seed)
+        order, space_info = _outlier_order(
+            syn_distinct,
+            cols,
+            data,
+            space,
+            embedding,
+            embedding_params,
+            int(outliers.get("k", 5)),
+            seed,
+        )
         *queries, attempts, status = _outlier_queries(
-            syn_codes, coder, order, n_queries=n_attacks, n_cols=m,
-            n_bins=int(outliers.get("n_bins", 10)), rng=rng_gen)
+            syn_codes,
+            coder,
+            order,
+            n_queries=n_queries,
+            n_cols=m,
+            n_bins=int(outliers.get("n_bins", 10)),
+            rng=rng_gen,
+        )
     else:
         *queries, attempts, status = _univariate_queries(
-            syn_codes, coder.numeric, n_queries=n_attacks, rng=rng_gen)
+            syn_codes, coder.numeric, n_queries=n_queries, rng=rng_gen
+        )
     queries_t = tuple(queries)
     n_found = len(queries_t[0])
-    if n_found < n_attacks:
+    if n_found < n_queries:
         warnings.warn(
-            f"Only {n_found} of the {n_attacks} requested singling-out predicates could be "
+            f"Only {n_found} of the {n_queries} requested singling-out predicates could be "
             f"generated ({status}); unfound predicates count as failures, so the risk may be "
-            "underestimated.", UntrustworthyResultWarning, stacklevel=2)
+            "underestimated.",
+            UntrustworthyResultWarning,
+            stacklevel=2,
+        )
 
     # make the control count comparable when the tables differ in size
     ori_pick = np.arange(n_ori)
@@ -906,15 +1068,25 @@ def singling_out(
     dilution = 1.0
     applied = "none"
     method = size_correction
-    if n_ctrl is not None and n_ctrl != n_ori and method == "fit" and n_found:
+    if (
+        ctrl_codes is not None
+        and n_ctrl is not None
+        and n_ctrl != n_ori
+        and method == "fit"
+        and n_found
+    ):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 correction = _size_correction_factor(ctrl_codes, queries_t, n_ori, rng_size)
             applied = "fit"
         except (RuntimeError, ValueError) as exc:
-            warnings.warn(f"The control-size correction fit failed ({exc}); falling back to "
-                          "the mixture reference.", UntrustworthyResultWarning, stacklevel=2)
+            warnings.warn(
+                f"The control-size correction fit failed ({exc}); falling back to "
+                "the mixture reference.",
+                UntrustworthyResultWarning,
+                stacklevel=2,
+            )
             method = "mixture"
     if n_ctrl is not None and n_ctrl != n_ori and method == "subsample":
         size = min(n_ori, n_ctrl)
@@ -932,9 +1104,9 @@ def singling_out(
     k_ctrl: float | None = None
     if ctrl_codes is not None:
         counts_c, first_c = _count_matches(ctrl_codes[:, ctrl_pick], *queries_t)
-        control_table = _so_table(guesses, ctrl_labels[ctrl_pick], counts_c, first_c,
-                                  "control")
-        if method == "mixture" and n_ctrl != n_ori:
+        ctrl_labels = cast(np.ndarray, ctrl_labels)  # set together with ctrl_codes
+        control_table = _so_table(guesses, ctrl_labels[ctrl_pick], counts_c, first_c, "control")
+        if method == "mixture" and n_ctrl is not None and n_ctrl != n_ori:
             p_ref, dilution = _reference_probabilities(counts_t, counts_c, n_ori, n_ctrl)
             k_ctrl = float(p_ref.sum())
             control_table["p_reference"] = p_ref
@@ -943,33 +1115,57 @@ def singling_out(
             k_ctrl = float((counts_c == 1).sum()) * correction
         records.append(control_table)
 
-    base_q = _random_queries(syn_codes, coder.numeric, n_queries=n_attacks, n_cols=m, rng=rng_base)
+    base_q = _random_queries(syn_codes, coder.numeric, n_queries=n_queries, n_cols=m, rng=rng_base)
     counts_b, first_b = _count_matches(ori_eval, *base_q)
-    baseline_table = _so_table(_describe_all(coder, base_q), ori_eval_labels, counts_b,
-                               first_b, "baseline")
+    baseline_table = _so_table(
+        _describe_all(coder, base_q), ori_eval_labels, counts_b, first_b, "baseline"
+    )
 
     params = {
-        "mode": mode, "columns": cols, "n_attacks": n_attacks, "n_cols": m,
-        "max_attempts": max_attempts, "attempts": int(attempts), "generation": status,
-        "n_queries": n_found, "size_correction": size_correction,
-        "size_correction_applied": applied, "control_correction_factor": correction,
+        "mode": mode,
+        "columns": cols,
+        "n_attacks": n_queries,
+        "n_cols": m,
+        "max_attempts": max_attempts,
+        "attempts": int(attempts),
+        "generation": status,
+        "n_queries": n_found,
+        "size_correction": size_correction,
+        "size_correction_applied": applied,
+        "control_correction_factor": correction,
         "reference_control_share": dilution,
-        "n_training_rows": n_ori, "n_synthetic_rows": n_syn, "n_control_rows": n_ctrl,
+        "n_training_rows": n_ori,
+        "n_synthetic_rows": n_syn,
+        "n_control_rows": n_ctrl,
         "n_training_evaluated": len(ori_pick),
         "n_control_evaluated": None if ctrl_pick is None else len(ctrl_pick),
-        "control": n_ctrl is not None, "confidence": confidence, "seed": seed,
+        "control": n_ctrl is not None,
+        "confidence": confidence,
+        "seed": seed,
         "space": "shared",
     }
     if mode == "outliers":
-        params.update(space_info, n_bins=int(outliers.get("n_bins", 10)),
-                      k=int(outliers.get("k", 5)))
+        params.update(
+            space_info, n_bins=int(outliers.get("n_bins", 10)), k=int(outliers.get("k", 5))
+        )
     shell = AttackResult(
-        name="singling_out", value=float("nan"), ci=None, params=params,
-        record_table=pd.concat(records, ignore_index=True), goal="lower", bounds=(0.0, 1.0),
-        n_attacks=n_attacks, n_success=k_train,
-        n_control_attacks=n_attacks if n_ctrl is not None else 0, n_control_success=k_ctrl,
-        n_baseline_attacks=n_attacks, n_baseline_success=int((counts_b == 1).sum()),
-        confidence=confidence, baseline_table=baseline_table, dilution=dilution)
+        name="singling_out",
+        value=float("nan"),
+        ci=None,
+        params=params,
+        record_table=pd.concat(records, ignore_index=True),
+        goal="lower",
+        bounds=(0.0, 1.0),
+        n_attacks=n_queries,
+        n_success=k_train,
+        n_control_attacks=n_queries if n_ctrl is not None else 0,
+        n_control_success=k_ctrl,
+        n_baseline_attacks=n_queries,
+        n_baseline_success=int((counts_b == 1).sum()),
+        confidence=confidence,
+        baseline_table=baseline_table,
+        dilution=dilution,
+    )
     result = _with_summary(shell, confidence)
     if n_ctrl is None:
         _warn_no_control("singling-out")
@@ -1007,11 +1203,16 @@ class SinglingOutProtocolResult(AttackResult):
         """One row per configuration: label, mode, n_cols, value, lower, upper (own
         interval), simultaneous lower / upper, attack, control and baseline rates,
         predicates found, and whether it is the reported one."""
-        rows = [{k: v for k, v in c.items() if k not in ("ci", "ci_simultaneous")}
-                | {"lower": c["ci"][0], "upper": c["ci"][1],
-                   "simultaneous_lower": c["ci_simultaneous"][0],
-                   "simultaneous_upper": c["ci_simultaneous"][1]}
-                for c in self.extra["configurations"]]
+        rows = [
+            {k: v for k, v in c.items() if k not in ("ci", "ci_simultaneous")}
+            | {
+                "lower": c["ci"][0],
+                "upper": c["ci"][1],
+                "simultaneous_lower": c["ci_simultaneous"][0],
+                "simultaneous_upper": c["ci_simultaneous"][1],
+            }
+            for c in self.extra["configurations"]
+        ]
         return pd.DataFrame(rows)
 
 
@@ -1024,9 +1225,12 @@ def _ci_or_nan(ci: tuple[float, float] | None) -> list[float]:
     return [float("nan"), float("nan")] if ci is None else [float(ci[0]), float(ci[1])]
 
 
-def _protocol_summary(configs: Sequence[AttackResult], labels: Sequence[str],
-                      confidence: float, params: dict[str, Any]
-                      ) -> SinglingOutProtocolResult:
+def _protocol_summary(
+    configs: Sequence[AttackResult],
+    labels: Sequence[str],
+    confidence: float,
+    params: dict[str, Any],
+) -> SinglingOutProtocolResult:
     k = len(configs)
     own = [c.at(confidence=confidence) for c in configs]
     joint = [c.at(confidence=1 - (1 - confidence) / k) for c in configs]
@@ -1035,30 +1239,49 @@ def _protocol_summary(configs: Sequence[AttackResult], labels: Sequence[str],
     best = int(np.flatnonzero(usable)[np.argmax(values[usable])]) if usable.any() else 0
     table = []
     for i, (label, r, j) in enumerate(zip(labels, own, joint, strict=True)):
-        table.append({
-            "label": label, "mode": r.params["mode"], "n_cols": r.params["n_cols"],
-            "value": float(r.value), "ci": _ci_or_nan(r.ci),
-            "ci_simultaneous": _ci_or_nan(j.ci),
-            "attack_rate": r.extra["attack_rate"], "control_rate": r.extra["control_rate"],
-            "baseline_rate": r.extra["baseline_rate"], "n_queries": r.params["n_queries"],
-            "generation": r.params["generation"], "reported": i == best})
+        table.append(
+            {
+                "label": label,
+                "mode": r.params["mode"],
+                "n_cols": r.params["n_cols"],
+                "value": float(r.value),
+                "ci": _ci_or_nan(r.ci),
+                "ci_simultaneous": _ci_or_nan(j.ci),
+                "attack_rate": r.extra["attack_rate"],
+                "control_rate": r.extra["control_rate"],
+                "baseline_rate": r.extra["baseline_rate"],
+                "n_queries": r.params["n_queries"],
+                "generation": r.params["generation"],
+                "reported": i == best,
+            }
+        )
     lows = [j.ci[0] for j, u in zip(joint, usable, strict=True) if u and j.ci is not None]
     highs = [j.ci[1] for j, u in zip(joint, usable, strict=True) if u and j.ci is not None]
     ci = (float(max(lows)), float(max(highs))) if lows else None
     chosen = own[best]
     extra = dict(chosen.extra)
-    extra.update({"configurations": table, "reported_configuration": labels[best],
-                  "interval": f"simultaneous over {k} configurations (Bonferroni, level "
-                              f"1 - {1 - confidence:g}/{k})"})
-    out_params = {**chosen.params, **params, "mode": "paper",
-                  "reported_configuration": labels[best],
-                  "reported_mode": chosen.params["mode"], "n_cols": chosen.params["n_cols"],
-                  "n_queries": chosen.params["n_queries"]}
+    extra.update(
+        {
+            "configurations": table,
+            "reported_configuration": labels[best],
+            "interval": f"simultaneous over {k} configurations (Bonferroni, level "
+            f"1 - {1 - confidence:g}/{k})",
+        }
+    )
+    out_params = {
+        **chosen.params,
+        **params,
+        "mode": "paper",
+        "reported_configuration": labels[best],
+        "reported_mode": chosen.params["mode"],
+        "n_cols": chosen.params["n_cols"],
+        "n_queries": chosen.params["n_queries"],
+    }
     base = {f.name: getattr(chosen, f.name) for f in fields(AttackResult) if f.init}
-    base.update(value=float(values[best]), ci=ci, params=out_params, extra=extra,
-                confidence=confidence)
-    return SinglingOutProtocolResult(**base, configurations=tuple(configs),
-                                     labels=tuple(labels))
+    base.update(
+        value=float(values[best]), ci=ci, params=out_params, extra=extra, confidence=confidence
+    )
+    return SinglingOutProtocolResult(**base, configurations=tuple(configs), labels=tuple(labels))
 
 
 def _found_denominator(result: AttackResult) -> AttackResult:
@@ -1068,18 +1291,31 @@ def _found_denominator(result: AttackResult) -> AttackResult:
     n_found = int(result.params["n_queries"])
     if n_found == 0 or n_found >= result.n_attacks:
         return result
-    shell = replace(result, n_attacks=n_found,
-                    n_control_attacks=n_found if result.n_control_success is not None else 0)
+    shell = replace(
+        result,
+        n_attacks=n_found,
+        n_control_attacks=n_found if result.n_control_success is not None else 0,
+    )
     return _with_summary(shell, result.confidence)
 
 
-def _paper_protocol(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
-                    holdout: pd.DataFrame | None, schema: Schema | None,
-                    columns: Sequence[str] | None, n_attacks: int | None, max_attempts: int,
-                    size_correction: str, confidence: float, seed: int,
-                    space: str = "shared", embedding: Any = None,
-                    embedding_params: dict[str, Any] | None = None
-                    ) -> SinglingOutProtocolResult:
+def _paper_protocol(
+    real: pd.DataFrame,
+    synthetic: Any,
+    *,
+    threat: ThreatModel,
+    holdout: pd.DataFrame | None,
+    schema: Schema | None,
+    columns: Sequence[str] | None,
+    n_attacks: int | None,
+    max_attempts: int,
+    size_correction: str,
+    confidence: float,
+    seed: int,
+    space: str = "shared",
+    embedding: Any = None,
+    embedding_params: dict[str, Any] | None = None,
+) -> SinglingOutProtocolResult:
     """Run every configuration of the papers' protocol (own child seed each) and keep the
     highest; see :func:`singling_out` (``mode="paper"``)."""
     confidence = check_confidence(confidence)
@@ -1093,19 +1329,40 @@ def _paper_protocol(real: pd.DataFrame, synthetic: Any, *, threat: ThreatModel,
     for (mode, width), s in zip(plan, seeds, strict=True):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = singling_out(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                               mode=mode, columns=columns, n_attacks=n_attacks, n_cols=width,
-                               max_attempts=max_attempts, size_correction=size_correction,
-                               confidence=confidence, seed=s, space=space,
-                               embedding=embedding, embedding_params=embedding_params)
+            res = singling_out(
+                real,
+                synthetic,
+                threat=threat,
+                holdout=holdout,
+                schema=schema,
+                mode=mode,
+                columns=columns,
+                n_attacks=n_attacks,
+                n_cols=width,
+                max_attempts=max_attempts,
+                size_correction=size_correction,
+                confidence=confidence,
+                seed=s,
+                space=space,
+                embedding=embedding,
+                embedding_params=embedding_params,
+            )
         configs.append(_found_denominator(res))
         labels.append(protocol_label(mode, width))
         caught_by.append(caught)
-    params = {"mode": "paper", "n_attacks": configs[0].n_attacks if n_attacks is None
-              else n_attacks, "configurations": labels, "seed": seed,
-              "configuration_seeds": seeds, "denominator": "predicates found",
-              **{k: configs[0].params[k] for k in ("space", "embedding", "targets")
-                 if k in configs[0].params}}
+    params: dict[str, Any] = {
+        "mode": "paper",
+        "n_attacks": configs[0].n_attacks if n_attacks is None else n_attacks,
+        "configurations": labels,
+        "seed": seed,
+        "configuration_seeds": seeds,
+        "denominator": "predicates found",
+        **{
+            k: configs[0].params[k]
+            for k in ("space", "embedding", "targets")
+            if k in configs[0].params
+        },
+    }
     result = _protocol_summary(configs, labels, confidence, params)
     # the reported configuration's own warnings (others' are in their table rows); the
     # "only k of n predicates" note is the protocol's "at most N_A", not a defect
@@ -1124,13 +1381,20 @@ def describe_configuration(result: AttackResult) -> str:
     if p.get("mode") == "paper":
         labels = list(p.get("configurations", []))
         widths = [lb.split()[0] for lb in labels if lb != "univariate"]
-        span = (f"univariate and {widths[0]}–{widths[-1]} columns" if len(widths) > 1 else
-                f"univariate and {widths[0]} columns" if widths else "univariate")
+        span = (
+            f"univariate and {widths[0]}–{widths[-1]} columns"
+            if len(widths) > 1
+            else f"univariate and {widths[0]} columns"
+            if widths
+            else "univariate"
+        )
         found, asked = int(p.get("n_queries", 0)), p.get("n_attacks")
-        attacks = (f"{found:,} attacks" if asked is None or found >= asked
-                   else f"{found:,} of {asked:,} attacks")
-        return (f"paper protocol: max over {span} = {p.get('reported_configuration')}, "
-                f"{attacks}")
+        attacks = (
+            f"{found:,} attacks"
+            if asked is None or found >= asked
+            else f"{found:,} of {asked:,} attacks"
+        )
+        return f"paper protocol: max over {span} = {p.get('reported_configuration')}, {attacks}"
     width = "one column" if p.get("mode") == "univariate" else f"{p.get('n_cols')} columns"
     return f"{p.get('mode')}, {width}, {int(p.get('n_attacks') or 0):,} attacks"
 
@@ -1169,10 +1433,24 @@ def singling_out_outliers(
     """
     n_bins = check_positive_int("n_bins", n_bins, minimum=2)
     k = check_positive_int("k", k)
-    res = singling_out(real, synthetic, threat=threat, holdout=holdout, schema=schema,
-                       mode="outliers", columns=columns, n_attacks=n_attacks, n_cols=n_cols,
-                       size_correction=size_correction, confidence=confidence, seed=seed,
-                       space=space, embedding=embedding, embedding_params=embedding_params,
-                       n_bins=n_bins, k=k)
+    res = singling_out(
+        real,
+        synthetic,
+        threat=threat,
+        holdout=holdout,
+        schema=schema,
+        mode="outliers",
+        columns=columns,
+        n_attacks=n_attacks,
+        n_cols=n_cols,
+        size_correction=size_correction,
+        confidence=confidence,
+        seed=seed,
+        space=space,
+        embedding=embedding,
+        embedding_params=embedding_params,
+        n_bins=n_bins,
+        k=k,
+    )
     # the paper's "at most 2,000 attacks": scored on the predicates the targets gave
     return replace(_found_denominator(res), name="singling_out_outliers")
