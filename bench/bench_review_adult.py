@@ -26,7 +26,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import privacy_core as pc
-from privacy_core.measures import evaluate_measures, get_measure, measure_names
+from privacy_core.evaluation import evaluate_measures
+from privacy_core.measures import get_measure, measure_names
 
 
 def main() -> None:

@@ -4,10 +4,10 @@ import streamlit as st
 
 import privacy_core.plots.fidelity as fplots
 from privacy_core.fidelity import WassersteinResult
+from privacy_core.measures import measure_label
 from privacy_core.utility import EVALUATOR_LABELS, EVALUATORS
 from ui.fidelity import (
     ALL_RELEASES,
-    METRIC_LABELS,
     METRIC_READINGS,
     can_mla,
     fidelity_params,
@@ -139,10 +139,10 @@ for col, metric in zip(cols, ("wasserstein", "mla", "query_error", "discriminato
     res = results.get(metric)
     if res is None:
         if metric == "mla" and not can_mla(ws):
-            col.metric(METRIC_LABELS[metric], "—", help="Needs a holdout of real rows.")
+            col.metric(measure_label(metric), "—", help="Needs a holdout of real rows.")
             col.caption("Load a holdout (real rows the generator never saw) to compute it.")
         continue
-    col.metric(METRIC_LABELS[metric], f"{res.value:.3f}", help=METRIC_READINGS[metric])
+    col.metric(measure_label(metric), f"{res.value:.3f}", help=METRIC_READINGS[metric])
     if res.ci is not None:
         col.caption(fmt_ci(res.ci))
     elif metric == "wasserstein":

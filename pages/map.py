@@ -3,7 +3,7 @@
 import streamlit as st
 
 import privacy_core.plots.map as mplots
-from privacy_core.measures import MEASURES, measure_goal
+from privacy_core.measures import MEASURES, measure_goal, measure_label
 from ui.fidelity import (
     CART_LEAF_CHOICES,
     LEAKY_LEVEL_CHOICES,
@@ -24,7 +24,6 @@ from ui.fidelity import (
     map_results,
     map_run,
     map_should_autorun,
-    measure_label,
     risk_measures,
     risk_option_label,
     utility_measures,

@@ -10,7 +10,12 @@ from privacy_core.risk.attacks import SINGLING_OUT_MODES
 from privacy_core.risk.cap import GTCAP_WEIGHTINGS
 from ui.cached import canonical_real
 from ui.calibration import card_calibration, latest_calibration, open_calibration_view
-from ui.evaluations import rapid_at_page_settings, rapid_cached, rapid_fit_params
+from ui.evaluations import (
+    AUTO_RUN_MAX_CELLS,
+    rapid_at_page_settings,
+    rapid_cached,
+    rapid_fit_params,
+)
 from ui.mds import draw_mds_section
 from ui.privacy import (
     ATTACKS,
@@ -172,7 +177,7 @@ chosen = st.multiselect(
 fast = [n for n in chosen if n not in SLOW and available(ws, n)]
 slow = [n for n in chosen if n in SLOW and available(ws, n)]
 results = cached_results(ws, chosen, params)
-small = len(ws.real.frame) * len(ws.releases) <= 60_000
+small = len(ws.real.frame) * len(ws.releases) <= AUTO_RUN_MAX_CELLS
 if any(n not in results for n in fast) and (
     small or st.button("Run fast measures", type="primary")
 ):

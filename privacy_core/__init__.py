@@ -45,8 +45,9 @@ from .errors import (
     UnseenCategoryWarning,
     UntrustworthyResultWarning,
 )
+from .evaluation import Review, evaluate, evaluate_measures
 from .experiments import SweepResult, outlier_sweep, sweep
-from .fidelity import evaluate_fidelity, fidelity_baselines, wasserstein_fidelity
+from .fidelity import wasserstein_fidelity
 from .history import (
     ReviewComparison,
     ReviewStore,
@@ -55,7 +56,8 @@ from .history import (
     reproduces,
 )
 from .inputs import ReviewData, prepare_review
-from .measures import MEASURES, evaluate_measures, measure_names
+from .measures import MEASURES, measure_names
+from .references import fidelity_baselines
 from .report import ReviewReport, build_report, render_html, render_pdf
 from .results import MetricResult
 from .risk import (
@@ -118,6 +120,7 @@ __all__ = [
     "QISuggestion",
     "RapidCalibration",
     "RapidResult",
+    "Review",
     "ReviewComparison",
     "ReviewData",
     "ReviewReport",
@@ -142,7 +145,7 @@ __all__ = [
     "conform_table",
     "consensus_checklist",
     "contrastive_encoder",
-    "evaluate_fidelity",
+    "evaluate",
     "evaluate_measures",
     "fidelity_baselines",
     "fingerprint",

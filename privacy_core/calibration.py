@@ -48,8 +48,10 @@ import pandas as pd
 
 from .data import Schema, infer_schema, prepare_table
 from .errors import InsufficientDataError, ParameterError
+from .evaluation import evaluate_noted
 from .experiments import RowsFn
-from .measures import MEASURES, ProgressFn, evaluate_noted, get_measure, measure_names
+from .measures import MEASURES, get_measure, measure_names
+from .progress import ProgressFn
 from .results import jsonable
 from .synth.leaky import leaky_release, leaky_shadow_options
 from .threat import ThreatModel

@@ -39,7 +39,7 @@ import pandas as pd
 from .data import Schema, fingerprint
 from .encoding import TableEncoder
 from .errors import InsufficientDataError, ParameterError
-from .measures import ProgressFn
+from .progress import ProgressFn
 from .validation import check_in_range, check_positive_int, check_seed
 
 SPACES = ("shared", "contrastive")

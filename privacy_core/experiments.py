@@ -65,14 +65,10 @@ import pandas as pd
 from .data import Schema, infer_schema, prepare_table
 from .encoding import TableEncoder
 from .errors import InsufficientDataError, ParameterError
-from .measures import (
-    evaluate_noted,
-    get_measure,
-    measure_names,
-    run_noted,
-    split_measure_key,
-)
+from .evaluation import evaluate_noted, run_noted
+from .measures import get_measure, measure_names, split_measure_key
 from .parallel import effective_jobs, map_unordered
+from .progress import ProgressFn
 from .results import MetricResult, jsonable
 from .stats import mean_interval, wilson_interval
 from .synth import GENERATORS
@@ -86,7 +82,6 @@ from .validation import (
     check_seed,
 )
 
-ProgressFn = Callable[[float, str], None]
 RowsFn = Callable[[pd.DataFrame], None]
 
 RISK_MODELS = ("leaky", "overfit", "dp")

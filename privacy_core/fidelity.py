@@ -6,11 +6,10 @@ Contract
   releases over all 1-way and 2-way marginals of the included columns and returns a
   :class:`WassersteinResult` (one row per marginal in ``records``; ``pair_matrix()`` and
   ``worst()`` are cheap views for the figures).
-* :func:`evaluate_fidelity` runs the chosen fidelity and utility measures (``wasserstein``,
-  ``mla``, ``query_error``, ``discriminator``) on one set of inputs: what the command line
-  ``fidelity`` command and the app call.
-* :func:`fidelity_baselines` evaluates the HALF (upper bound) and HISTOGRAM (lower bound)
-  reference releases with the same measures, so figures can draw them as reference points.
+* The fidelity suite (this, ML affinity, query error, the discriminator) runs through
+  :func:`privacy_core.evaluation.evaluate` like every measure;
+  :func:`privacy_core.references.fidelity_baselines` evaluates the HALF and HISTOGRAM
+  reference releases with it.
 
 Distances (SynMeter's code, ``metric-reference.md`` §1a; the paper's Definition 3.1):
 
@@ -37,7 +36,6 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,14 +45,11 @@ from .data import Schema
 from .errors import ParameterError, UntrustworthyResultWarning
 from .inputs import prepare_release_tables
 from .parallel import usable_cores
+from .progress import ProgressFn
 from .results import MetricResult
 from .stats import mean_interval
-from .synth import half_split, synthesize
 from .threat import ThreatModel
-from .utility import discriminator, ml_affinity, query_error
 from .validation import check_positive_int, check_seed
-
-ProgressFn = Callable[[float, str], None]
 
 FAMILIES = ("cat", "num", "cat-cat", "num-num", "cat-num")
 FIDELITY_METRICS = ("wasserstein", "mla", "query_error", "discriminator")
@@ -493,204 +488,12 @@ def _choose_columns(schema: Schema, columns: Sequence[str] | None) -> list[str]:
     return [c for c in included if c in cols]
 
 
-# ============================================================================ suite
-def evaluate_fidelity(
-    real: pd.DataFrame,
-    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
-    *,
-    holdout: pd.DataFrame | None = None,
-    target: str | None = None,
-    threat: ThreatModel | None = None,
-    schema: Schema | None = None,
-    metrics: Sequence[str] | str | None = None,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    seed: int = 0,
-    progress: ProgressFn | None = None,
-) -> dict[str, MetricResult]:
-    """Run the fidelity and utility measures on one set of inputs.
-
-    Parameters
-    ----------
-    real, synthetic, holdout
-        The real (training) table, one or more releases, and real rows the generator
-        never saw (needed by ``mla`` only).
-    target
-        The prediction target of ``mla``; defaults to ``threat.target`` when a
-        :class:`~privacy_core.threat.ThreatModel` is given.
-    metrics
-        Any of ``wasserstein``, ``mla``, ``query_error``, ``discriminator`` (list or
-        comma-separated). By default all of them, ``mla`` only when a holdout and a target
-        are available; asking for ``mla`` without them is an error.
-    options
-        Per-measure keyword options, e.g. ``{"wasserstein": {"max_rows": 2000}}``.
-    seed
-        Passed to every measure.
-    progress
-        Optional callable(fraction, message), called across all measures.
-
-    Returns
-    -------
-    dict
-        ``{metric name: MetricResult}`` in the order asked.
-
-    Notes
-    -----
-    The fidelity and utility measures of Du & Li §3.1 and §3.3 and the real-vs-synthetic
-    discriminator of the risk-insertion framework (Appendix G).
-    """
-    seed = check_seed(seed)
-    if target is None and threat is not None:
-        target = threat.target
-    chosen = _choose_metrics(metrics, can_mla=holdout is not None and target is not None)
-    options = dict(options or {})
-    unknown = [k for k in options if k not in FIDELITY_METRICS]
-    if unknown:
-        raise ParameterError(
-            f"`options` keys must be metric names ({', '.join(FIDELITY_METRICS)}); got {unknown!r}."
-        )
-    # Canonicalise once; each measure then finds the tables already canonical.
-    data = prepare_release_tables(real, synthetic, holdout=holdout, schema=schema)
-    real_c, releases, hold, schema = data.real, list(data.synthetic), data.holdout, data.schema
-    results: dict[str, MetricResult] = {}
-    for i, name in enumerate(chosen):
-        sub = _sub_progress(progress, i, len(chosen), name)
-        opts = dict(options.get(name, {}))
-        if name == "wasserstein":
-            results[name] = wasserstein_fidelity(
-                real_c, releases, schema=schema, seed=seed, progress=sub, **opts
-            )
-        elif name == "mla":
-            results[name] = ml_affinity(
-                real_c,
-                releases,
-                holdout=hold,
-                target=target,
-                schema=schema,
-                seed=seed,
-                progress=sub,
-                **opts,
-            )
-        elif name == "query_error":
-            if sub:
-                sub(0.0, "Query error")
-            results[name] = query_error(real_c, releases, schema=schema, seed=seed, **opts)
-        else:
-            results[name] = discriminator(
-                real_c, releases, schema=schema, seed=seed, progress=sub, **opts
-            )
-    if progress:
-        progress(1.0, "Fidelity and utility done")
-    return results
-
-
-def _choose_metrics(metrics: Sequence[str] | str | None, *, can_mla: bool) -> list[str]:
-    if metrics is None:
-        return [m for m in FIDELITY_METRICS if m != "mla" or can_mla]
-    names = (
-        [m.strip() for m in metrics.split(",")]
-        if isinstance(metrics, str)
-        else [str(m) for m in metrics]
-    )
-    bad = [m for m in names if m not in FIDELITY_METRICS]
-    if bad or not names:
-        raise ParameterError(
-            f"Unknown fidelity metric(s) {bad or names!r}; choose from "
-            f"{', '.join(FIDELITY_METRICS)}."
-        )
-    if "mla" in names and not can_mla:
-        raise ParameterError(
-            "`mla` (machine-learning affinity) needs a holdout of real rows and a target "
-            "column; give `holdout` and `target` (or a threat model), or leave `mla` out."
-        )
-    return list(dict.fromkeys(names))
-
-
-def _sub_progress(progress: ProgressFn | None, i: int, k: int, name: str) -> ProgressFn | None:
-    if progress is None:
-        return None
-
-    def sub(fraction: float, message: str) -> None:
-        progress((i + min(max(fraction, 0.0), 1.0)) / k, f"{name}: {message}")
-
-    return sub
-
-
-# ============================================================================ baselines
-BASELINES = ("half", "histogram")
-
-
-def fidelity_baselines(
-    real: pd.DataFrame,
-    *,
-    holdout: pd.DataFrame | None = None,
-    target: str | None = None,
-    threat: ThreatModel | None = None,
-    schema: Schema | None = None,
-    metrics: Sequence[str] | str | None = None,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    seed: int = 0,
-    progress: ProgressFn | None = None,
-) -> dict[str, dict[str, MetricResult]]:
-    """Evaluate the HALF and HISTOGRAM reference releases with :func:`evaluate_fidelity`.
-
-    The real table is split at random into two halves
-    (:func:`privacy_core.synth.half_split`, the one HALF split of the engine and app).
-    Half A plays the real data in both references; half B is what the reference
-    "generators" see:
-
-    * ``half``: the release is half B itself. Two real samples of one population: the
-      best fidelity a release can be expected to reach.
-    * ``histogram``: every column drawn independently from its marginal in half B, as many
-      rows as half A. Right 1-way marginals, no dependence: the floor a useful generator
-      must beat.
-
-    Both compare tables of the same size (n/2 rows), as SynMeter compares every release
-    with its test split. ``mla`` trains the "real" evaluators on half A and tests on the
-    holdout.
-
-    Returns
-    -------
-    dict
-        ``{"half": {metric: result}, "histogram": {metric: result}}``.
-
-    Notes
-    -----
-    Du & Li §7.2 (``metric-reference.md`` §1f). The references carry the sampling noise of
-    n/2-row tables; a release compared with the whole real table (n rows) has less, so on
-    small tables read the references as approximate.
-    """
-    seed = check_seed(seed)
-    data = prepare_release_tables(real, real, holdout=holdout, schema=schema, min_rows=4)
-    real_c = data.real.reset_index(drop=True)
-    half_a, half_b = half_split(real_c, seed=seed)
-    hist_syn = synthesize(half_b, method="histogram", n=len(half_a), seed=seed)
-    pairs = {"half": (half_a, half_b), "histogram": (half_a, hist_syn)}
-    out = {}
-    for i, (name, (r, s)) in enumerate(pairs.items()):
-        out[name] = evaluate_fidelity(
-            r,
-            s,
-            holdout=data.holdout,
-            target=target,
-            threat=threat,
-            schema=data.schema,
-            metrics=metrics,
-            options=options,
-            seed=seed,
-            progress=_sub_progress(progress, i, len(pairs), name.upper()),
-        )
-    return out
-
-
 __all__ = [
     "FAMILIES",
     "FIDELITY_METRICS",
     "DEFAULT_MAX_ROWS",
-    "BASELINES",
     "WassersteinResult",
     "wasserstein_fidelity",
-    "evaluate_fidelity",
-    "fidelity_baselines",
     "total_variation",
     "mixed_cost",
     "ot_distance",

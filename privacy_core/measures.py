@@ -1,27 +1,32 @@
 """The registry of every measure: one place that knows their names, needs and cost.
 
 The command line (``privacy``, ``fidelity``, ``sweep``), the app's pages and the risk lab
-all look measures up here, so a measure added to the engine is added here once.
-Functions are referenced by import path and imported on first use, which keeps
-``import privacy_core`` light.
+all look measures up here, so a measure added to the engine is added here once. Each entry
+holds the measure's function itself, its label, goal, what it needs and its cost.
 """
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import pandas as pd
-
-from .data import Schema
-from .errors import ParameterError, PrivacyCoreError
-from .results import MetricResult, combine_replicates
-from .threat import ThreatModel
-
-ProgressFn = Callable[[float, str], None]
+from .errors import ParameterError
+from .fidelity import wasserstein_fidelity
+from .results import MetricResult
+from .risk.attacks import (
+    distance_inference,
+    linkability,
+    ml_inference,
+    singling_out,
+    singling_out_outliers,
+)
+from .risk.cap import gtcap
+from .risk.distance import dcr, dcr_knn, identical_match_share
+from .risk.mds import membership_disclosure_score
+from .risk.membership import domias, membership_disclosure
+from .risk.rapid import rapid
+from .utility import discriminator, ml_affinity, query_error
 
 
 @dataclass(frozen=True)
@@ -31,10 +36,11 @@ class MeasureSpec:
     name: str
     label: str
     family: Literal["privacy", "fidelity"]
-    target: str  # "module:function"
+    function: Callable[..., MetricResult]
     needs_holdout: bool
     fast: bool
     needs_threat: bool = True
+    uses_threat: bool = False  # takes an optional threat model (ML affinity: its target)
     description: str = ""
     uses_holdout: bool = True  # takes an optional holdout (as its control / reference)
     replicates_native: bool = False  # accepts a list of releases itself
@@ -79,20 +85,22 @@ class MeasureSpec:
         return tuple(m for m, _ in self.modes)
 
     @property
-    def function(self) -> Callable[..., MetricResult]:
-        module, func = self.target.split(":")
-        return getattr(importlib.import_module(f"privacy_core.{module}"), func)
+    def target(self) -> str:
+        """``module:function``, the function's import path (for messages and docs)."""
+        module = self.function.__module__.removeprefix("privacy_core.")
+        return f"{module}:{self.function.__name__}"
 
 
 def _m(
     name: str,
     label: str,
     family: Literal["privacy", "fidelity"],
-    target: str,
+    function: Callable[..., MetricResult],
     *,
     holdout: bool,
     fast: bool,
     threat: bool = True,
+    uses_threat: bool = False,
     description: str = "",
     uses_holdout: bool = True,
     native: bool = False,
@@ -109,10 +117,11 @@ def _m(
         name,
         label,
         family,
-        target,
+        function,
         holdout,
         fast,
         threat,
+        uses_threat,
         description,
         uses_holdout,
         native,
@@ -141,7 +150,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "rapid",
             "RAPID attribute inference",
             "privacy",
-            "risk.rapid:rapid",
+            rapid,
             holdout=False,
             uses_holdout=False,
             native=True,
@@ -159,7 +168,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "ims",
             "Identical match share",
             "privacy",
-            "risk.distance:identical_match_share",
+            identical_match_share,
             holdout=False,
             fast=True,
             indicator=True,
@@ -169,7 +178,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "dcr",
             "DCR (SRD vs RRD)",
             "privacy",
-            "risk.distance:dcr",
+            dcr,
             holdout=False,
             fast=True,
             indicator=True,
@@ -182,7 +191,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "knn",
             "DCR k-NN variants",
             "privacy",
-            "risk.distance:dcr_knn",
+            dcr_knn,
             holdout=False,
             fast=False,
             indicator=True,
@@ -194,7 +203,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "singling_out",
             "Singling out",
             "privacy",
-            "risk.attacks:singling_out",
+            singling_out,
             holdout=False,
             fast=True,
             modes=(
@@ -211,7 +220,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "singling_out_outliers",
             "Singling out (outlier targets)",
             "privacy",
-            "risk.attacks:singling_out_outliers",
+            singling_out_outliers,
             holdout=False,
             fast=False,
             # calibrated as the paper defines it, targets found in the contrastive embedding;
@@ -225,7 +234,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "linkability",
             "Linkability",
             "privacy",
-            "risk.attacks:linkability",
+            linkability,
             holdout=False,
             fast=True,
             modes=_SPACES,
@@ -235,7 +244,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "inference",
             "Distance-based inference",
             "privacy",
-            "risk.attacks:distance_inference",
+            distance_inference,
             holdout=False,
             fast=True,
             modes=_SPACES,
@@ -245,7 +254,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "ml_inference",
             "ML inference",
             "privacy",
-            "risk.attacks:ml_inference",
+            ml_inference,
             holdout=True,
             fast=True,
             description="xgboost trained on the release: members vs non-members.",
@@ -254,7 +263,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "gtcap",
             "GTCAP",
             "privacy",
-            "risk.cap:gtcap",
+            gtcap,
             holdout=True,
             fast=False,
             # box matching, attributions pooled over records (default) or the per-record TCAP
@@ -269,7 +278,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "domias",
             "DOMIAS",
             "privacy",
-            "risk.membership:domias",
+            domias,
             holdout=True,
             fast=False,
             calibrated=False,
@@ -288,7 +297,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "membership",
             "Membership disclosure (F_rel)",
             "privacy",
-            "risk.membership:membership_disclosure",
+            membership_disclosure,
             holdout=True,
             fast=True,
             calibrated=False,
@@ -306,7 +315,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "mds",
             "Membership disclosure score (MDS)",
             "privacy",
-            "risk.mds:membership_disclosure_score",
+            membership_disclosure_score,
             holdout=True,
             fast=False,
             threat=False,
@@ -318,35 +327,48 @@ MEASURES: dict[str, MeasureSpec] = {
         ),
         _m(
             "wasserstein",
-            "Wasserstein fidelity",
+            "Wasserstein distance",
             "fidelity",
-            "fidelity:wasserstein_fidelity",
+            wasserstein_fidelity,
             holdout=False,
             fast=False,
             threat=False,
             uses_holdout=False,
             native=True,
         ),
-        _m("mla", "ML affinity", "fidelity", "utility:ml_affinity", holdout=True, fast=False),
+        # ML affinity predicts the threat model's target, or the one its options name
+        _m(
+            "mla",
+            "ML affinity (relative gap)",
+            "fidelity",
+            ml_affinity,
+            holdout=True,
+            fast=False,
+            threat=False,
+            uses_threat=True,
+            native=True,
+        ),
         _m(
             "query_error",
             "Query error",
             "fidelity",
-            "utility:query_error",
+            query_error,
             holdout=False,
             fast=True,
             threat=False,
             uses_holdout=False,
+            native=True,
         ),
         _m(
             "discriminator",
-            "Real-vs-synthetic discriminator",
+            "Discriminator AUC",
             "fidelity",
-            "utility:discriminator",
+            discriminator,
             holdout=False,
             fast=True,
             threat=False,
             uses_holdout=False,
+            native=True,
         ),
     ]
 }
@@ -450,108 +472,3 @@ def measure_group(key: str) -> str:
             return group
     spec = get_measure(name)  # a specific error for an unknown name
     return "Utility & fidelity" if spec.family == "fidelity" else "Other measures"
-
-
-def evaluate_measures(
-    real: pd.DataFrame,
-    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
-    *,
-    names: Sequence[str],
-    threat: ThreatModel | None = None,
-    holdout: pd.DataFrame | None = None,
-    schema: Schema | None = None,
-    seed: int = 0,
-    options: dict[str, dict[str, Any]] | None = None,
-    progress: ProgressFn | None = None,
-) -> dict[str, MetricResult]:
-    """Run several registered measures on the same inputs.
-
-    ``options`` maps a measure name to extra keyword arguments for it. Measures that need
-    a holdout are run only when one is given (a clear error otherwise).
-    """
-    specs = [get_measure(n) for n in names]
-    # a measure whose neighbour search serves another's runs first; results keep the
-    # order asked for
-    order = sorted(
-        range(len(specs)),
-        key=lambda j: (
-            min((names.index(b) - 0.5 for b in specs[j].before if b in names), default=j),
-            j,
-        ),
-    )
-    out: dict[str, MetricResult] = {}
-    for i, spec in enumerate(specs[j] for j in order):
-        if progress:
-            progress(i / max(len(specs), 1), f"{spec.label}")
-        if spec.needs_holdout and holdout is None:
-            raise ParameterError(
-                f"{spec.label} needs a holdout (real rows the generator never saw); "
-                "give one or leave this measure out."
-            )
-        kwargs: dict[str, Any] = {"seed": seed, "schema": schema}
-        if spec.needs_threat:
-            if threat is None:
-                raise ParameterError(f"{spec.label} needs a threat model (QIs and sensitive).")
-            kwargs["threat"] = threat
-        if holdout is not None and (spec.needs_holdout or spec.uses_holdout):
-            kwargs["holdout"] = holdout
-        kwargs.update((options or {}).get(spec.name, {}))
-        releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
-        if spec.replicates_native or len(releases) == 1:
-            out[spec.name] = spec.function(
-                real, releases if len(releases) > 1 else releases[0], **kwargs
-            )
-        else:  # one call per release, then mean and spread across releases (R10)
-            out[spec.name] = combine_replicates(
-                [spec.function(real, rel, **kwargs) for rel in releases]
-            )
-    if progress:
-        progress(1.0, "done")
-    return {n: out[n] for n in dict.fromkeys(s.name for s in specs)}
-
-
-def evaluate_noted(
-    real: pd.DataFrame,
-    synthetic: pd.DataFrame,
-    *,
-    name: str,
-    threat: ThreatModel | None,
-    holdout: pd.DataFrame | None,
-    schema: Schema | None,
-    seed: int,
-    options: dict[str, Any] | None = None,
-) -> tuple[MetricResult | None, str]:
-    """One measure for an experiment that must go on when it fails: the result (None on a
-    :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
-    distinct user warnings it raised, so a row of a sweep or a calibration says why its
-    value is missing or doubtful."""
-    return run_noted(
-        lambda: evaluate_measures(
-            real,
-            synthetic,
-            names=[name],
-            threat=threat,
-            holdout=holdout,
-            schema=schema,
-            seed=seed,
-            options={name: dict(options or {})},
-        )[name]
-    )
-
-
-def run_noted(call: Callable[[], Any]) -> tuple[Any, str]:
-    """``call()`` for an experiment that goes on when it fails: its value (None on a
-    :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
-    distinct user warnings raised."""
-    note = ""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            res = call()
-        except PrivacyCoreError as exc:
-            res = None
-            note = f"error: {' '.join(str(exc).split())}"
-    warned = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
-    if warned:
-        note = "; ".join([note, *warned]) if note else "; ".join(warned)
-    return res, note

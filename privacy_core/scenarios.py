@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,15 +40,15 @@ import pandas as pd
 from .data import Schema, infer_schema, prepare_table
 from .datasets import simulate_health
 from .errors import ParameterError
+from .evaluation import evaluate_measures
 from .experiments import SweepResult, remove_outliers, sweep
-from .measures import evaluate_measures, get_measure
+from .measures import get_measure
+from .progress import ProgressFn
 from .results import MetricResult
 from .risk.rapid import rapid, rapid_paper_preset
 from .synth import synthesize
 from .threat import ThreatModel
 from .validation import check_in_range, check_positive_int, check_seed
-
-ProgressFn = Callable[[float, str], None]
 
 SCENARIOS = ("dependency", "leaky", "similarity", "privacy_price")
 

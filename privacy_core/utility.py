@@ -20,7 +20,7 @@ threat-free half of :func:`~privacy_core.inputs.prepare_review`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,7 @@ from .errors import (
     UntrustworthyResultWarning,
 )
 from .inputs import ReleaseTables, prepare_release_tables
+from .progress import ProgressFn
 from .results import MetricResult
 from .stats import bootstrap_auc, bootstrap_weights, percentile_interval
 from .threat import ThreatModel
@@ -49,8 +50,6 @@ from .validation import (
     check_positive_int,
     check_seed,
 )
-
-ProgressFn = Callable[[float, str], None]
 
 EVALUATORS = ("linear", "tree", "rf", "xgb", "mlp")
 EVALUATOR_LABELS = {

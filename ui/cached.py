@@ -96,7 +96,7 @@ def cached_evaluation(key: str) -> Any:
     return _evaluations().get(key)
 
 
-def evaluate(key: str, compute: Callable[[], Any]) -> Any:
+def get_or_compute(key: str, compute: Callable[[], Any]) -> Any:
     """Return the stored evaluation for ``key`` or compute and store it."""
     store = _evaluations()
     hit = store.get(key)

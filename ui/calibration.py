@@ -33,7 +33,7 @@ from privacy_core.calibration import (
     calibration_result,
     calibration_targets,
 )
-from privacy_core.measures import MEASURES, measure_names
+from privacy_core.measures import measure_names
 from privacy_core.plots.calibration import calibration_status
 from privacy_core.results import jsonable
 from privacy_core.risk.distance import DEFAULT_ALPHA
@@ -330,11 +330,6 @@ def card_calibration(
     )
 
 
-def measure_label(name: str) -> str:
-    spec = MEASURES[name]
-    return spec.label + ("" if spec.fast else " (slow)")
-
-
 __all__ = [
     "CAL_DEFAULTS",
     "CAL_MEASURES",
@@ -349,7 +344,6 @@ __all__ = [
     "card_calibration",
     "expected_rows",
     "latest_calibration",
-    "measure_label",
     "open_calibration_view",
     "place",
     "remember_calibration",

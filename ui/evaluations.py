@@ -31,7 +31,9 @@ RAPID_FIT_DEFAULTS: dict[str, Any] = {
     "subset": 0,
     "seed": 0,
 }
-AUTO_RUN_MAX_CELLS = 60_000  # real rows x releases below which RAPID runs without a click
+# real rows x releases below which a page computes without a click (RAPID, the privacy
+# measures, fidelity): the one auto-run limit
+AUTO_RUN_MAX_CELLS = 60_000
 
 
 def rapid_fit_params(ws: Workspace) -> dict[str, Any]:
@@ -202,10 +204,10 @@ def rapid_at_page_settings(result: pc.RapidResult) -> pc.RapidResult:
 def rapid_attribution(ws: Workspace, params: dict[str, Any], result: pc.RapidResult):
     """The attribution regression at the result's threshold and score variant, fitted once
     per (fit, threshold, variant) so that returning to a threshold costs nothing."""
-    from .cached import evaluate
+    from .cached import get_or_compute
 
     variant = (result.params["method"], result.params["error"], round(result.threshold, 6))
-    return evaluate(
+    return get_or_compute(
         f"{rapid_key(ws, params)}|attribution|{variant!r}", lambda: pc.rapid_attribution(result)
     )
 

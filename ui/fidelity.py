@@ -25,24 +25,26 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 import privacy_core as pc
-from privacy_core.fidelity import evaluate_fidelity, fidelity_baselines
-from privacy_core.measures import MEASURES, evaluate_measures, measure_goal
+from privacy_core.evaluation import evaluate_measures
+from privacy_core.measures import MEASURES, measure_goal, measure_label
 from privacy_core.plots.fidelity import marginal_overlay
 from privacy_core.plots.map import axis_title as goal_axis_title
 from privacy_core.plots.map import goal_reading
+from privacy_core.progress import ProgressFn
+from privacy_core.references import fidelity_baselines
 
-from .cached import LRU, cached_evaluation, canonical_real, evaluate, generate_release, scoped_key
+from .cached import (
+    LRU,
+    cached_evaluation,
+    canonical_real,
+    generate_release,
+    get_or_compute,
+    scoped_key,
+)
+from .evaluations import AUTO_RUN_MAX_CELLS
 from .state import commit, get_workspace, keep, remembered, set_notice, set_widget
 from .workspace import Table, Workspace
 
-ProgressFn = Callable[[float, str], None]
-
-METRIC_LABELS = {
-    "wasserstein": "Wasserstein distance",
-    "mla": "ML affinity (relative gap)",
-    "query_error": "Query error",
-    "discriminator": "Discriminator AUC",
-}
 METRIC_READINGS = {
     "wasserstein": "lower is better · 0 = the same 1- and 2-way marginals as the real data",
     "mla": "lower is better · 0 = models trained on the release predict as well as models "
@@ -119,7 +121,7 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
 
 
 def _put(key: str, value: Any) -> None:
-    evaluate(key, lambda: value)
+    get_or_compute(key, lambda: value)
 
 
 @st.cache_resource(show_spinner=False)
@@ -150,7 +152,6 @@ FIDELITY_DEFAULTS: dict[str, Any] = {
     "bootstrap": 200,
     "seed": 0,
 }
-AUTO_RUN_MAX_CELLS = 60_000  # real rows x releases evaluated below which the page runs itself
 ALL_RELEASES = -1
 
 
@@ -242,14 +243,14 @@ def fidelity_view(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) -
             if hit is None:
                 missing.append(f"{kind}:{metric}")
             elif isinstance(hit, Failed):
-                label = METRIC_LABELS[metric] + ("" if kind == "release" else " (references)")
+                label = measure_label(metric) + ("" if kind == "release" else " (references)")
                 failed[label] = hit.message
             elif kind == "release":
                 results[metric] = hit
             else:
                 for name, by_metric in baselines.items():
                     by_metric[metric] = hit[name]
-            prefix = METRIC_LABELS[metric] + ("" if kind == "release" else " (references)")
+            prefix = measure_label(metric) + ("" if kind == "release" else " (references)")
             notes.extend(f"{prefix}: {n}" for n in notes_of(key))
     return FidelityView(results, baselines, failed, tuple(dict.fromkeys(notes)), tuple(missing))
 
@@ -272,19 +273,19 @@ def fidelity_run(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) ->
         if cached_evaluation(key) is None:
 
             def compute(progress: ProgressFn, metric: str = metric) -> pc.MetricResult:
-                return evaluate_fidelity(
+                return pc.evaluate(
                     real_c,
                     releases,
+                    measures=[metric],
                     holdout=holdout,
                     threat=ws.threat,
                     schema=ws.schema,
-                    metrics=[metric],
                     options={metric: metric_options(metric, params)},
                     seed=seed,
                     progress=progress,
                 )[metric]
 
-            jobs.append(Job(key, METRIC_LABELS[metric], compute, _put))
+            jobs.append(Job(key, measure_label(metric), compute, _put))
     for metric in metrics:
         key = _baseline_key(ws, metric, params)
         if cached_evaluation(key) is None:
@@ -303,7 +304,7 @@ def fidelity_run(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) ->
                 return {name: res[metric] for name, res in out.items()}
 
             jobs.append(
-                Job(key, f"HALF / HISTOGRAM references: {METRIC_LABELS[metric]}", compute_ref, _put)
+                Job(key, f"HALF / HISTOGRAM references: {measure_label(metric)}", compute_ref, _put)
             )
     return run_jobs("Evaluating fidelity and utility", jobs)
 
@@ -484,10 +485,6 @@ def risk_measures(ws: Workspace) -> list[str]:
 
 def utility_measures(ws: Workspace) -> list[str]:
     return fidelity_metrics(ws)
-
-
-def measure_label(name: str) -> str:
-    return METRIC_LABELS.get(name) or MEASURES[name].label
 
 
 def risk_option_label(name: str) -> str:

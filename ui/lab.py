@@ -5,7 +5,7 @@ workspace into its inputs (the real and holdout rows pooled: the sweep makes its
 splits), keys the cache on data + threat model + settings, shows progress and the rows
 as they arrive, and wires the Stop button to ``should_stop`` through a session flag.
 
-A completed sweep is stored in the shared evaluation cache (``ui.cached.evaluate``); a
+A completed sweep is stored in the shared evaluation cache (``ui.cached.get_or_compute``); a
 stopped one is kept only in this session (``stored_result``) so a later run with the same
 settings computes the whole sweep.
 

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 import privacy_core as pc
-from privacy_core.measures import MEASURES, evaluate_measures
+from privacy_core.evaluation import evaluate_measures
+from privacy_core.measures import MEASURES
 
-from .cached import cached_evaluation, evaluate, linkability_halves, scoped_key
+from .cached import cached_evaluation, get_or_compute, linkability_halves, scoped_key
 from .runner import run_cached
 from .widgets import fmt_ci
 from .workspace import Workspace
@@ -208,7 +209,7 @@ def nearest_records(ws: Workspace, release: int, record: Any):
         syn_c = pc.conform_table(ws.releases[release].frame, ws.schema)
         return nearest_synthetic_records(real_c, syn_c, record, schema=ws.schema)
 
-    return evaluate(
+    return get_or_compute(
         scoped_key(ws, "privacy:nearest", {"release": release, "record": record}), compute
     )
 
@@ -396,4 +397,4 @@ def embedding_points(ws: Workspace, seed: int) -> Any:
         syn_c = pc.conform_table(ws.releases[0].frame, ws.schema)
         return pc.project_2d(encoder, {"real": real_c, "synthetic": syn_c}, seed=seed)
 
-    return evaluate(scoped_key(ws, "privacy:embedding-points", {"seed": seed}), compute)
+    return get_or_compute(scoped_key(ws, "privacy:embedding-points", {"seed": seed}), compute)

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 import streamlit as st
 
 import privacy_core as pc
-from privacy_core.measures import ProgressFn
+from privacy_core.progress import ProgressFn
 
-from .cached import cached_evaluation, evaluate
+from .cached import cached_evaluation, get_or_compute
 from .state import set_error, store_result, stored_result
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ def run_cached(
 
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                result = evaluate(key, lambda: compute(progress))
+                result = get_or_compute(key, lambda: compute(progress))
             status.update(label=f"{label} — done", state="complete", expanded=False)
     except pc.PrivacyCoreError as exc:
         st.error(str(exc), icon=":material/warning:")
@@ -183,7 +183,7 @@ def run_stoppable(
 
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                result = evaluate(
+                result = get_or_compute(
                     key, lambda: finished(compute(progress, stop_requested, keep_partial))
                 )
             status.update(label=done_label, state="complete", expanded=False)

@@ -203,7 +203,8 @@ def _measure_inputs(
 def _run_measures(
     args: argparse.Namespace, family: str, default: list[str], options: dict[str, dict[str, Any]]
 ) -> tuple[dict[str, MetricResult], Any]:
-    from ..measures import evaluate_measures, get_measure
+    from ..evaluation import evaluate_measures
+    from ..measures import get_measure
 
     real, synthetic, control = _measure_inputs(args)
     names = _csv_list(args.metrics) or default
@@ -294,7 +295,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
     from ..data import infer_schema
-    from ..measures import evaluate_measures, get_measure
+    from ..evaluation import evaluate_measures
+    from ..measures import get_measure
     from ..report import build_report, render_html, render_pdf
 
     real, synthetic, control = _measure_inputs(args)

@@ -32,7 +32,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..calibration import FLOOR_MAX, CalibrationResult, CalibrationSummary, calibration_key
-from ..measures import MEASURES
+from ..measures import MEASURES, measure_label
 from ..validation import check_positive_int
 
 # Okabe & Ito's colour-blind-safe palette; each ratio also has its own marker symbol.
@@ -50,10 +50,9 @@ STATUS_TEXT = {
 _TITLE_MARK = {"pass": "✓ pass", "uncalibrated": "✗ uncalibrated", "incomplete": "… incomplete"}
 
 
-def measure_label(metric: str, mode: str = "default") -> str:
-    """The registry label of a measure, with its calibration mode when it has several."""
-    label = MEASURES[metric].label if metric in MEASURES else metric
-    return label if mode == "default" else f"{label} ({mode})"
+def _label(metric: str, mode: str = "default") -> str:
+    """The registry label of a measure with its calibration mode (none for ``default``)."""
+    return measure_label(f"{metric}:{mode}")
 
 
 def ratio_label(ratio: float) -> str:
@@ -94,7 +93,7 @@ def _panels(result: CalibrationResult) -> list[tuple[str, str]]:
 def _panel_title(result: CalibrationResult, metric: str, mode: str) -> str:
     summary = result.summary(metric, mode)
     status = "incomplete" if summary is None else calibration_status(result, summary)
-    return f"{measure_label(metric, mode)}<br>{_TITLE_MARK[status]}"
+    return f"{_label(metric, mode)}<br>{_TITLE_MARK[status]}"
 
 
 def _finite(values: pd.Series) -> np.ndarray:
@@ -245,7 +244,7 @@ def calibration_figure(result: CalibrationResult, *, columns: int = 3) -> go.Fig
                         level, np.where(has_ci, lo, np.nan), np.where(has_ci, hi, np.nan)
                     ],
                     hovertemplate=(
-                        f"{measure_label(metric, mode)} · {ratio_label(ratio)}<br>"
+                        f"{_label(metric, mode)} · {ratio_label(ratio)}<br>"
                         "f_l %{customdata[0]:g}: %{y:.3f}<br>interval "
                         "%{customdata[1]:.3f} – %{customdata[2]:.3f}<extra></extra>"
                     ),
@@ -300,7 +299,7 @@ def calibration_table(result: CalibrationResult) -> pd.DataFrame:
             spec = MEASURES.get(metric)
             out.append(
                 {
-                    "measure": measure_label(metric, mode),
+                    "measure": _label(metric, mode),
                     "key": calibration_key(metric, mode),
                     "status": STATUS_TEXT["incomplete"],
                     "reasons": "not run before the stop",
@@ -318,7 +317,7 @@ def calibration_table(result: CalibrationResult) -> pd.DataFrame:
             ).any()
             out.append(
                 {
-                    "measure": measure_label(metric, mode),
+                    "measure": _label(metric, mode),
                     "key": s.key,
                     "status": STATUS_TEXT[status],
                     "floor": s.floor if reached else math.nan,
@@ -330,7 +329,7 @@ def calibration_table(result: CalibrationResult) -> pd.DataFrame:
         reasons = "; ".join(s.reasons) if status == "uncalibrated" else ""
         out.append(
             {
-                "measure": measure_label(s.metric, s.mode),
+                "measure": _label(s.metric, s.mode),
                 "key": s.key,
                 "status": STATUS_TEXT[status],
                 "floor": s.floor,

@@ -17,6 +17,7 @@ from ..data import Schema
 from ..errors import ParameterError
 from ..fidelity import FAMILIES, WassersteinResult
 from ..inputs import prepare_release_tables
+from ..measures import measure_label
 from ..results import MetricResult
 from ..utility import EVALUATOR_LABELS
 
@@ -40,12 +41,7 @@ BASELINE_STYLE = {
     "half": ("HALF (two real halves)", "#2ca02c", "diamond"),
     "histogram": ("HISTOGRAM (independent columns)", "#7f7f7f", "x"),
 }
-METRIC_TITLES = {
-    "wasserstein": "Wasserstein distance",
-    "mla": "ML affinity (relative gap)",
-    "query_error": "Query error",
-    "discriminator": "Discriminator AUC",
-}
+FIDELITY_MEASURES = ("wasserstein", "mla", "query_error", "discriminator")
 
 
 # ============================================================================ Wasserstein
@@ -486,16 +482,17 @@ def fidelity_reference_figure(
 ) -> go.Figure:
     """Each release's headline per measure next to the HALF / HISTOGRAM references.
 
-    ``results`` maps a release name to ``evaluate_fidelity``'s output; the names ``half``
-    and ``histogram`` (as returned by ``fidelity_baselines``) are drawn as reference
-    markers. One panel per measure, each with its own scale; whiskers are the intervals.
+    ``results`` maps a release name to its ``{measure: result}``; the names ``half`` and
+    ``histogram`` (as :func:`privacy_core.references.fidelity_baselines` returns them) are
+    drawn as reference markers. One panel per measure, each with its own scale; whiskers
+    are the intervals.
     """
     names = list(results)
-    present = [m for m in METRIC_TITLES if any(m in results[n] for n in names)]
+    present = [m for m in FIDELITY_MEASURES if any(m in results[n] for n in names)]
     chosen = [m for m in (metrics or present) if m in present]
     if not chosen:
         return go.Figure()
-    fig = make_subplots(rows=1, cols=len(chosen), subplot_titles=[METRIC_TITLES[m] for m in chosen])
+    fig = make_subplots(rows=1, cols=len(chosen), subplot_titles=[measure_label(m) for m in chosen])
     palette = ["#ff7f0e", "#1f77b4", "#9467bd", "#8c564b", "#e377c2", "#bcbd22"]
     shown: set[str] = set()
     releases = [n for n in names if n not in BASELINE_STYLE]
@@ -527,7 +524,7 @@ def fidelity_reference_figure(
                     marker={"color": color, "symbol": symbol, "size": 12},
                     legendgroup=label,
                     showlegend=label not in shown,
-                    hovertemplate=f"{label}<br>{METRIC_TITLES[metric]} %{{y:.4f}}<extra></extra>",
+                    hovertemplate=f"{label}<br>{measure_label(metric)} %{{y:.4f}}<extra></extra>",
                 ),
                 row=1,
                 col=j,

@@ -58,8 +58,8 @@ from ..data import Schema, infer_schema
 from ..encoding import TableEncoder
 from ..errors import InsufficientDataError, ParameterError
 from ..inputs import prepare_release_tables
-from ..measures import ProgressFn
 from ..parallel import BACKENDS, map_unordered
+from ..progress import ProgressFn
 from ..results import MetricResult
 from ..stats import percentile_interval
 from ..threat import ThreatModel

@@ -42,6 +42,7 @@ from ..data import Schema
 from ..encoding import TableEncoder
 from ..errors import InsufficientDataError, ParameterError, UntrustworthyResultWarning
 from ..inputs import prepare_review
+from ..progress import ProgressFn
 from ..results import MetricResult, jsonable
 from ..stats import (
     bootstrap_weights,
@@ -81,7 +82,6 @@ DEFAULT_EPSILON = 0.10
 _MAX_STORED_WEIGHTS = 60_000_000
 # Above it, Poisson weights of one byte each are kept up to this many (1.5 GB).
 _MAX_POISSON_WEIGHTS = 1_500_000_000
-ProgressFn = Callable[[float, str], None]
 
 
 # ============================================================================ scores

@@ -382,7 +382,7 @@ def test_leaky_candidate_copies_the_stated_share_of_training_rows(demo_ws):
 def test_map_half_is_compared_with_the_other_half(demo_ws):
     # The map's HALF reads what the fidelity page's HALF reads (two disjoint halves), not
     # the half against the full table that contains it (about half the distance).
-    from privacy_core.fidelity import fidelity_baselines
+    from privacy_core.references import fidelity_baselines
 
     seed = 1
     params = {**uif.MAP_DEFAULTS, "cart_leaves": (), "references": ("half",), "workspace": False}

@@ -61,7 +61,7 @@ def test_adding_a_release_from_the_map_keeps_results_and_shows_two_candidates():
     goto(at, "pages/report.py")
     before = review_table(at)
     (demo,) = [c for c in before.columns if c not in ("better",)]
-    for measure in ("RAPID attribute inference", "GTCAP", "Wasserstein fidelity"):
+    for measure in ("RAPID attribute inference", "GTCAP", "Wasserstein distance"):
         assert measure in before.index, list(before.index)
         assert before.loc[measure, demo] != "not computed"
 

@@ -27,7 +27,7 @@ def test_concurrent_sessions_compute_a_shared_key_once(store):
 
     results = []
     threads = [
-        threading.Thread(target=lambda: results.append(cached.evaluate("k", compute)))
+        threading.Thread(target=lambda: results.append(cached.get_or_compute("k", compute)))
         for _ in range(6)
     ]
     for t in threads:
@@ -48,11 +48,11 @@ def test_different_keys_do_not_wait_for_each_other(store):
         release.wait(5)
         return "slow"
 
-    t = threading.Thread(target=lambda: cached.evaluate("a", slow))
+    t = threading.Thread(target=lambda: cached.get_or_compute("a", slow))
     t.start()
     assert started.wait(5)
     t0 = time.perf_counter()
-    assert cached.evaluate("b", lambda: "fast") == "fast"
+    assert cached.get_or_compute("b", lambda: "fast") == "fast"
     assert time.perf_counter() - t0 < 1.0  # not blocked behind "a"
     release.set()
     t.join()
@@ -63,5 +63,5 @@ def test_a_failed_computation_leaves_the_key_to_the_next_session(store):
         raise RuntimeError("bad step")
 
     with pytest.raises(RuntimeError):
-        cached.evaluate("k", boom)
-    assert store.pending == {} and cached.evaluate("k", lambda: 7) == 7
+        cached.get_or_compute("k", boom)
+    assert store.pending == {} and cached.get_or_compute("k", lambda: 7) == 7

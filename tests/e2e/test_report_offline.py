@@ -11,7 +11,7 @@ import pytest
 
 import privacy_core as pc
 import privacy_core.plots as plots
-from privacy_core.measures import evaluate_measures
+from privacy_core.evaluation import evaluate_measures
 
 pytestmark = pytest.mark.e2e
 

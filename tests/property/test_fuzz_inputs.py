@@ -39,8 +39,9 @@ from hypothesis import strategies as st
 from privacy_core import cli
 from privacy_core.data import infer_schema, load_table
 from privacy_core.errors import PrivacyCoreError
+from privacy_core.evaluation import evaluate_measures
 from privacy_core.inputs import prepare_review
-from privacy_core.measures import MEASURES, evaluate_measures
+from privacy_core.measures import MEASURES
 from privacy_core.threat import ThreatModel
 
 ENGINE_EXAMPLES = 200

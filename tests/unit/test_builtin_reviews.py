@@ -25,7 +25,8 @@ from privacy_core import (
     prepare_review,
     prepare_table,
 )
-from privacy_core.measures import evaluate_measures, measure_names
+from privacy_core.evaluation import evaluate_measures
+from privacy_core.measures import measure_names
 
 FAST = measure_names(fast_only=True)
 SMALL = {"n_attacks": 30}

@@ -453,7 +453,7 @@ def test_knn_and_dcr_share_one_neighbour_search(monkeypatch):
     the search cache (the first k of a sorted search); the numbers are those of DCR
     alone and the results keep the order asked for."""
     import privacy_core.risk.neighbors as nb
-    from privacy_core.measures import evaluate_measures
+    from privacy_core.evaluation import evaluate_measures
 
     real, hold, _ = pc.builtin_dataset("health", n=4000, seed=0)
     syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="cart", seed=1)

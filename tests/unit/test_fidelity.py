@@ -27,11 +27,10 @@ from privacy_core.errors import (
     SchemaMismatchError,
     UntrustworthyResultWarning,
 )
+from privacy_core.evaluation import evaluate
 from privacy_core.fidelity import (
     FAMILIES,
     WassersteinResult,
-    evaluate_fidelity,
-    fidelity_baselines,
     mixed_cost,
     ot_distance,
     total_variation,
@@ -44,6 +43,7 @@ from privacy_core.plots.fidelity import (
     fidelity_worst_marginals,
     marginal_overlay,
 )
+from privacy_core.references import fidelity_baselines
 from privacy_core.synth import synthesize
 
 
@@ -316,51 +316,89 @@ def test_systematic_assessment_order_half_cart_histogram():
 
 # ============================================================================ the suite
 @pytest.mark.filterwarnings("ignore::privacy_core.errors.UntrustworthyResultWarning")
-def test_evaluate_fidelity_chooses_metrics(health_real, health_synthetic, health_holdout):
-    without = evaluate_fidelity(
+def test_the_fidelity_suite_runs_through_evaluate(health_real, health_synthetic, health_holdout):
+    without = evaluate(
         health_real,
         health_synthetic,
+        measures=["wasserstein", "query_error", "discriminator"],
         options={"query_error": {"n_queries": 50}, "discriminator": {"bootstrap": 20}},
     )
-    assert list(without) == ["wasserstein", "query_error", "discriminator"]
-    with_mla = evaluate_fidelity(
+    assert list(without.results) == ["wasserstein", "query_error", "discriminator"]
+    assert not without.failures
+    with_mla = evaluate(
         health_real,
         health_synthetic,
+        measures=["wasserstein", "mla"],
         holdout=health_holdout,
-        target="disease",
-        metrics="wasserstein,mla",
+        options={"mla": {"target": "disease"}},
     )
-    assert list(with_mla) == ["wasserstein", "mla"]
+    assert list(with_mla.results) == ["wasserstein", "mla"]
     assert with_mla["mla"].params["target"] == "disease"
     assert with_mla["wasserstein"].value == pytest.approx(without["wasserstein"].value)
 
 
-def test_evaluate_fidelity_progress_is_monotone(health_real, health_synthetic):
+def test_evaluate_progress_is_monotone_and_reaches_into_the_measures(health_real, health_synthetic):
     calls: list[tuple[float, str]] = []
-    evaluate_fidelity(
+    evaluate(
         health_real,
         health_synthetic,
-        metrics=["wasserstein", "query_error"],
+        measures=["wasserstein", "query_error"],
         options={"query_error": {"n_queries": 20}},
         progress=lambda f, m: calls.append((f, m)),
     )
     fractions = [f for f, _ in calls]
     assert fractions == sorted(fractions)
     assert fractions[0] >= 0 and fractions[-1] == 1.0
-    assert any(m.startswith("query_error") for _, m in calls)
+    assert any(m.startswith("Query error") for _, m in calls)
+    # the Wasserstein computation reports its own steps inside its share
+    inner = [f for f, m in calls if m.startswith("Wasserstein distance: ")]
+    assert inner and max(inner) <= 0.5
 
 
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"metrics": ["mla"]}, "holdout"),
-        ({"metrics": ["fid"]}, "Unknown fidelity metric"),
-        ({"options": {"nope": {}}}, "options"),
+        ({"measures": ["mla"]}, "holdout"),
+        ({"measures": ["fid"]}, "Unknown measure"),
+        ({"measures": ["wasserstein"], "options": {"nope": {}}}, "options"),
+        ({"measures": ["wasserstein"], "errors": "ignore"}, "errors"),
     ],
 )
-def test_evaluate_fidelity_bad_requests(health_real, health_synthetic, kwargs, match):
+def test_evaluate_bad_requests(health_real, health_synthetic, kwargs, match):
     with pytest.raises(ParameterError, match=match):
-        evaluate_fidelity(health_real, health_synthetic, **kwargs)
+        evaluate(health_real, health_synthetic, **kwargs)
+
+
+def test_evaluate_collects_failures_and_goes_on(health_real, health_synthetic):
+    """errors="collect": a measure that cannot run is reported, the others still run."""
+    review = evaluate(
+        health_real,
+        health_synthetic,
+        measures=["mla", "query_error"],
+        options={"query_error": {"n_queries": 20}},
+        errors="collect",
+    )
+    assert list(review.results) == ["query_error"]
+    assert list(review.failures) == ["mla"] and "holdout" in review.failures["mla"]
+    with pytest.raises(TypeError):
+        review.results["mla"] = review["query_error"]  # the review is read-only
+
+
+def test_fidelity_baselines_choose_their_measures(health_real, health_holdout):
+    base = fidelity_baselines(
+        health_real,
+        holdout=health_holdout,
+        target="disease",
+        metrics="query_error,mla",
+        options={"mla": {"bootstrap": 20}},
+    )
+    assert list(base) == ["half", "histogram"]
+    assert all(list(r) == ["query_error", "mla"] for r in base.values())
+    assert base["half"]["mla"].params["target"] == "disease"
+    with pytest.raises(ParameterError, match="Unknown fidelity metric"):
+        fidelity_baselines(health_real, metrics=["fid"])
+    with pytest.raises(ParameterError, match="options"):
+        fidelity_baselines(health_real, options={"nope": {}})
 
 
 # ============================================================================ figures

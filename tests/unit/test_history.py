@@ -11,8 +11,8 @@ import pytest
 
 import privacy_core as pc
 from privacy_core.cli import main
+from privacy_core.evaluation import evaluate_measures
 from privacy_core.history import SCHEMA_V1_DDL, SCHEMA_VERSION, inputs_key, numbers_key
-from privacy_core.measures import evaluate_measures
 
 THREAT = pc.ThreatModel(["age", "education", "gender"], ["disease"])
 MEASURES = ["ims", "dcr", "wasserstein"]

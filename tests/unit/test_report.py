@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import privacy_core as pc
-from privacy_core.measures import evaluate_measures
+from privacy_core.evaluation import evaluate_measures
 
 THREAT = pc.ThreatModel(["age", "education", "gender"], ["disease"])
 

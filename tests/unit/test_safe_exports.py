@@ -35,8 +35,8 @@ import privacy_core as pc
 import privacy_core.cli.common
 import privacy_core.plots as plots
 from privacy_core import cli
+from privacy_core.evaluation import evaluate_measures
 from privacy_core.exports import FORMULA_PREFIXES, neutralise_formulas, safe_csv
-from privacy_core.measures import evaluate_measures
 from privacy_core.results import jsonable
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,8 +25,9 @@ from privacy_core import (
     wasserstein_fidelity,
 )
 from privacy_core.data import prepare_table_coded
+from privacy_core.evaluation import evaluate_measures
 from privacy_core.inputs import prepare_release_tables
-from privacy_core.measures import MEASURES, evaluate_measures
+from privacy_core.measures import MEASURES
 from privacy_core.risk.attacks import singling_out
 from privacy_core.risk.distance import identical_match_share
 from privacy_core.utility import query_error

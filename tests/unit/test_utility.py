@@ -378,7 +378,8 @@ def test_prepared_tables_are_not_converted_again(health_real, health_synthetic):
 def test_registry_calls_every_fidelity_measure(
     health_real, health_synthetic, health_holdout, health_threat
 ):
-    from privacy_core.measures import evaluate_measures, measure_names
+    from privacy_core.evaluation import evaluate_measures
+    from privacy_core.measures import measure_names
 
     names = measure_names("fidelity")
     assert names == ["wasserstein", "mla", "query_error", "discriminator"]

@@ -1,0 +1,277 @@
+"""One evaluation path: any registered measures on one set of inputs, through the registry.
+
+The command line, the sweeps and calibration, the report and the app's pages all call
+:func:`evaluate` (or :func:`evaluate_measures`, its dict-returning form), so a measure is
+called the same way wherever its number is shown.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+import pandas as pd
+
+from .data import Schema
+from .errors import ParameterError, PrivacyCoreError
+from .measures import MEASURES, MeasureSpec, get_measure
+from .progress import ProgressFn
+from .results import MetricResult, combine_replicates
+from .threat import ThreatModel
+from .validation import check_seed
+
+
+@dataclass(frozen=True)
+class Review:
+    """What one evaluation produced: the results in the order asked, the measures that
+    failed with the reason (``errors="collect"`` only) and the distinct warnings raised."""
+
+    results: Mapping[str, MetricResult]
+    failures: Mapping[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "results", MappingProxyType(dict(self.results)))
+        object.__setattr__(self, "failures", MappingProxyType(dict(self.failures)))
+
+    def __getitem__(self, name: str) -> MetricResult:
+        return self.results[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.results
+
+
+def evaluate(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    measures: Sequence[str],
+    threat: ThreatModel | None = None,
+    holdout: pd.DataFrame | None = None,
+    schema: Schema | None = None,
+    seed: int = 0,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    progress: ProgressFn | None = None,
+    errors: Literal["raise", "collect"] = "raise",
+) -> Review:
+    """Run registered measures on the same inputs.
+
+    Parameters
+    ----------
+    real, synthetic, holdout
+        The real (training) table, one release or several replicates of one generator, and
+        real rows the generator never saw. A measure that takes replicates itself gets
+        them all; any other runs once per release and is averaged (consensus R10).
+    measures
+        Registry names (:data:`privacy_core.measures.MEASURES`).
+    options
+        Per-measure keyword options, e.g. ``{"wasserstein": {"max_rows": 2000}}``.
+    progress
+        ``progress(fraction, message)`` across all measures; a measure that reports its
+        own progress reports into its share.
+    errors
+        ``"raise"``: the first :class:`~privacy_core.errors.PrivacyCoreError` propagates.
+        ``"collect"``: a failing measure is left out of ``results`` and its message kept
+        in ``failures``; the others still run.
+
+    Warnings raised by the measures are passed on to the caller and also listed, once
+    each, in :attr:`Review.warnings`.
+    """
+    if errors not in ("raise", "collect"):
+        raise ParameterError(f"`errors` must be 'raise' or 'collect'; got {errors!r}.")
+    seed = check_seed(seed)
+    names = list(measures)
+    specs = [get_measure(n) for n in names]
+    # options for registered measures that are not asked for are ignored (a caller may
+    # keep one set of options for every measure); an unknown name is a mistake
+    unknown = [k for k in (options or {}) if k not in MEASURES]
+    if unknown:
+        raise ParameterError(f"`options` names unknown measures: {', '.join(map(str, unknown))}.")
+    releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
+    results: dict[str, MetricResult] = {}
+    failures: dict[str, str] = {}
+    error: PrivacyCoreError | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i, spec in enumerate(_run_order(specs, names)):
+            share = _share(progress, i, len(specs), spec.label)
+            try:
+                results[spec.name] = _call(
+                    spec,
+                    real,
+                    releases,
+                    threat=threat,
+                    holdout=holdout,
+                    schema=schema,
+                    seed=seed,
+                    options=(options or {}).get(spec.name, {}),
+                    progress=share,
+                )
+            except PrivacyCoreError as exc:
+                if errors == "raise":
+                    error = exc
+                    break
+                failures[spec.name] = " ".join(str(exc).split())
+    # recorded to be listed, and passed on to the caller's own filters
+    _pass_on(caught)
+    if error is not None:
+        raise error
+    if progress:
+        progress(1.0, "done")
+    order = list(dict.fromkeys(s.name for s in specs))
+    messages = dict.fromkeys(str(w.message) for w in caught)
+    return Review(
+        results={n: results[n] for n in order if n in results},
+        failures={n: failures[n] for n in order if n in failures},
+        warnings=tuple(messages),
+    )
+
+
+def evaluate_measures(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    names: Sequence[str],
+    threat: ThreatModel | None = None,
+    holdout: pd.DataFrame | None = None,
+    schema: Schema | None = None,
+    seed: int = 0,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, MetricResult]:
+    """:func:`evaluate`'s results as a dict (the first error propagates)."""
+    review = evaluate(
+        real,
+        synthetic,
+        measures=names,
+        threat=threat,
+        holdout=holdout,
+        schema=schema,
+        seed=seed,
+        options=options,
+        progress=progress,
+    )
+    return dict(review.results)
+
+
+def evaluate_noted(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    *,
+    name: str,
+    threat: ThreatModel | None,
+    holdout: pd.DataFrame | None,
+    schema: Schema | None,
+    seed: int,
+    options: dict[str, Any] | None = None,
+) -> tuple[MetricResult | None, str]:
+    """One measure for an experiment that must go on when it fails: the result (None on a
+    :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
+    distinct user warnings it raised, so a row of a sweep or a calibration says why its
+    value is missing or doubtful."""
+    return run_noted(
+        lambda: evaluate_measures(
+            real,
+            synthetic,
+            names=[name],
+            threat=threat,
+            holdout=holdout,
+            schema=schema,
+            seed=seed,
+            options={name: dict(options or {})},
+        )[name]
+    )
+
+
+def run_noted(call: Callable[[], Any]) -> tuple[Any, str]:
+    """``call()`` for an experiment that goes on when it fails: its value (None on a
+    :class:`~privacy_core.errors.PrivacyCoreError`) and a note with the error and the
+    distinct user warnings raised."""
+    note = ""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = call()
+        except PrivacyCoreError as exc:
+            res = None
+            note = f"error: {' '.join(str(exc).split())}"
+    warned = sorted({str(w.message) for w in caught if issubclass(w.category, UserWarning)})
+    if warned:
+        note = "; ".join([note, *warned]) if note else "; ".join(warned)
+    return res, note
+
+
+def _run_order(specs: list[MeasureSpec], names: list[str]) -> list[MeasureSpec]:
+    """A measure whose neighbour search serves another's runs first (``before``)."""
+    order = sorted(
+        range(len(specs)),
+        key=lambda j: (
+            min((names.index(b) - 0.5 for b in specs[j].before if b in names), default=j),
+            j,
+        ),
+    )
+    return [specs[j] for j in order]
+
+
+def _call(
+    spec: MeasureSpec,
+    real: pd.DataFrame,
+    releases: list[pd.DataFrame],
+    *,
+    threat: ThreatModel | None,
+    holdout: pd.DataFrame | None,
+    schema: Schema | None,
+    seed: int,
+    options: Mapping[str, Any],
+    progress: ProgressFn | None,
+) -> MetricResult:
+    if spec.needs_holdout and holdout is None:
+        raise ParameterError(
+            f"{spec.label} needs a holdout (real rows the generator never saw); "
+            "give one or leave this measure out."
+        )
+    kwargs: dict[str, Any] = {"seed": seed, "schema": schema}
+    if spec.needs_threat:
+        if threat is None:
+            raise ParameterError(f"{spec.label} needs a threat model (QIs and sensitive).")
+        kwargs["threat"] = threat
+    elif threat is not None and spec.uses_threat:
+        kwargs["threat"] = threat
+    if holdout is not None and (spec.needs_holdout or spec.uses_holdout):
+        kwargs["holdout"] = holdout
+    if progress is not None and _accepts(spec.function, "progress"):
+        kwargs["progress"] = progress
+    kwargs.update(options)
+    if spec.replicates_native or len(releases) == 1:
+        return spec.function(real, releases if len(releases) > 1 else releases[0], **kwargs)
+    # one call per release, then mean and spread across releases (R10)
+    return combine_replicates([spec.function(real, rel, **kwargs) for rel in releases])
+
+
+def _accepts(function: Callable[..., Any], name: str) -> bool:
+    return name in inspect.signature(function).parameters
+
+
+def _share(progress: ProgressFn | None, i: int, k: int, label: str) -> ProgressFn | None:
+    """Progress of measure i of k, reported as its share of the whole."""
+    if progress is None:
+        return None
+    progress(i / max(k, 1), label)
+
+    def sub(fraction: float, message: str) -> None:
+        progress((i + min(max(fraction, 0.0), 1.0)) / k, f"{label}: {message}")
+
+    return sub
+
+
+def _pass_on(caught: list[warnings.WarningMessage]) -> None:
+    """Re-issue recorded warnings to the caller's filters, as if never recorded."""
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+__all__ = ["Review", "evaluate", "evaluate_measures", "evaluate_noted", "run_noted"]
