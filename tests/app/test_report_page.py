@@ -100,3 +100,32 @@ def test_demo_with_every_page_computed_exports_a_light_complete_document():
     bundle = page[page.index('id="plotly-bundle"') :]
     assert len(page) - bundle.index("</script>") < 400_000
     assert len(page.encode()) < 2_500_000  # measured 2.01 MB, of which plotly.js 1.96 MB
+
+
+def _page_rapid(at: AppTest) -> tuple[float, float]:
+    """(RAPID mean, RAPID max) as the RAPID page's metric cards show them."""
+    cards = {m.label.split(" — ")[0]: m.value for m in at.metric if m.label.startswith("RAPID")}
+    cards = {k: float(v) for k, v in cards.items()}
+    return cards["RAPID (mean of attackers)"], cards["RAPID max (strongest attacker)"]
+
+
+def test_the_report_shows_the_rapid_figure_of_the_page_for_every_scoring_method():
+    """Issue 12: the report re-aggregates RAPID with the page's score and threshold, so a
+    reviewer who picks the conditional or NCE score exports the number on screen."""
+    at = start("pages/rapid.py")
+    seen = set()
+    for method, tau in (("marginal", 0.4), ("conditional", 1.2), ("nce", 0.2)):
+        goto(at, "pages/rapid.py")
+        at.selectbox(key="rapid_method").set_value(method).run()
+        at.slider(key=f"rapid_tau_{method}").set_value(tau).run()
+        assert not at.exception
+        mean, strongest = _page_rapid(at)
+        goto(at, "pages/report.py")
+        record = json.loads(download(at, "Download JSON record"))
+        rapid = record["candidates"][0]["metrics"]["rapid"]
+        assert rapid["params"]["method"] == method
+        assert rapid["params"]["tau"] == tau
+        assert round(rapid["value"], 3) == mean
+        assert round(rapid["rate_max"], 3) == strongest
+        seen.add(round(rapid["value"], 3))
+    assert len(seen) == 3  # three scores, three different figures: the test can fail
