@@ -8,9 +8,9 @@ choice shows an error next to its control and leaves the previous good state int
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pandas as pd
 import streamlit as st
@@ -32,6 +32,7 @@ RESULTS = "session_results"
 NAVIGATION_RAN = "navigation_ran"
 DEEP_LINK = "deep_link"
 URL_NOTICE = "url"  # what a reload or a shared link could not restore
+PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
 
 
 # -------------------------------------------------------------------- accessors
@@ -72,14 +73,15 @@ def _through_navigation() -> None:
 
 
 def _running_page() -> str | None:
-    """The ``pages/<name>.py`` file whose run called us (Streamlit sets its ``__file__``)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        path = Path(frame.f_globals.get("__file__") or "")
-        if path.parent.name == "pages" and path.suffix == ".py":
-            return f"pages/{path.name}"
-        frame = frame.f_back
-    return None
+    """The ``pages/<name>.py`` file the browser's address names, read from Streamlit's
+    public ``st.context.url``: the legacy discovery serves ``/<name>`` from
+    ``pages/<name>.py``, and app.py gives every page its file's stem as ``url_path``."""
+    try:
+        url = st.context.url
+    except Exception:  # no browser session (a bare or test run): nowhere to go back to
+        return None
+    name = urlparse(url or "").path.rstrip("/").rpartition("/")[2]
+    return f"pages/{name}.py" if name and (PAGES_DIR / f"{name}.py").is_file() else None
 
 
 def commit(ws: Workspace, *, control: str | None = None) -> bool:
