@@ -1,5 +1,6 @@
 """The review report: JSON record, HTML export and PDF sign-off sheet."""
 
+import html
 import json
 import warnings
 
@@ -119,7 +120,7 @@ def test_calibration_table_enters_json_html_and_pdf_when_given(review, calibrati
     link = calibration.summary("linkability")
     if not link.passed:  # an uncalibrated measure shows the words and its reason
         assert "✗ uncalibrated on this data" in html_text
-        assert pc.report.html.escape(link.reasons[0]) in html_text
+        assert html.escape(link.reasons[0]) in html_text
     pdf = pc.render_pdf(report)
     assert b"Calibration of the measures on this data" in pdf
     assert f"{calibration.summary('ims').ceiling:.4f}".encode() in pdf
