@@ -53,6 +53,7 @@ from .experiments import RowsFn
 from .measures import MEASURES, get_measure, measure_names
 from .progress import ProgressFn
 from .results import jsonable
+from .stats import child_seeds
 from .synth.leaky import leaky_release, leaky_shadow_options
 from .threat import ThreatModel
 from .validation import check_positive_int, check_seed
@@ -508,9 +509,7 @@ def calibrate(
             schema = infer_schema(real)
     table = prepare_table(table, schema).reset_index(drop=True)
     threat.validate(schema, table)
-    split_seed, release_seed, measure_seed = (
-        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(3)
-    )
+    split_seed, release_seed, measure_seed = child_seeds(seed, 3)
     parts = calibration_tables(table, ratios=ratios, max_training=max_training, seed=split_seed)
     opts = {k: dict(v) for k, v in (options or {}).items()}
     for k in opts:

@@ -70,7 +70,7 @@ from .measures import get_measure, measure_names, split_measure_key
 from .parallel import effective_jobs, map_unordered
 from .progress import ProgressFn
 from .results import MetricResult, jsonable
-from .stats import mean_interval, wilson_interval
+from .stats import child_sequences, mean_interval, wilson_interval
 from .synth import GENERATORS
 from .synth.leaky import LeakNoise, leaky_release, leaky_shadow_options, leaky_split
 from .threat import ThreatModel
@@ -404,7 +404,7 @@ class _Context:
 
 def _replicate_seeds(seed: int, replicates: int, n_levels: int) -> tuple[tuple[int, ...], ...]:
     out = []
-    for child in np.random.SeedSequence(seed).spawn(replicates):
+    for child in child_sequences(seed, replicates):
         out.append(tuple(int(c.generate_state(1)[0]) for c in child.spawn(4 + n_levels)))
     return tuple(out)
 

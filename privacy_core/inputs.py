@@ -176,21 +176,14 @@ def prepare_release_tables(
     )
 
 
-def is_canonical(frame: pd.DataFrame, schema: Schema) -> bool:
-    """Whether ``frame`` is already in canonical form for ``schema`` (nothing to convert).
-
-    Canonical: exactly the included columns, numerics as float64, categoricals as python
-    strings among the schema's levels. Checked on the distinct values only, so a table
-    that a measure (or :func:`~privacy_core.fidelity.evaluate_fidelity`) already prepared
-    is not converted value by value again. Infinite numerics are not canonical (the data
-    layer turns them into missing values).
-    """
-    return canonical_codes(frame, schema) is not None
-
-
 def canonical_codes(frame: pd.DataFrame, schema: Schema) -> dict[str, np.ndarray] | None:
     """The level positions of a canonical table's categorical columns (one hash pass each,
-    which the canonical check needs anyway); None when ``frame`` is not canonical."""
+    which the canonical check needs anyway); None when ``frame`` is not canonical.
+
+    Canonical: exactly the included columns, numerics as float64, categoricals as python
+    strings among the schema's levels; checked on the distinct values only, so a table a
+    caller already prepared is not converted value by value again. Infinite numerics are
+    not canonical (the data layer turns them into missing values)."""
     if list(frame.columns) != schema.included:
         return None
     coded = {}

@@ -46,6 +46,7 @@ from .measures import get_measure
 from .progress import ProgressFn
 from .results import MetricResult
 from .risk.rapid import rapid, rapid_paper_preset
+from .stats import child_seeds
 from .synth import synthesize
 from .threat import ThreatModel
 from .validation import check_in_range, check_positive_int, check_seed
@@ -113,10 +114,8 @@ def teaching_threat() -> ThreatModel:
 
 
 def _child_seeds(seed: int, k: int) -> list[int]:
-    """``k`` independent integer seeds derived from ``seed`` (numpy SeedSequence)."""
-    return [
-        int(s.generate_state(1)[0] % (2**31 - 1)) for s in np.random.SeedSequence(seed).spawn(k)
-    ]
+    """``k`` independent seeds below 2**31 - 1 (what every generator accepts)."""
+    return [s % (2**31 - 1) for s in child_seeds(seed, k)]
 
 
 def _report(progress: ProgressFn | None, fraction: float, message: str) -> None:

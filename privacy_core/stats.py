@@ -15,6 +15,24 @@ from scipy import stats as _st
 from .validation import check_confidence, check_in_range
 
 
+# ---------------------------------------------------------------------------- seeds
+# Every random step of a measure draws from its own child of the caller's seed (numpy's
+# SeedSequence.spawn): steps are independent, and adding a step does not move the others.
+def child_sequences(seed: int, n: int) -> list[np.random.SeedSequence]:
+    """``n`` independent children of ``seed``."""
+    return np.random.SeedSequence(seed).spawn(n)
+
+
+def child_seeds(seed: int, n: int) -> list[int]:
+    """``n`` independent integer seeds derived from ``seed`` (each a 32-bit draw of a child)."""
+    return [int(s.generate_state(1)[0]) for s in child_sequences(seed, n)]
+
+
+def child_rngs(seed: int, n: int) -> list[np.random.Generator]:
+    """``n`` independent generators seeded by the children of ``seed``."""
+    return [np.random.default_rng(s) for s in child_sequences(seed, n)]
+
+
 def _z(confidence: float) -> float:
     return float(_st.norm.ppf((1 + confidence) / 2))
 

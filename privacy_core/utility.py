@@ -41,7 +41,7 @@ from .errors import (
 from .inputs import ReleaseTables, prepare_release_tables
 from .progress import ProgressFn
 from .results import MetricResult
-from .stats import bootstrap_auc, bootstrap_weights, percentile_interval
+from .stats import bootstrap_auc, bootstrap_weights, child_rngs, child_seeds, percentile_interval
 from .threat import ThreatModel
 from .validation import (
     check_choice,
@@ -65,8 +65,7 @@ _BOOT_CHUNK_CELLS = 20_000_000  # bootstrap weights held at once (float32: 80 MB
 
 
 def _seeds(seed: int, k: int) -> list[int]:
-    children = np.random.SeedSequence(seed).spawn(k)
-    return [int(c.generate_state(1)[0] % (2**31 - 1)) for c in children]
+    return [s % (2**31 - 1) for s in child_seeds(seed, k)]
 
 
 # ============================================================================ ML affinity
@@ -594,7 +593,7 @@ def query_error(
         col_max = np.where(is_num, np.nanmax(np.where(is_num, X_real, 0), axis=0), 0)
     n_levels = np.array([len(categories[c]) if c in categories else 0 for c in cols])
 
-    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[0])
+    rng = child_rngs(seed, 2)[0]
     frames, by_way, errors_by_way = [], {}, []
     next_id = 0
     for k in usable:
@@ -631,7 +630,7 @@ def query_error(
     value = float(np.mean(list(by_way.values())))
     ci = None
     if bootstrap:
-        boot_seed = int(np.random.SeedSequence(seed).spawn(2)[1].generate_state(1)[0])
+        boot_seed = child_seeds(seed, 2)[1]
         boot = np.zeros(bootstrap)
         for i, err in enumerate(errors_by_way):
             w = bootstrap_weights(len(err), bootstrap, seed=boot_seed + i)

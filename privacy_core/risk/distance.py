@@ -45,6 +45,7 @@ from ..results import MetricResult, jsonable
 from ..stats import (
     bootstrap_percentile,
     bootstrap_share_below,
+    child_seeds,
     percentile_interval,
     wilson_interval,
 )
@@ -189,8 +190,8 @@ def _split_real(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _boot_seeds(seed: int) -> tuple[int, int]:
-    a, b = np.random.SeedSequence(seed).spawn(2)
-    return int(a.generate_state(1)[0]), int(b.generate_state(1)[0])
+    a, b = child_seeds(seed, 2)
+    return a, b
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ from ..inputs import prepare_release_tables
 from ..parallel import BACKENDS, map_unordered
 from ..progress import ProgressFn
 from ..results import MetricResult
-from ..stats import percentile_interval
+from ..stats import child_seeds, percentile_interval
 from ..threat import ThreatModel
 from ..validation import (
     check_choice,
@@ -451,10 +451,7 @@ def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]
             "too few. Give at least 20 records."
         )
     pool = tables.holdout[cols].reset_index(drop=True) if tables.holdout is not None else None
-    seq = np.random.SeedSequence(seed)
-    s_keep, s_targets, s_shadows, s_half, s_boot, s_null = (
-        int(s.generate_state(1)[0]) for s in seq.spawn(6)
-    )
+    s_keep, s_targets, s_shadows, s_half, s_boot, s_null = child_seeds(seed, 6)
     keep = mds_membership(m, n, s_keep)
     targets = np.arange(n)
     if records is not None and records < n:

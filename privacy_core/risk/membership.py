@@ -41,7 +41,7 @@ from ..encoding import TableEncoder
 from ..errors import InsufficientDataError, ParameterError, UntrustworthyResultWarning
 from ..inputs import prepare_review
 from ..results import MetricResult
-from ..stats import bootstrap_auc, kde_logpdf, percentile_interval
+from ..stats import bootstrap_auc, child_seeds, kde_logpdf, percentile_interval
 from ..threat import ThreatModel, membership_scenario_name
 from ..validation import check_confidence, check_in_range, check_positive_int, check_seed
 from .distance import analysis_columns, single_release
@@ -56,10 +56,6 @@ def _require_holdout(holdout: pd.DataFrame | None, measure: str) -> None:
             f"`{measure}` needs a holdout: real rows the generator never saw, which are the "
             "non-members of the attack. Pass holdout=..."
         )
-
-
-def _child_seeds(seed: int, n: int) -> list[int]:
-    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n)]
 
 
 # ============================================================================ DOMIAS
@@ -179,7 +175,7 @@ def domias(
     syn = single_release(data, "domias")
     hold: pd.DataFrame = data.holdout  # required above
     cols = analysis_columns(data.schema, threat.columns if columns is None else columns)
-    s_split, s_sub, s_boot = _child_seeds(seed, 3)
+    s_split, s_sub, s_boot = child_seeds(seed, 3)
     n_ref = round(reference_fraction * len(hold))
     if n_ref < 2 or len(hold) - n_ref < 1:
         raise InsufficientDataError(

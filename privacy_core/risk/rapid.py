@@ -46,6 +46,8 @@ from ..progress import ProgressFn
 from ..results import MetricResult, jsonable
 from ..stats import (
     bootstrap_weights,
+    child_seeds,
+    child_sequences,
     clopper_pearson_interval,
     control_baseline_risk,
     mean_interval,
@@ -959,7 +961,7 @@ def rapid(
     y_hat = np.zeros((n, n_att, n_rep)) if kind == "continuous" else None
     importance_rows = []
     # one per fit, then the bootstrap seeds of the members and of the control
-    child_seeds = np.random.SeedSequence(seed).spawn(n_rep * n_att + 2)
+    children = child_sequences(seed, n_rep * n_att + 2)
     dropped_rows = []
     total = n_rep * n_att
     step = 0
@@ -981,7 +983,7 @@ def rapid(
         for j, att in enumerate(attackers):
             if progress:
                 progress(step / total, f"Fitting {ATTACKER_LABELS[att]} on release {m + 1}/{n_rep}")
-            att_seed = int(child_seeds[m * n_att + j].generate_state(1)[0] % (2**31 - 1))
+            att_seed = int(children[m * n_att + j].generate_state(1)[0] % (2**31 - 1))
             out = fit_predict(
                 att,
                 X_syn,
@@ -1012,7 +1014,7 @@ def rapid(
     if progress:
         progress(1.0, "Scoring records")
 
-    boot_seed = int(child_seeds[n_rep * n_att].generate_state(1)[0])
+    boot_seed = int(children[n_rep * n_att].generate_state(1)[0])
     boot, scheme = _stored_bootstrap(n_members, bootstrap, boot_seed)
     params = {
         "attackers": list(attackers),
@@ -1076,7 +1078,7 @@ def rapid(
     members = shell(slice(0, n_members), targets, params, boot)
     result = _aggregate(members, _scores_from_primitives(members, params), threshold, params)
     if data.holdout is not None:
-        ctrl_seed = int(child_seeds[n_rep * n_att + 1].generate_state(1)[0])
+        ctrl_seed = int(children[n_rep * n_att + 1].generate_state(1)[0])
         ctrl_boot, ctrl_scheme = _stored_bootstrap(n - n_members, bootstrap, ctrl_seed)
         ctrl_params = {
             **params,
@@ -1634,13 +1636,17 @@ def rapid_synthesizer_cv(
     else:
         splits = list(KFold(n_splits=k, shuffle=True, random_state=seed).split(real_c))
     rows = []
+    # each fold fits, samples and attacks with seeds of its own (before, all three used
+    # seed + f, so the release and the attackers' draws were not independent)
+    fold_seeds = [child_seeds(s, 3) for s in child_seeds(seed, k)]
     for f, (train_idx, test_idx) in enumerate(splits):
+        fit_seed, sample_seed, attack_seed = fold_seeds[f]
         if progress:
             progress(f / k, f"Fold {f + 1}/{k}: synthesising and attacking")
         train = real_c.iloc[train_idx]
         test = real_c.iloc[test_idx]
-        gen = make_generator(generator, **(generator_params or {})).fit(train, seed=seed + f)
-        syn = gen.sample(len(train), seed=seed + f)
+        gen = make_generator(generator, **(generator_params or {})).fit(train, seed=fit_seed)
+        syn = gen.sample(len(train), seed=sample_seed)
         res = rapid(
             test,
             syn,
@@ -1653,7 +1659,7 @@ def rapid_synthesizer_cv(
             error=error,
             bootstrap=0,
             n_trees=n_trees,
-            seed=seed + f,
+            seed=attack_seed,
         )
         rows.append(
             {

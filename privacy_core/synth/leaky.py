@@ -43,10 +43,9 @@ import pandas as pd
 
 from ..data import Schema, canonical_schema
 from ..errors import InsufficientDataError, ParameterError
+from ..stats import child_seeds
 from ..validation import check_in_range, check_positive_int, check_seed
 from .base import Generator
-
-SOURCES = ("training", "pool")
 
 
 @dataclass(frozen=True)
@@ -313,9 +312,7 @@ def leaky_sets(
     ``risk-insertion-framework.md`` §5.1.1.
     """
     seed = check_seed(seed)
-    split_seed, release_seed = (
-        int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(2)
-    )
+    split_seed, release_seed = child_seeds(seed, 2)
     parts = leaky_split(real, fractions=fractions, seed=split_seed)
     rel = leaky_release(
         parts.training,

@@ -23,6 +23,7 @@ from ...results import MetricResult
 from ...stats import (
     bounded_estimate,
     bounded_interval,
+    child_rngs,
     control_baseline_error,
     control_baseline_risk,
     percentile_interval,
@@ -33,8 +34,6 @@ from ...validation import (
     check_in_range,
     check_positive_int,
 )
-
-ROLES = ("training", "control")
 
 
 # ============================================================================ results
@@ -386,7 +385,7 @@ def _single_release(data: ReviewData) -> pd.DataFrame:
 
 
 def _rngs(seed: int, n: int) -> list[np.random.Generator]:
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
+    return child_rngs(seed, n)
 
 
 def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -> pd.DataFrame:

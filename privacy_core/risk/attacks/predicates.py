@@ -19,6 +19,7 @@ from ...errors import (
     UntrustworthyResultWarning,
 )
 from ...inputs import ReviewData
+from ...stats import child_seeds
 from ...threat import ThreatModel
 from ...validation import (
     check_choice,
@@ -1324,7 +1325,7 @@ def _paper_protocol(
     n_columns = len(_resolve_columns(data, columns, "columns", data.schema.included))
     widths = [w for w in PAPER_N_COLS if w <= n_columns]
     plan = [("univariate", 1)] + [("multivariate", w) for w in widths]
-    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(len(plan))]
+    seeds = child_seeds(seed, len(plan))
     configs, labels, caught_by = [], [], []
     for (mode, width), s in zip(plan, seeds, strict=True):
         with warnings.catch_warnings(record=True) as caught:
