@@ -6,8 +6,7 @@ from dataclasses import replace
 import streamlit as st
 
 import privacy_core as pc
-from privacy_core.exports import safe_csv
-from privacy_core.threat import check_membership_prevalence
+from privacy_core import check_membership_prevalence, safe_csv
 from ui.cached import canonical_real, generate_release
 from ui.demo import builtin_workspace
 from ui.privacy import membership_settings

@@ -2,10 +2,8 @@
 
 import streamlit as st
 
-import privacy_core.plots.fidelity as fplots
-from privacy_core.fidelity import WassersteinResult
-from privacy_core.measures import measure_label
-from privacy_core.utility import EVALUATOR_LABELS, EVALUATORS
+import privacy_core.plots as plots
+from privacy_core import EVALUATOR_LABELS, EVALUATORS, WassersteinResult, measure_label
 from ui.fidelity import (
     ALL_RELEASES,
     METRIC_READINGS,
@@ -157,7 +155,7 @@ if len(idx) > 1:
 with st.container(border=True):
     st.markdown("**Against the references** — whiskers are 95% intervals")
     st.plotly_chart(
-        fplots.fidelity_reference_figure(
+        plots.fidelity_reference_figure(
             {
                 scope_label(ws, scope) if len(idx) == 1 else f"{len(idx)} replicates": results,
                 **{k: v for k, v in baselines.items() if v},
@@ -192,10 +190,10 @@ with tabs[0]:
         g1, g2 = st.columns([3, 2])
         with g1:
             st.markdown("**2-way marginal distances** (darker = farther from the real data)")
-            st.plotly_chart(fplots.fidelity_pair_heatmap(wres), width="stretch")
+            st.plotly_chart(plots.fidelity_pair_heatmap(wres), width="stretch")
         with g2:
             st.markdown("**By family** (each dot a marginal)")
-            st.plotly_chart(fplots.fidelity_family_figure(wres), width="stretch")
+            st.plotly_chart(plots.fidelity_family_figure(wres), width="stretch")
 
         st.markdown("**The worst marginals** — pick one to see real against synthetic")
         c1, c2 = st.columns([2, 3])
@@ -237,7 +235,7 @@ with tabs[0]:
             on_change=remember,
             args=("fid_bins",),
         )
-        c2.plotly_chart(fplots.fidelity_worst_marginals(wres, 15, ways=n_ways), width="stretch")
+        c2.plotly_chart(plots.fidelity_worst_marginals(wres, 15, ways=n_ways), width="stretch")
         fig = guarded(lambda: overlay_figure(ws, release, chosen, bins=bins))
         if fig is not None:
             st.plotly_chart(fig, width="stretch", key="fid_overlay_chart")
@@ -264,7 +262,7 @@ with tabs[1]:
             f"holdout ({mres.params['n_holdout']:,} rows). The gap is |real − synthetic| / "
             "real: lower is better, 0 = as useful as the real data."
         )
-        st.plotly_chart(fplots.utility_by_evaluator(mres), width="stretch")
+        st.plotly_chart(plots.utility_by_evaluator(mres), width="stretch")
         st.dataframe(mres.records, hide_index=True, width="stretch")
 
 with tabs[2]:
@@ -276,7 +274,7 @@ with tabs[2]:
             "1, 2 and 3 columns: |real share − synthetic share| per query. Lower is better. "
             + " · ".join(f"{k}-way mean {v:.4f}" for k, v in by_way.items())
         )
-        st.plotly_chart(fplots.query_error_figure(qres), width="stretch")
+        st.plotly_chart(plots.query_error_figure(qres), width="stretch")
         if qres.records is not None:
             worst_q = qres.records.sort_values("error", ascending=False).head(20)
             st.markdown("**Queries with the largest error**")
@@ -291,6 +289,6 @@ with tabs[3]:
             f"record told apart. Accuracy {dres.extra.get('accuracy', float('nan')):.3f}. "
             "An AUC clearly below 0.5 is a warning sign of copied records, not of fidelity."
         )
-        st.plotly_chart(fplots.discriminator_importance(dres), width="stretch")
+        st.plotly_chart(plots.discriminator_importance(dres), width="stretch")
 
 explanation("fidelity")

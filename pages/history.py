@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import privacy_core as pc
-from privacy_core.measures import MEASURES
+from privacy_core import MEASURES
 from ui.history import compare, db_url_input, get_review, list_reviews
 from ui.runner import guarded
 from ui.scorecard import draw_stored_checklist, draw_stored_scorecard
@@ -93,13 +93,13 @@ with view:
         )
         if doc.get("notes"):
             st.markdown(f"> {doc['notes']}")
-        rows = pc.report.candidate_table(doc)
+        rows = pc.candidate_table(doc)
         st.dataframe(
             [
                 {
                     "measure": r["label"] + (" (indicator)" if r["indicator"] else ""),
                     **{
-                        c["name"]: pc.report.format_cell(r["cells"][c["name"]], digits=3)
+                        c["name"]: pc.format_cell(r["cells"][c["name"]], digits=3)
                         for c in doc["candidates"]
                     },
                     "better": r["goal"],
@@ -148,13 +148,13 @@ with diff:
                     "candidate": m["candidate"],
                     "measure": [MEASURES[x].label if x in MEASURES else x for x in m["metric"]],
                     f"#{a}": [
-                        pc.report.format_cell({"value": v, "ci": c}, digits=3)
+                        pc.format_cell({"value": v, "ci": c}, digits=3)
                         if pd.notna(v)
                         else "not computed"
                         for v, c in zip(m["value_a"], m["ci_a"], strict=True)
                     ],
                     f"#{b}": [
-                        pc.report.format_cell({"value": v, "ci": c}, digits=3)
+                        pc.format_cell({"value": v, "ci": c}, digits=3)
                         if pd.notna(v)
                         else "not computed"
                         for v, c in zip(m["value_b"], m["ci_b"], strict=True)

@@ -2,12 +2,18 @@
 
 import streamlit as st
 
-from privacy_core.calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
-from privacy_core.experiments import LEVEL_NAMES, RISK_MODELS
-from privacy_core.exports import safe_csv
-from privacy_core.measures import measure_label
-from privacy_core.plots.calibration import calibration_figure, calibration_table
-from privacy_core.plots.lab import (
+from privacy_core import (
+    CEILING_MIN,
+    FLOOR_MAX,
+    LEVEL_NAMES,
+    RATIO_GAP_MAX,
+    RISK_MODELS,
+    measure_label,
+    safe_csv,
+)
+from privacy_core.plots import (
+    calibration_figure,
+    calibration_table,
     lab_correlation_heatmap,
     lab_response_figure,
     lab_small_multiples,

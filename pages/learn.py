@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from privacy_core.measures import measure_label
-from privacy_core.plots.scenarios import (
+from privacy_core import RELEASE_LABELS, TAU_GRID, measure_label
+from privacy_core.plots import (
     dependency_curve_figure,
     dependency_population_figure,
     leaky_response_figure,
@@ -13,7 +13,6 @@ from privacy_core.plots.scenarios import (
     rapid_tau_figure,
     similarity_figure,
 )
-from privacy_core.scenarios import RELEASE_LABELS, TAU_GRID
 from ui.learn import (
     DEFAULTS,
     KAPPA_OPTIONS,

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-import privacy_core.plots.map as mplots
-from privacy_core.measures import MEASURES, measure_goal, measure_label
+import privacy_core.plots as plots
+from privacy_core import MEASURES, measure_goal, measure_label
 from ui.fidelity import (
     CART_LEAF_CHOICES,
     LEAKY_LEVEL_CHOICES,
@@ -158,14 +158,14 @@ cells = map_cells(ws, candidates, (risk, utility), seed)
 by_id = {c.id: c for c in candidates}
 
 # a click on the chart selects the candidate shown below (remembered across reruns)
-clicked = mplots.selected_candidate(st.session_state.get("map_chart"))
+clicked = plots.selected_candidate(st.session_state.get("map_chart"))
 if clicked in by_id and clicked != st.session_state.get("_map_last_click"):
     st.session_state["_map_last_click"] = clicked
     set_widget("map_selected", clicked)
 ids = [c.id for c in candidates]
 keep_choice("map_selected", [*ids, None], None)
 
-fig = mplots.risk_utility_map(
+fig = plots.risk_utility_map(
     map_results(cells[risk]),
     map_results(cells[utility]),
     kinds={c.id: c.kind for c in candidates},
@@ -212,7 +212,7 @@ error_slot("map_add")
 if selected is not None:
     cand = by_id[selected]
     with st.container(border=True):
-        kind_name = mplots.KIND_STYLE.get(cand.kind, (cand.kind,))[0]
+        kind_name = plots.KIND_STYLE.get(cand.kind, (cand.kind,))[0]
         st.markdown(f"#### {cand.label}")
         frame = candidate_frame(ws, cand, seed)
         st.caption(f"{kind_name} · {len(frame):,} rows")
@@ -254,7 +254,7 @@ if selected is not None:
             )
 
 # ------------------------------------------------------------------ table
-table = mplots.map_table(
+table = plots.map_table(
     map_results(cells[risk]),
     map_results(cells[utility]),
     kinds={c.id: c.kind for c in candidates},

@@ -3,11 +3,7 @@
 import streamlit as st
 
 import privacy_core as pc
-from privacy_core import plots
-from privacy_core.exports import safe_csv
-from privacy_core.measures import MEASURES
-from privacy_core.risk.attacks import SINGLING_OUT_MODES
-from privacy_core.risk.cap import GTCAP_WEIGHTINGS
+from privacy_core import GTCAP_WEIGHTINGS, MEASURES, SINGLING_OUT_MODES, plots, safe_csv
 from ui.cached import canonical_real
 from ui.calibration import card_calibration, latest_calibration, open_calibration_view
 from ui.evaluations import (

@@ -5,8 +5,7 @@ import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
-from privacy_core.exports import safe_csv
-from privacy_core.risk.rapid import DEFAULT_PERMUTATIONS, LABEL_PERMUTATIONS
+from privacy_core import DEFAULT_PERMUTATIONS, LABEL_PERMUTATIONS, safe_csv
 from ui.evaluations import (
     REFERENCES_AUTO_RUN_MAX_CELLS,
     rapid_attribution,
@@ -120,7 +119,7 @@ def results_panel(base: pc.RapidResult) -> None:
         keep("rapid_method", "marginal")
         method = c2.selectbox(
             "Gain score",
-            list(pc.risk.CATEGORICAL_METHODS),
+            list(pc.CATEGORICAL_METHODS),
             key="rapid_method",
             on_change=remember,
             args=("rapid_method",),
@@ -146,7 +145,7 @@ def results_panel(base: pc.RapidResult) -> None:
         keep("rapid_error", "relative")
         error = c2.selectbox(
             "Error",
-            list(pc.risk.ERROR_METRICS),
+            list(pc.ERROR_METRICS),
             key="rapid_error",
             on_change=remember,
             args=("rapid_error",),

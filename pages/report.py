@@ -6,7 +6,7 @@ import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
-from privacy_core.measures import MEASURES
+from privacy_core import MEASURES
 from ui.history import ALTERNATIVES, LAST_SAVED, db_url_input, save_review
 from ui.report import (
     candidate_results,
@@ -70,7 +70,7 @@ for i, (name, measures) in enumerate(missing_measures(cands).items()):
         if name not in missing_measures(candidate_results(ws)):
             st.rerun()
 
-side = pc.report.candidate_table(
+side = pc.candidate_table(
     {
         "candidates": [
             {
@@ -86,9 +86,9 @@ rows = [
     {
         "measure": r["label"] + (" (indicator)" if r["indicator"] else ""),
         **{
-            f"{c.name} ({c.n_releases} replicates)"
-            if c.n_releases > 1
-            else c.name: pc.report.format_cell(r["cells"][c.name], digits=3)
+            f"{c.name} ({c.n_releases} replicates)" if c.n_releases > 1 else c.name: pc.format_cell(
+                r["cells"][c.name], digits=3
+            )
             for c in cands
         },
         "better": r["goal"],
@@ -152,7 +152,7 @@ draw_checklist(
 st.subheader("Decision and sign-off")
 # kept across page switches (Streamlit forgets a widget's value on pages that do not draw it)
 for key, default in (
-    ("report_decision", pc.report.DECISIONS[0]),
+    ("report_decision", pc.DECISIONS[0]),
     ("report_notes", ""),
     ("report_reviewer", ""),
     ("report_role", ""),
@@ -160,7 +160,7 @@ for key, default in (
 ):
     keep(key, default)
 c1, c2 = st.columns([1, 2])
-decision = c1.radio("Decision", list(pc.report.DECISIONS), key="report_decision")
+decision = c1.radio("Decision", list(pc.DECISIONS), key="report_decision")
 notes = c2.text_area(
     "Reviewer notes",
     key="report_notes",
@@ -188,7 +188,7 @@ def build() -> pc.ReviewReport:
         real=ws.real.frame,
         synthetic=[t.frame for t in ws.releases],
         groups=[
-            pc.report.ReleaseGroup(c.name, tuple(t.name for t in c.view.releases), c.results)
+            pc.ReleaseGroup(c.name, tuple(t.name for t in c.view.releases), c.results)
             for c in cands
         ],
         threat=ws.threat,

@@ -4,8 +4,7 @@ import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
-from privacy_core.measures import MEASURES
-from privacy_core.mitigation import KINDS, Mitigation
+from privacy_core import MEASURES, MITIGATION_KINDS, Mitigation
 from ui.runner import guarded
 from ui.state import get_error, pop_notice, require_workspace
 from ui.whatif import (
@@ -47,7 +46,9 @@ views = ws.candidate_views()
 c1, c2 = st.columns([1, 2])
 candidate = c1.selectbox("Candidate", list(views), key="whatif_candidate")
 view = views[candidate]
-kind = c2.radio("Mitigation", list(KINDS), format_func=KINDS.get, key="whatif_kind")
+kind = c2.radio(
+    "Mitigation", list(MITIGATION_KINDS), format_func=MITIGATION_KINDS.get, key="whatif_kind"
+)
 
 schema = view.schema
 qis = list(view.quasi_identifiers)
@@ -166,13 +167,13 @@ if result is not None:
     st.plotly_chart(plots.mitigation_figure(result.comparison), width="stretch")
     table = result.comparison.assign(
         before=[
-            pc.report.format_cell({"value": v, "ci": c}, digits=3)
+            pc.format_cell({"value": v, "ci": c}, digits=3)
             for v, c in zip(
                 result.comparison["before"], result.comparison["before_ci"], strict=True
             )
         ],
         after=[
-            pc.report.format_cell({"value": v, "ci": c}, digits=3)
+            pc.format_cell({"value": v, "ci": c}, digits=3)
             for v, c in zip(result.comparison["after"], result.comparison["after_ci"], strict=True)
         ],
         moved=result.comparison["beyond_intervals"].map(

@@ -4,7 +4,14 @@ A flat public API of pure functions (data first, keyword-only options, a seed, a
 object back). Nothing here imports Streamlit.
 """
 
-from .calibration import CalibrationResult, CalibrationSummary, calibrate
+from .calibration import (
+    CEILING_MIN,
+    FLOOR_MAX,
+    RATIO_GAP_MAX,
+    CalibrationResult,
+    CalibrationSummary,
+    calibrate,
+)
 from .checklist import Checklist, consensus_checklist
 from .data import (
     MISSING,
@@ -46,8 +53,9 @@ from .errors import (
     UntrustworthyResultWarning,
 )
 from .evaluation import Review, evaluate, evaluate_measures
-from .experiments import SweepResult, outlier_sweep, sweep
-from .fidelity import wasserstein_fidelity
+from .experiments import LEVEL_NAMES, RISK_MODELS, SweepResult, outlier_sweep, sweep
+from .exports import safe_csv
+from .fidelity import WassersteinResult, wasserstein_fidelity
 from .history import (
     ReviewComparison,
     ReviewStore,
@@ -56,9 +64,20 @@ from .history import (
     reproduces,
 )
 from .inputs import ReviewData, prepare_review
-from .measures import MEASURES, measure_names
+from .measures import MEASURES, measure_goal, measure_label, measure_names
+from .mitigation import KINDS as MITIGATION_KINDS
+from .mitigation import Mitigation
 from .references import fidelity_baselines
-from .report import ReviewReport, build_report, render_html, render_pdf
+from .report import (
+    DECISIONS,
+    ReleaseGroup,
+    ReviewReport,
+    build_report,
+    candidate_table,
+    format_cell,
+    render_html,
+    render_pdf,
+)
 from .results import MetricResult
 from .risk import (
     ATTACKER_LABELS,
@@ -82,15 +101,51 @@ from .risk.agreement import (
     nearest_synthetic_records,
     record_flags,
 )
-from .risk.attacks import informative_split
+from .risk.attacks import SINGLING_OUT_MODES, informative_split
+from .risk.cap import GTCAP_WEIGHTINGS
 from .risk.mds import MdsResult, membership_disclosure_score
+from .risk.rapid import CATEGORICAL_METHODS, DEFAULT_PERMUTATIONS, ERROR_METRICS, LABEL_PERMUTATIONS
+from .scenarios import RELEASE_LABELS, TAU_GRID
 from .scorecard import DEFAULT_THRESHOLDS, Threshold, scorecard
 from .synth import GENERATORS, half_split, make_generator, synthesize
 from .synth.leaky import leaky_shadow_options
-from .threat import QIColumn, QISuggestion, ThreatModel, suggest_quasi_identifiers
+from .threat import (
+    QIColumn,
+    QISuggestion,
+    ThreatModel,
+    check_membership_prevalence,
+    suggest_quasi_identifiers,
+)
+from .utility import EVALUATOR_LABELS, EVALUATORS
 from .version import __version__ as __version__
 
 __all__ = [
+    "CEILING_MIN",
+    "FLOOR_MAX",
+    "RATIO_GAP_MAX",
+    "DEFAULT_PERMUTATIONS",
+    "LABEL_PERMUTATIONS",
+    "CATEGORICAL_METHODS",
+    "ERROR_METRICS",
+    "EVALUATORS",
+    "EVALUATOR_LABELS",
+    "GTCAP_WEIGHTINGS",
+    "LEVEL_NAMES",
+    "RISK_MODELS",
+    "SINGLING_OUT_MODES",
+    "RELEASE_LABELS",
+    "TAU_GRID",
+    "WassersteinResult",
+    "check_membership_prevalence",
+    "measure_goal",
+    "measure_label",
+    "safe_csv",
+    "DECISIONS",
+    "ReleaseGroup",
+    "candidate_table",
+    "format_cell",
+    "MITIGATION_KINDS",
+    "Mitigation",
     "ADULT_CREDIT",
     "ATTACKERS",
     "ATTACKER_LABELS",

@@ -8,6 +8,7 @@ choice shows an error next to its control and leaves the previous good state int
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -73,15 +74,27 @@ def _through_navigation() -> None:
 
 
 def _running_page() -> str | None:
-    """The ``pages/<name>.py`` file the browser's address names, read from Streamlit's
-    public ``st.context.url``: the legacy discovery serves ``/<name>`` from
-    ``pages/<name>.py``, and app.py gives every page its file's stem as ``url_path``."""
-    try:
-        url = st.context.url
-    except Exception:  # no browser session (a bare or test run): nowhere to go back to
-        return None
-    name = urlparse(url or "").path.rstrip("/").rpartition("/")[2]
-    return f"pages/{name}.py" if name and (PAGES_DIR / f"{name}.py").is_file() else None
+    """The ``pages/<name>.py`` file a fresh server ran on its own, or None.
+
+    In a browser, the address names it (``st.context.url``, Streamlit's public API; the
+    legacy discovery serves ``/<name>`` from ``pages/<name>.py`` and app.py gives every
+    page its file's stem as ``url_path``). Without a browser (AppTest, a bare run) there
+    is no address, and Streamlit offers no public way to ask which page is running: the
+    calling page's own ``__file__`` is read from the stack instead. The browser test
+    ``test_deep_link_on_a_fresh_server_keeps_the_navigation`` covers the first path, the
+    page AppTests the second.
+    """
+    url = st.context.url
+    if url:
+        name = urlparse(url).path.rstrip("/").rpartition("/")[2]
+        return f"pages/{name}.py" if name and (PAGES_DIR / f"{name}.py").is_file() else None
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = Path(frame.f_globals.get("__file__") or "")
+        if path.parent.resolve() == PAGES_DIR and path.suffix == ".py":
+            return f"pages/{path.name}"
+        frame = frame.f_back
+    return None
 
 
 def commit(ws: Workspace, *, control: str | None = None) -> bool:

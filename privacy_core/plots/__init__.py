@@ -23,7 +23,7 @@ from .lab import (
     lab_small_multiples,
     lab_training_curve,
 )
-from .map import map_table, risk_utility_map
+from .map import KIND_STYLE, map_table, risk_utility_map, selected_candidate
 from .mds import mds_distribution, mds_scale_figure
 from .privacy_attacks import (
     attack_rates_figure,
@@ -58,6 +58,8 @@ from .scenarios import (
 from .whatif import mitigation_figure
 
 __all__ = [
+    "KIND_STYLE",
+    "selected_candidate",
     "FigureSpec",
     "attack_rates_figure",
     "attack_rates_table",

@@ -173,3 +173,51 @@ def test_only_ui_state_knows_the_session_keys_behind_kept_widgets():
         p.relative_to(ROOT).as_posix() for p in files if "_keep_" in p.read_text(encoding="utf-8")
     )
     assert readers == ["ui/state.py"]
+
+
+def test_pages_use_the_flat_public_api():
+    """Pages reach the engine through ``privacy_core`` and ``privacy_core.plots`` and only
+    through names those packages list in ``__all__`` (issue 12: no engine internals in
+    the pages)."""
+    import privacy_core
+    import privacy_core.plots
+
+    public = {
+        "privacy_core": set(privacy_core.__all__) | {"plots"},
+        "privacy_core.plots": set(privacy_core.plots.__all__),
+    }
+    offenders = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        aliases: dict[str, str] = {}
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("privacy_core"):
+                        if a.name not in public:
+                            offenders.append(f"{path.name}: import {a.name}")
+                        aliases[a.asname or a.name] = a.name
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "privacy_core"
+            ):
+                if node.module not in public:
+                    offenders.append(f"{path.name}: from {node.module} import ...")
+                    continue
+                offenders += [
+                    f"{path.name}: {node.module}.{a.name}"
+                    for a in node.names
+                    if a.name not in public[node.module]
+                ]
+                if node.module == "privacy_core":
+                    aliases.update(
+                        {
+                            a.asname or a.name: "privacy_core.plots"
+                            for a in node.names
+                            if a.name == "plots"
+                        }
+                    )
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                module = aliases.get(node.value.id)
+                if module and node.attr not in public[module]:
+                    offenders.append(f"{path.name}:{node.lineno} {node.value.id}.{node.attr}")
+    assert offenders == []
