@@ -5,6 +5,9 @@ import streamlit as st
 import privacy_core.plots as plots
 from privacy_core import MEASURES, measure_goal, measure_label
 from ui.fidelity import (
+    keep_choice,
+)
+from ui.map import (
     CART_LEAF_CHOICES,
     LEAKY_LEVEL_CHOICES,
     MAP_OPTION_NOTES,
@@ -13,7 +16,6 @@ from ui.fidelity import (
     candidate_frame,
     candidate_numbers,
     forget_failed,
-    keep_choice,
     leaky_available,
     map_candidates,
     map_cell_notes,

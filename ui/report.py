@@ -24,20 +24,24 @@ from .evaluations import (
 )
 from .fidelity import (
     ALL_RELEASES,
-    add_candidate,
     fidelity_metrics,
     fidelity_params,
     fidelity_run,
     fidelity_view,
+    scope_releases,
+)
+from .map import (
+    add_candidate,
     map_candidates,
     map_cells,
     map_params,
     map_results,
     risk_measures,
-    scope_releases,
     utility_measures,
 )
-from .fidelity import axis_title as map_axis_title
+from .map import (
+    axis_title as map_axis_title,
+)
 from .mds import mds_cached, mds_settings
 from .privacy import PRIVACY_MEASURES, cached_results, privacy_params, run_measures
 from .state import get_workspace, remembered, set_notice, set_widget

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 import privacy_core as pc
 import ui.fidelity as uif
+import ui.map as uimap
 from privacy_core.measures import MEASURES
 from ui.demo import DEMO, builtin_workspace
 from ui.workspace import Table
@@ -166,13 +167,13 @@ def points(spec: dict) -> dict[str, str]:
 
 def test_map_computes_candidates_and_shows_details(monkeypatch):
     calls: list[str] = []
-    original = uif.evaluate_measures
+    original = uimap.evaluate_measures
 
     def counting(*args, **kwargs):
         calls.extend(kwargs["names"])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(uif, "evaluate_measures", counting)
+    monkeypatch.setattr(uimap, "evaluate_measures", counting)
     at = start("pages/map.py")
     assert not at.error, [e.value for e in at.error]
     drawn = points(map_spec(at))
@@ -210,13 +211,13 @@ def test_map_computes_candidates_and_shows_details(monkeypatch):
 
 def test_map_axis_change_computes_only_the_new_column(monkeypatch):
     calls: list[str] = []
-    original = uif.evaluate_measures
+    original = uimap.evaluate_measures
 
     def counting(*args, **kwargs):
         calls.extend(kwargs["names"])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(uif, "evaluate_measures", counting)
+    monkeypatch.setattr(uimap, "evaluate_measures", counting)
     at = start("pages/map.py")
     n_points = len(points(map_spec(at)))
     calls.clear()
@@ -288,7 +289,7 @@ def test_map_lists_a_loaded_release_once_whatever_its_name():
     at.run()
     ws = workspace(at)
     at.session_state["workspace"] = ws.with_settings(
-        map={**uif.MAP_DEFAULTS, "cart_leaves": (5, 100), "references": ("half",), "seed": 0}
+        map={**uimap.MAP_DEFAULTS, "cart_leaves": (5, 100), "references": ("half",), "seed": 0}
     )
     at.switch_page("pages/map.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -303,10 +304,10 @@ def test_map_lists_a_loaded_release_once_whatever_its_name():
     leaf100 = next(i for i in drawn if i.startswith("gen:cart:min_leaf=100:"))
     cand = next(
         c
-        for c in uif.map_candidates(workspace(at), uif.map_params(workspace(at)))
+        for c in uimap.map_candidates(workspace(at), uimap.map_params(workspace(at)))
         if c.id == leaf100
     )
-    frame = uif.candidate_frame(workspace(at), cand, 0)
+    frame = uimap.candidate_frame(workspace(at), cand, 0)
     at.session_state["workspace"] = replace(
         workspace(at),
         releases=workspace(at).releases + (Table.make("my renamed release", frame, "upload"),),
@@ -325,8 +326,8 @@ def demo_ws():
 
 
 def test_candidates_loaded_first_references_last_and_deduplicated(demo_ws):
-    params = {**uif.MAP_DEFAULTS, "cart_leaves": (5, 20), "leaky_levels": (0.5,)}
-    cands = uif.map_candidates(demo_ws, params)
+    params = {**uimap.MAP_DEFAULTS, "cart_leaves": (5, 20), "leaky_levels": (0.5,)}
+    cands = uimap.map_candidates(demo_ws, params)
     assert [c.kind for c in cands] == [
         "workspace",
         "generated",
@@ -344,29 +345,29 @@ def test_candidates_loaded_first_references_last_and_deduplicated(demo_ws):
     ]
     assert cands[-1].label == "SELF (real copy)"
     # a generated release already loaded (same name) is shown once, as the loaded one
-    frame = uif.candidate_frame(demo_ws, cands[1], 1)
+    frame = uimap.candidate_frame(demo_ws, cands[1], 1)
     ws2 = replace(
         demo_ws,
         releases=demo_ws.releases + (Table.make("CART leaf 5 (seed 1)", frame, "generated"),),
     )
-    labels = [c.label for c in uif.map_candidates(ws2, params)]
+    labels = [c.label for c in uimap.map_candidates(ws2, params)]
     assert labels.count("CART leaf 5 (seed 1)") == 1
-    assert uif.map_candidates(ws2, params)[1].kind == "workspace"
+    assert uimap.map_candidates(ws2, params)[1].kind == "workspace"
     # without loaded releases only the generated ones and the references remain
-    none = uif.map_candidates(demo_ws, {**params, "workspace": False})
+    none = uimap.map_candidates(demo_ws, {**params, "workspace": False})
     assert "workspace" not in {c.kind for c in none}
 
 
 def test_leaky_candidate_copies_the_stated_share_of_training_rows(demo_ws):
     params = {
-        **uif.MAP_DEFAULTS,
+        **uimap.MAP_DEFAULTS,
         "cart_leaves": (),
         "leaky_levels": (0.25,),
         "references": (),
         "workspace": False,
     }
-    (leaky,) = uif.map_candidates(demo_ws, params)
-    frame = uif.candidate_frame(demo_ws, leaky, 1)
+    (leaky,) = uimap.map_candidates(demo_ws, params)
+    frame = uimap.candidate_frame(demo_ws, leaky, 1)
     real = pc.prepare_table(demo_ws.real.frame, demo_ws.schema)
     holdout = pc.conform_table(demo_ws.holdout.frame, demo_ws.schema)
     key = list(real.columns)
@@ -376,7 +377,7 @@ def test_leaky_candidate_copies_the_stated_share_of_training_rows(demo_ws):
     assert len(copied) == round(0.25 * len(frame))
     assert len(from_holdout) == len(frame) - len(copied)
     # without a holdout there is nothing to fill the release with: no leaky candidate
-    assert uif.map_candidates(replace(demo_ws, holdout=None), params) == []
+    assert uimap.map_candidates(replace(demo_ws, holdout=None), params) == []
 
 
 def test_map_half_is_compared_with_the_other_half(demo_ws):
@@ -385,15 +386,15 @@ def test_map_half_is_compared_with_the_other_half(demo_ws):
     from privacy_core.references import fidelity_baselines
 
     seed = 1
-    params = {**uif.MAP_DEFAULTS, "cart_leaves": (), "references": ("half",), "workspace": False}
-    (half,) = uif.map_candidates(demo_ws, params)
-    cell = uif._compute_cell(demo_ws, half, "wasserstein", seed, lambda *a: None)
+    params = {**uimap.MAP_DEFAULTS, "cart_leaves": (), "references": ("half",), "workspace": False}
+    (half,) = uimap.map_candidates(demo_ws, params)
+    cell = uimap._compute_cell(demo_ws, half, "wasserstein", seed, lambda *a: None)
     real = pc.prepare_table(demo_ws.real.frame, demo_ws.schema)
     page = fidelity_baselines(real, schema=demo_ws.schema, metrics=["wasserstein"], seed=seed)[
         "half"
     ]["wasserstein"]
     contained = pc.wasserstein_fidelity(
-        real, uif.candidate_frame(demo_ws, half, seed), schema=demo_ws.schema, seed=seed
+        real, uimap.candidate_frame(demo_ws, half, seed), schema=demo_ws.schema, seed=seed
     )
     assert cell.params["n_real"] == len(real) // 2 + len(real) % 2
     assert cell.value == pytest.approx(page.value, rel=0.05)
@@ -401,9 +402,10 @@ def test_map_half_is_compared_with_the_other_half(demo_ws):
 
 
 def test_generated_candidates_have_the_promised_sizes(demo_ws):
-    params = {**uif.MAP_DEFAULTS, "cart_leaves": (100,)}
+    params = {**uimap.MAP_DEFAULTS, "cart_leaves": (100,)}
     n = len(demo_ws.real.frame)
     sizes = {
-        c.kind: len(uif.candidate_frame(demo_ws, c, 1)) for c in uif.map_candidates(demo_ws, params)
+        c.kind: len(uimap.candidate_frame(demo_ws, c, 1))
+        for c in uimap.map_candidates(demo_ws, params)
     }
     assert sizes == {"workspace": n, "generated": n, "half": n // 2, "histogram": n, "self": n}

@@ -48,7 +48,10 @@ def test_mds_runs_from_the_form_and_joins_the_drill_down():
 
 def test_map_scores_a_candidate_through_its_own_method():
     import privacy_core as pc
-    from ui.fidelity import Candidate, shadow_options
+    from ui.map import (
+        Candidate,
+        shadow_options,
+    )
 
     cart = Candidate("gen:cart", "CART leaf 5", "generated", "cart", (("min_leaf", 5),))
     assert shadow_options(cart) == {"shadow_method": "cart", "shadow_params": {"min_leaf": 5}}
