@@ -7,6 +7,7 @@ holds the measure's function itself, its label, goal, what it needs and its cost
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,6 +28,18 @@ from .risk.mds import membership_disclosure_score
 from .risk.membership import domias, membership_disclosure
 from .risk.rapid import rapid
 from .utility import discriminator, ml_affinity, query_error
+
+
+@dataclass(frozen=True)
+class MeasureGoal:
+    """Which way a measure's headline improves, and the value that means "ideal"."""
+
+    direction: Literal["lower", "higher", "target"]
+    ideal: float
+
+
+# a risk or a loss: 0 = no risk / no difference
+LOWER = MeasureGoal("lower", 0.0)
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,12 @@ class MeasureSpec:
     # measures this one runs before when both are asked for: its neighbour search (with
     # more neighbours) then serves theirs from the search cache (risk.neighbors)
     before: tuple[str, ...] = ()
+    # which way the headline improves (a result's ``goal`` says only "lower" or "higher":
+    # the discriminator's AUC is best at 0.5 and worse on either side)
+    goal: MeasureGoal = LOWER
+    # the widest range the value can take; a result's own ``bounds`` lie inside it (DCR's
+    # and F_rel's lower ends depend on the data)
+    bounds: tuple[float, float] = (0.0, 1.0)
 
     def mode_options(self, mode: str) -> dict[str, Any]:
         """Keyword arguments of one calibration mode (``default`` for measures with one)."""
@@ -112,6 +131,8 @@ def _m(
     calibrated: bool = True,
     evaluates: Literal["release", "generator"] = "release",
     before: tuple[str, ...] = (),
+    goal: MeasureGoal = LOWER,
+    bounds: tuple[float, float] = (0.0, 1.0),
 ) -> MeasureSpec:
     return MeasureSpec(
         name,
@@ -133,6 +154,8 @@ def _m(
         calibrated,
         evaluates,
         before,
+        goal,
+        bounds,
     )
 
 
@@ -179,6 +202,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "DCR (SRD vs RRD)",
             "privacy",
             dcr,
+            bounds=(-math.inf, 1.0),
             holdout=False,
             fast=True,
             indicator=True,
@@ -192,6 +216,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "DCR k-NN variants",
             "privacy",
             dcr_knn,
+            bounds=(-math.inf, 1.0),
             holdout=False,
             fast=False,
             indicator=True,
@@ -279,6 +304,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "DOMIAS",
             "privacy",
             domias,
+            bounds=(-1.0, 1.0),
             holdout=True,
             fast=False,
             calibrated=False,
@@ -298,6 +324,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "Membership disclosure (F_rel)",
             "privacy",
             membership_disclosure,
+            bounds=(-math.inf, 1.0),
             holdout=True,
             fast=True,
             calibrated=False,
@@ -316,6 +343,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "Membership disclosure score (MDS)",
             "privacy",
             membership_disclosure_score,
+            bounds=(-1.0, math.inf),
             holdout=True,
             fast=False,
             threat=False,
@@ -330,6 +358,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "Wasserstein distance",
             "fidelity",
             wasserstein_fidelity,
+            bounds=(0.0, 2.0),
             holdout=False,
             fast=False,
             threat=False,
@@ -342,6 +371,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "ML affinity (relative gap)",
             "fidelity",
             ml_affinity,
+            bounds=(0.0, math.inf),
             holdout=True,
             fast=False,
             threat=False,
@@ -364,6 +394,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "Discriminator AUC",
             "fidelity",
             discriminator,
+            goal=MeasureGoal("target", 0.5),
             holdout=False,
             fast=True,
             threat=False,
@@ -383,24 +414,10 @@ def get_measure(name: str) -> MeasureSpec:
         ) from None
 
 
-@dataclass(frozen=True)
-class MeasureGoal:
-    """Which way a measure's headline improves, and the value that means "ideal"."""
-
-    direction: Literal["lower", "higher", "target"]
-    ideal: float
-
-
-# A result's ``goal`` says "lower" or "higher" only: the discriminator's AUC is best at
-# 0.5 (indistinguishable) and worse on either side, which no result field can say.
-_TARGET_GOALS = {"discriminator": MeasureGoal("target", 0.5)}
-
-
 def measure_goal(name: str) -> MeasureGoal:
     """The goal of a registered measure, for axes, arrows and readings (read-only)."""
     get_measure(name)  # a specific error for an unknown name
-    # every other registered measure reports a risk or a loss: 0 = no risk / no difference
-    return _TARGET_GOALS.get(name, MeasureGoal("lower", 0.0))
+    return get_measure(name).goal
 
 
 def goal_phrase(name: str) -> str:

@@ -100,6 +100,10 @@ def test_result_object_aggregate_interval_and_parameters(name, results):
     if res.ci is not None:
         assert res.ci[0] <= res.value + 1e-9 and res.value - 1e-9 <= res.ci[1], (res.value, res.ci)
     assert res.goal in ("lower", "higher")
+    spec = MEASURES[name]  # the registry's goal and envelope of bounds hold the result's
+    assert spec.bounds[0] <= lo and hi <= spec.bounds[1], (res.bounds, spec.bounds)
+    if spec.goal.direction != "target":
+        assert res.goal == spec.goal.direction
     assert isinstance(res.params, dict) and res.params
     assert res.to_dict()["value"] == pytest.approx(res.value)
 
