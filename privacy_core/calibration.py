@@ -1,6 +1,9 @@
 """Calibration of the measures themselves: the leaky risk model run on every registered
 disclosure measure, at several training:holdout size ratios.
 
+Why one module: the reference tables, the per-measure summary and the contract's verdict
+are one procedure; the thresholds of the verdict sit next to what they judge.
+
 A reviewer reads a measure as "0 = this release leaks nothing, 1 = it leaks everything".
 :func:`calibrate` checks that reading on the user's own data and threat model. The real
 rows (and the holdout, pooled with them) are split once (seeded) into

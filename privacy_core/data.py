@@ -1,5 +1,9 @@
 """Data layer: loading tables, inferring their schema, and conforming releases to it.
 
+Why one module: loading, schema inference and conformance share the rules for what a
+column is (numeric, categorical, constant, identifier, missing); one module keeps the
+rules and the messages that name them together.
+
 Contract
 --------
 * :func:`load_table` reads CSV (delimiter and encoding sniffed) or Parquet with polars and

@@ -1,5 +1,8 @@
 """The review history: a database of past reviews, their comparison and reproduction.
 
+Why one module: the store, the comparison and the reproduction check all read the same
+stored document; its schema is defined once here.
+
 A review is stored on explicit request (:meth:`ReviewStore.save`) as one strict-JSON
 document (the report's :meth:`~privacy_core.report.ReviewReport.to_dict`, plus the
 considered alternatives) and a few indexed columns to list and match reviews by. The

@@ -1,5 +1,8 @@
 """Guided teaching scenarios: small, seeded experiments that each show one idea.
 
+Why one module: each teaching scenario is a small function over the same simulation and
+result type; the Learn page lists them from one place.
+
 A lecturer runs them live on the Learn page; each is a pure function of keyword-only
 options and a ``seed`` that returns a frozen result with values, intervals and the
 parameters used. They make their own simulated data (the RAPID paper's health microdata,

@@ -1,5 +1,9 @@
 """The threat model: which columns an attacker knows and which are secret.
 
+Why one module: the threat model, its validation and the quasi-identifier suggestion
+share one notion of which columns an attacker could know; split, the suggestion's rules
+and the validation's would drift apart.
+
 Consensus recommendation R1 (``consensus-privacy-framework.md``, Table 2): disclosure
 measures are computed on quasi-identifiers chosen by the data controller.
 """

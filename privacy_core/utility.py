@@ -1,5 +1,8 @@
 """Utility: machine-learning affinity, query error and the real-vs-synthetic discriminator.
 
+Why one module: the three utility measures share the evaluators' encoding, the seeds and
+the bootstrap of their intervals.
+
 Contract
 --------
 Each measure is a pure function (data first, keyword-only options, ``seed``) returning a

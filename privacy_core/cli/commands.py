@@ -1,5 +1,10 @@
 """The evaluating and data sub-commands: demo-data, synthesize, rapid, privacy, fidelity,
-report, history, calibrate."""
+report, history, calibrate.
+
+Why one module: each evaluating command is a short adapter from arguments to one engine
+call and its JSON; they share the payload and summary helpers and read best side by
+side.
+"""
 
 from __future__ import annotations
 

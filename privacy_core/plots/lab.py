@@ -1,5 +1,8 @@
 """Figures of the risk lab: measure responses to inserted risk, correlations, training.
 
+Why one module: every figure of the risk lab reads the same SweepResult table with the
+same colours and labels; one module keeps them consistent.
+
 Functions from a :class:`~privacy_core.experiments.SweepResult` (or a
 :class:`~privacy_core.synth.autoregressive.TrainingCurve`) to plotly figures. Responses are
 the mean over replicates with its interval as a band (``SweepResult.summary``).

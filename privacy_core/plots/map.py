@@ -1,5 +1,8 @@
 """The risk–utility map: candidate releases as points, with interval whiskers on both axes.
 
+Why one module: the map's table and its figure are one contract (the table's columns are
+the figure's traces and whiskers); the page and the report draw both.
+
 :func:`map_table` lines up, per candidate, one privacy result (x) and one fidelity or
 utility result (y); :func:`risk_utility_map` draws that table. Candidates are keyed by an
 id that the figure carries as ``customdata``, so a click on a point (Streamlit's

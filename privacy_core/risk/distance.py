@@ -1,5 +1,8 @@
 """Similarity indicators: identical match share (IMS) and distance to closest record (DCR).
 
+Why one module: IMS, DCR and k-NN DCR share one encoding, one neighbour search and one
+bootstrap; their readings are defined against each other.
+
 Both are *indicators*, not disclosure measures: they say how close the release sits to
 the training records, not what an attacker learns about anyone. The consensus framework
 discourages reporting them on their own (recommendation R3): closeness does not imply

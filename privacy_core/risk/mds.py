@@ -1,5 +1,8 @@
 """Membership disclosure score (MDS) with shadow synthesizers.
 
+Why one module: the shadow models, the disclosure score and its HALF/SELF reading are
+one method (Du & Li §5); the overfit variant reuses every step.
+
 Du & Li, "Systematic Assessment of Tabular Data Synthesis"
 (``systematic-assessment-fidelity-mds.md``) §5; the reference code's details are in
 ``metric-reference.md`` §1b. MDS asks of a *generating method*, not of one release: how

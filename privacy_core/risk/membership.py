@@ -1,5 +1,8 @@
 """Membership inference: DOMIAS density ratio and the partition attack with F_rel.
 
+Why one module: DOMIAS and the partition attack share the membership setting (members,
+non-members, prevalence) and its validation; each is about half the module.
+
 Both ask whether a release reveals that a record was in the training data, with training
 records as members and holdout records (real, never seen by the generator) as
 non-members. The consensus framework's conditions apply (R4): the attacker's targets are

@@ -1,5 +1,9 @@
 """RAPID: Risk of Attribute Prediction-Induced Disclosure.
 
+Why one module: the RAPID result re-aggregates what the fit stores (scores, bootstrap
+indices) at any threshold, score and interval; the fit, the null calibration, the paper
+study and the synthesizer cross-validation all produce or read that one result type.
+
 An attacker trains a model on the release (quasi-identifiers -> sensitive attribute) and
 applies it to every real record. A record is at risk when the prediction is confidently
 correct beyond what the marginal distribution alone gives:

@@ -1,5 +1,8 @@
 """A small autoregressive neural generator (torch) and the overfitting risk model.
 
+Why one module: the tokenizer, the network, its training loop with checkpoints and the
+sampler are one generator; the overfit risk model reads the training curve it keeps.
+
 The table is turned into a short sequence of tokens per row and a network models
 p(row) = prod_j p(token_j | tokens before j), one small MLP head per token over the
 embeddings of the earlier tokens (the same factorisation as RealTabFormer's GPT-2, at a

@@ -221,3 +221,19 @@ def test_pages_use_the_flat_public_api():
                 if module and node.attr not in public[module]:
                     offenders.append(f"{path.name}:{node.lineno} {node.value.id}.{node.attr}")
     assert offenders == []
+
+
+MODULE_LINES_WITHOUT_REASON = 600
+
+
+def test_a_large_engine_module_says_why_it_is_one_module():
+    """Issue 12: no engine module above ~600 lines without a reason written at its top."""
+    silent = []
+    for name, path in MODULES.items():
+        if not name.startswith("privacy_core"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if len(text.splitlines()) > MODULE_LINES_WITHOUT_REASON and "Why one module:" not in doc:
+            silent.append(f"{name} ({len(text.splitlines())} lines)")
+    assert silent == []

@@ -1,5 +1,9 @@
 """Singling out: predicates from the release that isolate one synthetic record, tried on
-real records (rank-coded columns, bitset and histogram counting)."""
+real records (rank-coded columns, bitset and histogram counting).
+
+Why one module: predicate generation, the rank coding and the bitset counting are tuned
+together for speed (issue 14); split, the hot loop would cross module boundaries.
+"""
 
 from __future__ import annotations
 
