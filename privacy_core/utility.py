@@ -23,7 +23,7 @@ threat-free half of :func:`~privacy_core.inputs.prepare_review`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -275,95 +275,17 @@ def ml_affinity(
     check_choice("target_transform", target_transform, TARGET_TRANSFORMS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
-    if holdout is None:
-        raise ParameterError(
-            "`holdout` is required: machine-learning affinity tests every evaluator on real "
-            "rows the generator never saw. Give the holdout (control) table."
-        )
-    if target is None and threat is not None:
-        target = threat.target
-    if target is None:
-        raise ParameterError(
-            "`target` is required: name the column the evaluators predict "
-            "(or give a threat model whose sensitive attribute it is)."
-        )
-    data = prepare_release_tables(real, synthetic, holdout=holdout, schema=schema, min_rows=10)
-    if target not in data.schema.included:
-        raise ColumnNotFoundError(
-            f"`target` must be an included column ({', '.join(data.schema.included)}); "
-            f"got {target!r}."
-        )
-    features = [c for c in data.schema.included if c != target]
-    if not features:
-        raise InsufficientDataError(
-            f"Only the target {target!r} is usable; the evaluators need at least one feature."
-        )
-    classification = data.schema[target].is_categorical
-    holdout_c: pd.DataFrame = data.holdout  # given, checked above
-
-    def usable(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame if classification else frame[frame[target].notna()]
-
-    train, test = usable(data.real), usable(holdout_c)
-    releases = [usable(s) for s in data.synthetic]
-    for label, frame in [
-        ("real", train),
-        ("holdout", test),
-        *[(f"synthetic #{i + 1}", f) for i, f in enumerate(releases)],
-    ]:
-        if len(frame) < 10:
-            raise InsufficientDataError(
-                f"The {label} table has {len(frame)} row(s) with a value for {target!r}; "
-                "machine-learning affinity needs 10."
-            )
+    data, target, features, classification, train, test, releases = _mla_tables(
+        real, synthetic, holdout=holdout, target=target, threat=threat, schema=schema
+    )
     seeds = _seeds(seed, len(names) + len(releases) + 1)
-    capped = []
-    for m, frame in enumerate(releases):
-        if len(frame) > len(train):
-            rng = np.random.default_rng(seeds[len(names) + m])
-            frame = frame.iloc[np.sort(rng.choice(len(frame), size=len(train), replace=False))]
-        capped.append(frame)
-
+    capped = [_capped(frame, len(train), seeds[len(names) + m]) for m, frame in enumerate(releases)]
     encoder = TableEncoder(data.schema, columns=features).fit(train)
     X_train, X_test = encoder.transform(train), encoder.transform(test)
     X_syn = [encoder.transform(f) for f in capped]
-    if classification:
-        classes = sorted(
-            set(train[target]) | set(test[target]) | set().union(*(set(f[target]) for f in capped))
-        )
-        n_classes = len(classes)
-        if train[target].nunique() < 2:
-            raise InsufficientDataError(
-                f"The real table has a single class of {target!r}; there is nothing for the "
-                "evaluators to learn. Choose a target with two or more classes."
-            )
-
-        def codes(frame: pd.DataFrame) -> np.ndarray:
-            return pd.Categorical(frame[target], categories=classes).codes.astype(np.int64)
-
-        y_train, y_test, y_syn = codes(train), codes(test), [codes(f) for f in capped]
-        for m, y in enumerate(y_syn):
-            if np.unique(y).size < 2:
-                warnings.warn(
-                    f"Synthetic release #{m + 1} has a single class of {target!r}; its "
-                    "evaluators predict that class everywhere.",
-                    UntrustworthyResultWarning,
-                    stacklevel=2,
-                )
-    else:
-        n_classes = 0
-        y_train = train[target].to_numpy(dtype=float)
-        y_test = test[target].to_numpy(dtype=float)
-        y_syn = [f[target].to_numpy(dtype=float) for f in capped]
-        if target_transform == "quantile":
-            qt = QuantileTransformer(
-                output_distribution="normal",
-                n_quantiles=int(max(min(len(y_train) / 30, 1000), 10)),
-                random_state=seed,
-            )
-            qt.fit(y_train[:, None])
-            y_train, y_test = (qt.transform(y[:, None])[:, 0] for y in (y_train, y_test))
-            y_syn = [qt.transform(y[:, None])[:, 0] for y in y_syn]
+    y_train, y_test, y_syn, n_classes = _mla_targets(
+        train, test, capped, target, classification, target_transform, seed
+    )
 
     n_rep = len(capped)
     pred_real = np.empty((len(names), len(y_test)))
@@ -385,11 +307,10 @@ def ml_affinity(
                 pred_syn[j, m] = pred
             step += 1
 
-    unit = np.ones((1, len(y_test)), dtype=np.float32)
-
     def scores(pred: np.ndarray, w: np.ndarray) -> np.ndarray:
         return _score_bootstrap(y_test, pred, w, classification=classification, n_classes=n_classes)
 
+    unit = np.ones((1, len(y_test)), dtype=np.float32)
     s_real = np.array([scores(pred_real[j], unit)[0] for j in range(len(names))])
     s_syn = np.array(
         [[scores(pred_syn[j, m], unit)[0] for m in range(n_rep)] for j in range(len(names))]
@@ -405,27 +326,9 @@ def ml_affinity(
             stacklevel=2,
         )
     value = float(np.nanmean(per_eval)) if np.isfinite(per_eval).any() else float("nan")
-
-    ci: tuple[float, float] | None = None
-    by_ci: dict[str, tuple[float, float]] = {}
-    if bootstrap:
-        boot_gap = np.empty((bootstrap, len(names)))
-        n = len(y_test)
-        chunk = max(1, _BOOT_CHUNK_CELLS // max(n, 1))
-        boot_seed = seeds[-1]
-        for start in range(0, bootstrap, chunk):
-            size = min(chunk, bootstrap - start)
-            w = bootstrap_weights(n, size, seed=boot_seed + start)
-            for j in range(len(names)):
-                br = scores(pred_real[j], w)
-                bs = np.column_stack([scores(pred_syn[j, m], w) for m in range(n_rep)])
-                boot_gap[start : start + size, j] = _relative_gap(br[:, None], bs).mean(axis=1)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            lo, hi = percentile_interval(np.nanmean(boot_gap, axis=1), confidence=confidence)
-            lo_e, hi_e = percentile_interval(boot_gap, confidence=confidence)
-        ci = (float(lo), float(hi))
-        by_ci = {name: (float(lo_e[j]), float(hi_e[j])) for j, name in enumerate(names)}
+    ci, by_ci = _mla_intervals(
+        scores, pred_real, pred_syn, names, len(y_test), bootstrap, seeds[-1], confidence
+    )
 
     sign = 1.0 if classification else -1.0
     rows = []
@@ -486,6 +389,149 @@ def ml_affinity(
         bounds=(0.0, float("inf")),
         extra=extra,
     )
+
+
+def _mla_tables(
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame | Sequence[pd.DataFrame],
+    *,
+    holdout: pd.DataFrame | None,
+    target: str | None,
+    threat: ThreatModel | None,
+    schema: Schema | None,
+) -> tuple[Any, str, list[str], bool, pd.DataFrame, pd.DataFrame, list[pd.DataFrame]]:
+    """Checked inputs of ML affinity: (prepared tables, target, features, classification,
+    training rows, test rows, releases), each table with a value for the target."""
+    if holdout is None:
+        raise ParameterError(
+            "`holdout` is required: machine-learning affinity tests every evaluator on real "
+            "rows the generator never saw. Give the holdout (control) table."
+        )
+    if target is None and threat is not None:
+        target = threat.target
+    if target is None:
+        raise ParameterError(
+            "`target` is required: name the column the evaluators predict "
+            "(or give a threat model whose sensitive attribute it is)."
+        )
+    data = prepare_release_tables(real, synthetic, holdout=holdout, schema=schema, min_rows=10)
+    if target not in data.schema.included:
+        raise ColumnNotFoundError(
+            f"`target` must be an included column ({', '.join(data.schema.included)}); "
+            f"got {target!r}."
+        )
+    features = [c for c in data.schema.included if c != target]
+    if not features:
+        raise InsufficientDataError(
+            f"Only the target {target!r} is usable; the evaluators need at least one feature."
+        )
+    classification = data.schema[target].is_categorical
+    holdout_c: pd.DataFrame = data.holdout  # given, checked above
+
+    def usable(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame if classification else frame[frame[target].notna()]
+
+    train, test = usable(data.real), usable(holdout_c)
+    releases = [usable(s) for s in data.synthetic]
+    for label, frame in [
+        ("real", train),
+        ("holdout", test),
+        *[(f"synthetic #{i + 1}", f) for i, f in enumerate(releases)],
+    ]:
+        if len(frame) < 10:
+            raise InsufficientDataError(
+                f"The {label} table has {len(frame)} row(s) with a value for {target!r}; "
+                "machine-learning affinity needs 10."
+            )
+    return data, target, features, classification, train, test, releases
+
+
+def _capped(frame: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """A release no longer than the real table (a seeded subsample, in order)."""
+    if len(frame) <= n:
+        return frame
+    rng = np.random.default_rng(seed)
+    return frame.iloc[np.sort(rng.choice(len(frame), size=n, replace=False))]
+
+
+def _mla_targets(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    releases: list[pd.DataFrame],
+    target: str,
+    classification: bool,
+    target_transform: str,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray], int]:
+    """(y_train, y_test, y per release, number of classes; 0 for a regression)."""
+    if not classification:
+        y_train = train[target].to_numpy(dtype=float)
+        y_test = test[target].to_numpy(dtype=float)
+        y_syn = [f[target].to_numpy(dtype=float) for f in releases]
+        if target_transform == "quantile":
+            qt = QuantileTransformer(
+                output_distribution="normal",
+                n_quantiles=int(max(min(len(y_train) / 30, 1000), 10)),
+                random_state=seed,
+            )
+            qt.fit(y_train[:, None])
+            y_train, y_test = (qt.transform(y[:, None])[:, 0] for y in (y_train, y_test))
+            y_syn = [qt.transform(y[:, None])[:, 0] for y in y_syn]
+        return y_train, y_test, y_syn, 0
+    classes = sorted(
+        set(train[target]) | set(test[target]) | set().union(*(set(f[target]) for f in releases))
+    )
+    if train[target].nunique() < 2:
+        raise InsufficientDataError(
+            f"The real table has a single class of {target!r}; there is nothing for the "
+            "evaluators to learn. Choose a target with two or more classes."
+        )
+
+    def codes(frame: pd.DataFrame) -> np.ndarray:
+        return pd.Categorical(frame[target], categories=classes).codes.astype(np.int64)
+
+    y_syn = [codes(f) for f in releases]
+    for m, y in enumerate(y_syn):
+        if np.unique(y).size < 2:
+            warnings.warn(
+                f"Synthetic release #{m + 1} has a single class of {target!r}; its "
+                "evaluators predict that class everywhere.",
+                UntrustworthyResultWarning,
+                stacklevel=3,
+            )
+    return codes(train), codes(test), y_syn, len(classes)
+
+
+def _mla_intervals(
+    scores: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    pred_real: np.ndarray,
+    pred_syn: np.ndarray,
+    names: Sequence[str],
+    n: int,
+    bootstrap: int,
+    boot_seed: int,
+    confidence: float,
+) -> tuple[tuple[float, float] | None, dict[str, tuple[float, float]]]:
+    """Percentile-bootstrap intervals over the holdout rows: of MLA and of each evaluator's
+    gap (the fits are not repeated; the test rows are resampled)."""
+    if not bootstrap:
+        return None, {}
+    n_rep = pred_syn.shape[1]
+    boot_gap = np.empty((bootstrap, len(names)))
+    chunk = max(1, _BOOT_CHUNK_CELLS // max(n, 1))
+    for start in range(0, bootstrap, chunk):
+        size = min(chunk, bootstrap - start)
+        w = bootstrap_weights(n, size, seed=boot_seed + start)
+        for j in range(len(names)):
+            br = scores(pred_real[j], w)
+            bs = np.column_stack([scores(pred_syn[j, m], w) for m in range(n_rep)])
+            boot_gap[start : start + size, j] = _relative_gap(br[:, None], bs).mean(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = percentile_interval(np.nanmean(boot_gap, axis=1), confidence=confidence)
+        lo_e, hi_e = percentile_interval(boot_gap, confidence=confidence)
+    by_ci = {name: (float(lo_e[j]), float(hi_e[j])) for j, name in enumerate(names)}
+    return (float(lo), float(hi)), by_ci
 
 
 # ============================================================================ query error
