@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import mixed_frames
 
 from privacy_core import (
-    MISSING,
     PrivacyCoreError,
     PrivacyCoreWarning,
     TableEncoder,
@@ -20,44 +20,6 @@ from privacy_core import (
 )
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-_floats = st.one_of(
-    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False),
-    st.just(np.nan),
-    st.just(np.inf),
-)
-_words = st.one_of(st.sampled_from(["a", "b", "c", " d ", "é", "", MISSING]), st.none())
-
-
-@st.composite
-def mixed_frames(draw) -> pd.DataFrame:
-    """1-5 columns of ints, floats (with NaN/inf), text (with None), bools, or a mix."""
-    n = draw(st.integers(min_value=1, max_value=30))
-    kinds = draw(
-        st.lists(
-            st.sampled_from(["int", "float", "text", "bool", "mixed", "small"]),
-            min_size=1,
-            max_size=5,
-        )
-    )
-    columns = {}
-    for i, kind in enumerate(kinds):
-        if kind == "int":
-            values = draw(st.lists(st.integers(-(10**6), 10**6), min_size=n, max_size=n))
-        elif kind == "small":  # few distinct integers: boolean / categorical territory
-            values = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
-        elif kind == "float":
-            values = draw(st.lists(_floats, min_size=n, max_size=n))
-        elif kind == "text":
-            values = draw(st.lists(_words, min_size=n, max_size=n))
-        elif kind == "bool":
-            values = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-        else:
-            values = draw(
-                st.lists(st.one_of(_words, st.integers(0, 3), _floats), min_size=n, max_size=n)
-            )
-        columns[f"{kind}{i}"] = pd.Series(values, dtype=None if kind != "mixed" else object)
-    return pd.DataFrame(columns)
 
 
 def _schema_and_canonical(frame: pd.DataFrame):

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import small_tables
 
 from privacy_core import ThreatModel
 from privacy_core.data import ColumnSpec, Schema
@@ -36,25 +37,12 @@ SCHEMA = Schema(
     )
 )
 THREAT = ThreatModel(["x1", "c"], ["s"], sampling_fraction=0.4)
+
 SETTINGS = settings(
     max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-value = st.one_of(st.integers(0, 5).map(float), st.floats(0, 100, allow_nan=False))
-
-
-@st.composite
-def frames(draw, min_rows: int, max_rows: int, both_classes: bool = False) -> pd.DataFrame:
-    n = draw(st.integers(min_rows, max_rows))
-    x1 = draw(st.lists(value, min_size=n, max_size=n))
-    x2 = draw(st.lists(st.one_of(value, st.just(float("nan"))), min_size=n, max_size=n))
-    c = draw(st.lists(st.sampled_from("pqr"), min_size=n, max_size=n))
-    s = draw(st.lists(st.sampled_from("ab"), min_size=n, max_size=n))
-    if both_classes:
-        s[:2] = ["a", "b"]
-    return pd.DataFrame({"x1": x1, "x2": x2, "c": c, "s": s})
 
 
 def _shuffle(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -63,9 +51,9 @@ def _shuffle(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
 
 @SETTINGS
 @given(
-    real=frames(6, 25, both_classes=True),
-    syn=frames(2, 20),
-    hold=frames(4, 20),
+    real=small_tables(6, 25, both_classes=True),
+    syn=small_tables(2, 20),
+    hold=small_tables(4, 20),
     metric=st.sampled_from(["euclidean", "gower"]),
 )
 def test_dcr_distances_non_negative_and_bounded(real, syn, hold, metric):
@@ -92,8 +80,8 @@ def test_dcr_distances_non_negative_and_bounded(real, syn, hold, metric):
 
 @SETTINGS
 @given(
-    real=frames(6, 25, both_classes=True),
-    hold=frames(4, 20),
+    real=small_tables(6, 25, both_classes=True),
+    hold=small_tables(4, 20),
     metric=st.sampled_from(["euclidean", "gower"]),
 )
 def test_a_table_is_at_distance_zero_from_itself(real, hold, metric):
@@ -107,9 +95,9 @@ def test_a_table_is_at_distance_zero_from_itself(real, hold, metric):
 
 @SETTINGS
 @given(
-    real=frames(6, 25, both_classes=True),
-    syn=frames(2, 20),
-    hold=frames(4, 20),
+    real=small_tables(6, 25, both_classes=True),
+    syn=small_tables(2, 20),
+    hold=small_tables(4, 20),
     seed=st.integers(0, 2**16),
 )
 def test_aggregates_ignore_row_order_and_repeat_with_the_seed(real, syn, hold, seed):
@@ -134,9 +122,9 @@ def test_aggregates_ignore_row_order_and_repeat_with_the_seed(real, syn, hold, s
 
 @SETTINGS
 @given(
-    real=frames(8, 25, both_classes=True),
-    syn=frames(4, 20),
-    hold=frames(6, 20),
+    real=small_tables(8, 25, both_classes=True),
+    syn=small_tables(4, 20),
+    hold=small_tables(6, 20),
     seed=st.integers(0, 2**16),
 )
 def test_risks_stay_within_their_bounds(real, syn, hold, seed):
