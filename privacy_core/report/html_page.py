@@ -9,7 +9,7 @@ import gzip
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jinja2
 import numpy as np
@@ -18,10 +18,6 @@ from markupsafe import Markup
 
 from ..errors import ParameterError
 from ..measures import MEASURES
-
-if TYPE_CHECKING:
-    pass
-
 from .model import (
     _LEVEL_MARK,
     FAMILIES,

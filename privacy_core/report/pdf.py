@@ -9,12 +9,9 @@ from __future__ import annotations
 import datetime as _dt
 import unicodedata
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
-
-if TYPE_CHECKING:
-    pass
 
 from .model import (
     _LEVEL_MARK,
