@@ -67,10 +67,12 @@ def main() -> None:
             holdout=hold,
             schema=schema,
             seed=args.seed,
-            threat=threat if any(get_measure(n).needs_threat for n in names) else None,
+            threat=threat,
             progress=lambda _f, label, m=marks: m.append((time.perf_counter(), label)),
         )
         totals[group] = time.perf_counter() - t0
+        # evaluate also reports each measure's own steps: keep the per-measure marks
+        marks = [(t, label) for t, label in marks if label in labels or label == "done"]
         for (t, label), (t_next, _) in pairwise(marks):
             name = labels.get(label)
             if name is not None:

@@ -29,7 +29,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -77,14 +77,14 @@ class ContrastiveParams:
     threads: int = 2
 
     @classmethod
-    def coerce(cls, value: ContrastiveParams | dict | None) -> ContrastiveParams:
+    def coerce(cls, value: ContrastiveParams | Mapping[str, Any] | None) -> ContrastiveParams:
         if value is None:
             return cls()
         if isinstance(value, cls):
             return value
-        if not isinstance(value, dict):
+        if not isinstance(value, Mapping):
             raise ParameterError(
-                f"Contrastive encoder options must be a dict or ContrastiveParams; got "
+                f"Contrastive encoder options must be a mapping or ContrastiveParams; got "
                 f"{type(value).__name__}."
             )
         unknown = sorted(set(value) - set(cls.__dataclass_fields__))
@@ -93,7 +93,7 @@ class ContrastiveParams:
                 f"Unknown contrastive encoder option(s) {unknown}; choose "
                 f"from {', '.join(cls.__dataclass_fields__)}."
             )
-        return cls(**value)
+        return cls(**dict(value))
 
     def validated(self) -> ContrastiveParams:
         if self.dimension is not None:

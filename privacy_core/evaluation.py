@@ -8,6 +8,7 @@ called the same way wherever its number is shown.
 from __future__ import annotations
 
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,8 +76,10 @@ def evaluate(
         own progress reports into its share.
     errors
         ``"raise"``: the first :class:`~privacy_core.errors.PrivacyCoreError` propagates.
-        ``"collect"``: a failing measure is left out of ``results`` and its message kept
-        in ``failures``; the others still run.
+        ``"collect"``: a measure that fails with a
+        :class:`~privacy_core.errors.PrivacyCoreError` (bad input for it, too little data)
+        is left out of ``results`` and its message kept in ``failures``; the others still
+        run. Any other exception is a defect and propagates either way.
 
     Warnings raised by the measures are passed on to the caller and also listed, once
     each, in :attr:`Review.warnings`.
@@ -95,35 +98,39 @@ def evaluate(
     results: dict[str, MetricResult] = {}
     failures: dict[str, str] = {}
     error: PrivacyCoreError | None = None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for i, spec in enumerate(_run_order(specs, names)):
-            share = _share(progress, i, len(specs), spec.label)
-            try:
-                results[spec.name] = _call(
-                    spec,
-                    real,
-                    releases,
-                    threat=threat,
-                    holdout=holdout,
-                    schema=schema,
-                    seed=seed,
-                    options=(options or {}).get(spec.name, {}),
-                    progress=share,
-                )
-            except PrivacyCoreError as exc:
-                if errors == "raise":
-                    error = exc
-                    break
-                failures[spec.name] = " ".join(str(exc).split())
-    # recorded to be listed, and passed on to the caller's own filters
-    _pass_on(caught)
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for i, spec in enumerate(_run_order(specs, names)):
+                share = _share(progress, i, len(specs), spec.label)
+                try:
+                    results[spec.name] = _call(
+                        spec,
+                        real,
+                        releases,
+                        threat=threat,
+                        holdout=holdout,
+                        schema=schema,
+                        seed=seed,
+                        options=(options or {}).get(spec.name, {}),
+                        progress=share,
+                    )
+                except PrivacyCoreError as exc:
+                    if errors == "raise":
+                        error = exc
+                        break
+                    failures[spec.name] = " ".join(str(exc).split())
+    finally:
+        # recorded to be listed, and passed on to the caller's own filters (also when an
+        # unexpected error escapes: the warnings before it may explain it)
+        _pass_on(caught)
     if error is not None:
         raise error
     if progress:
         progress(1.0, "done")
     order = list(dict.fromkeys(s.name for s in specs))
-    messages = dict.fromkeys(str(w.message) for w in caught)
+    messages = dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UserWarning))
     return Review(
         results={n: results[n] for n in order if n in results},
         failures={n: failures[n] for n in order if n in failures},
@@ -268,10 +275,37 @@ def _share(progress: ProgressFn | None, i: int, k: int, label: str) -> ProgressF
     return sub
 
 
+# where re-issued warnings are remembered, as a module's __warningregistry__ is: the
+# default action shows a warning once per location, as it did before it was recorded
+_REGISTRY: dict[Any, Any] = {}
+
+
 def _pass_on(caught: list[warnings.WarningMessage]) -> None:
-    """Re-issue recorded warnings to the caller's filters, as if never recorded."""
+    """Re-issue recorded warnings to the caller's filters, as if never recorded: each
+    distinct one once, with the module it came from (for module filters)."""
+    seen = set()
     for w in caught:
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        key = (str(w.message), w.category, w.filename, w.lineno)
+        if key in seen:
+            continue
+        seen.add(key)
+        warnings.warn_explicit(
+            w.message,
+            w.category,
+            w.filename,
+            w.lineno,
+            module=_module_of(w.filename),
+            registry=_REGISTRY,
+        )
+
+
+def _module_of(filename: str) -> str | None:
+    """The dotted name of the loaded module defined in ``filename`` (None: unknown, and
+    warnings then names the module after the file, as it does itself)."""
+    for name, module in list(sys.modules.items()):
+        if getattr(module, "__file__", None) == filename:
+            return name
+    return None
 
 
 __all__ = ["Review", "evaluate", "evaluate_measures", "evaluate_noted", "run_noted"]

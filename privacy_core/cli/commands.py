@@ -224,7 +224,8 @@ def _run_measures(
         if skipped and not _csv_list(args.metrics):
             names = [n for n in names if n not in skipped]
             sys.stderr.write(f"warning: no --control given; skipped {', '.join(skipped)}\n")
-    needs_threat = any(get_measure(n).needs_threat for n in names)
+    # ML affinity takes its target from the threat model (--sensitive) on the command line
+    needs_threat = any(get_measure(n).needs_threat or get_measure(n).uses_threat for n in names)
     threat = _threat(args, real) if (needs_threat or args.sensitive) else None
     results = evaluate_measures(
         real,

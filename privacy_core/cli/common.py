@@ -146,11 +146,10 @@ def _summary(metrics: dict[str, MetricResult]) -> str:
         ci = f" [{m.ci[0]:.3f}, {m.ci[1]:.3f}]" if m.ci else ""
         lines.append(f"{name}: {m.value:.4f}{ci} ({m.goal} is better)")
         if name == "singling_out" and "mode" in m.params:
-            from ..risk.attacks.common import AttackResult
             from ..risk.attacks.predicates import describe_configuration
 
-            if isinstance(m, AttackResult):
-                lines[-1] += f"; {describe_configuration(m)}"
+            # (several releases combine into a plain MetricResult with the same params)
+            lines[-1] += f"; {describe_configuration(m)}"
     return "\n".join(lines)
 
 

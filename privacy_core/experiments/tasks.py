@@ -175,12 +175,12 @@ def _evaluate(
             options.update(shadow)
         if canary_labels is not None and key in CANARY_MEASURES:
             options.setdefault("n_attacks", None)  # attack every record, canaries included
-        # Fidelity measures that take no threat model are called without one.
+        # evaluate passes the threat model only to the measures that need or use it
         res, note = evaluate_noted(
             training,
             release,
             name=spec.name,
-            threat=ctx.threat if spec.needs_threat else None,
+            threat=ctx.threat,
             holdout=holdout,
             schema=ctx.schema,
             seed=seed,

@@ -1,5 +1,5 @@
 """The HTML export: one self-contained page (plotly.js embedded once, figures slimmed),
-rendered from the autoescaping Jinja2 template ``assets/report.html.j2``."""
+rendered from the autoescaping Jinja2 template ``templates/report.html.j2`` beside it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import functools
 import gzip
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -16,7 +15,6 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from ..errors import ParameterError
 from ..measures import MEASURES
 from .model import (
     _LEVEL_MARK,
@@ -40,19 +38,14 @@ from .model import (
     reference_reading,
 )
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
+# package data (pyproject.toml), so an installed wheel renders reports too
 TEMPLATE = "report.html.j2"
 
 
 @functools.lru_cache(maxsize=1)
 def _template() -> jinja2.Template:
-    if not (ASSETS / TEMPLATE).is_file():
-        raise ParameterError(
-            f"The report template {TEMPLATE} is missing from {ASSETS}: the HTML export needs "
-            "the project's assets folder."
-        )
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(ASSETS),
+        loader=jinja2.PackageLoader("privacy_core.report", "templates"),
         autoescape=True,  # every value from the review is escaped by the template
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

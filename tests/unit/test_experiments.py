@@ -224,6 +224,25 @@ def test_bad_inputs_raise_named_errors(real, kwargs, error, match):
         sweep(real, threat=THREAT, **{"measures": ["ims"], **kwargs})
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_fidelity_measure_that_uses_the_threat_model_runs_in_a_sweep(real):
+    """ML affinity predicts the threat model's secret: the sweep must hand it over (a
+    registry change once left it out, and every mla row read NaN)."""
+    res = sweep(
+        real.iloc[:600],
+        risk_model="leaky",
+        levels=(1.0,),
+        measures=["mla"],
+        replicates=1,
+        threat=THREAT,
+        options={"mla": {"bootstrap": 10, "evaluators": "linear,tree"}},
+        seed=1,
+        n_jobs=1,
+    )
+    row = res.rows[res.rows["measure"] == "mla"].iloc[0]
+    assert np.isfinite(row["value"]), row["note"]
+
+
 def test_threat_model_is_checked(real):
     with pytest.raises(ThreatModelError, match="weight"):
         sweep(

@@ -23,6 +23,7 @@ from ...errors import (
     UntrustworthyResultWarning,
 )
 from ...inputs import ReviewData
+from ...results import MetricResult
 from ...stats import child_seeds
 from ...threat import ThreatModel
 from ...validation import (
@@ -1378,7 +1379,7 @@ def _paper_protocol(
     return result
 
 
-def describe_configuration(result: AttackResult) -> str:
+def describe_configuration(result: MetricResult) -> str:
     """Which singling-out configuration a result reports, for headlines: e.g.
     "multivariate, 3 columns, 500 attacks" or "paper protocol: max over univariate and
     3–12 columns = 7 columns, 2,000 attacks"."""
