@@ -15,6 +15,7 @@ import uuid
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -92,8 +93,23 @@ def scoped_key(ws: Workspace, name: str, params: dict[str, Any]) -> str:
     return f"{scope}|{name}|{ws.key}|{sorted(params.items())!r}"
 
 
+@dataclass(frozen=True)
+class Failed:
+    """An evaluation that raised, stored under its key like a result: a rerun shows its
+    message instead of retrying silently; changed inputs make a new key and a new try."""
+
+    message: str
+
+
 def cached_evaluation(key: str) -> Any:
+    """What is stored under ``key``: a result, a :class:`Failed`, or None."""
     return _evaluations().get(key)
+
+
+def cached_result(key: str) -> Any:
+    """The result stored under ``key``; None when there is none or it failed."""
+    hit = cached_evaluation(key)
+    return None if isinstance(hit, Failed) else hit
 
 
 def get_or_compute(key: str, compute: Callable[[], Any]) -> Any:

@@ -19,7 +19,7 @@ from privacy_core.risk.rapid import (
     LABEL_PERMUTATIONS,
 )
 
-from .cached import cached_evaluation, canonical_real, scoped_key
+from .cached import cached_result, canonical_real, scoped_key
 from .runner import run_cached
 from .state import remembered
 from .workspace import Workspace
@@ -60,7 +60,7 @@ def rapid_key(ws: Workspace, params: dict[str, Any]) -> str:
 
 
 def rapid_cached(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None:
-    return cached_evaluation(rapid_key(ws, params))
+    return cached_result(rapid_key(ws, params))
 
 
 def rapid_should_autorun(
@@ -126,7 +126,7 @@ def rapid_calibration(
         "permute": permute if rule == "null-rapid" else None,
     }
     key = scoped_key(ws, "rapid_calibration", {**params, **cal})
-    hit = cached_evaluation(key)
+    hit = cached_result(key)
     if hit is not None or not run:
         return hit
 
@@ -166,7 +166,7 @@ def rapid_cv(
 ) -> pc.MetricResult | None:
     cv = {"generator": generator, "min_leaf": min_leaf, "k": k, "seed": seed}
     key = scoped_key(ws, "rapid_cv", cv)
-    hit = cached_evaluation(key)
+    hit = cached_result(key)
     if hit is not None or not run:
         return hit
     gen_params = {"min_leaf": min_leaf} if generator == "cart" else {}
@@ -230,7 +230,7 @@ def rapid_references_cached(
     ws: Workspace, params: dict[str, Any]
 ) -> dict[str, pc.RapidResult] | None:
     """RAPID of HALF and SELF under the page's fit settings, if computed already."""
-    return cached_evaluation(_references_key(ws, params))
+    return cached_result(_references_key(ws, params))
 
 
 def rapid_references_run(ws: Workspace, params: dict[str, Any]) -> dict[str, pc.RapidResult] | None:

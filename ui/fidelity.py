@@ -20,12 +20,13 @@ from privacy_core.progress import ProgressFn
 from privacy_core.references import fidelity_baselines
 
 from .cached import (
+    Failed,
     cached_evaluation,
     canonical_real,
     scoped_key,
 )
 from .evaluations import AUTO_RUN_MAX_CELLS
-from .runner import Failed, Job, _put, notes_of, run_jobs
+from .runner import Job, _put, notes_of, run_jobs
 from .state import keep, remembered, set_widget
 from .workspace import Workspace
 

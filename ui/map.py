@@ -22,12 +22,13 @@ from privacy_core.plots.map import goal_reading
 from privacy_core.progress import ProgressFn
 
 from .cached import (
+    Failed,
     canonical_real,
     generate_release,
     scoped_key,
 )
 from .fidelity import METRIC_READINGS, fidelity_metrics
-from .runner import Failed, Job, _small_store, notes_of, run_jobs
+from .runner import Job, _small_store, notes_of, run_jobs
 from .state import commit, get_workspace, set_notice, set_widget
 from .workspace import Table, Workspace
 

@@ -11,7 +11,7 @@ import privacy_core as pc
 from privacy_core.evaluation import evaluate_measures
 from privacy_core.measures import MEASURES
 
-from .cached import cached_evaluation, get_or_compute, linkability_halves, scoped_key
+from .cached import cached_result, get_or_compute, linkability_halves, scoped_key
 from .runner import run_cached
 from .widgets import fmt_ci
 from .workspace import Workspace
@@ -158,7 +158,7 @@ def cached_results(
 ) -> dict[str, pc.MetricResult]:
     out = {}
     for n in names:
-        hit = cached_evaluation(_key(ws, n, params))
+        hit = cached_result(_key(ws, n, params))
         if hit is not None:
             out[n] = hit
     return out

@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 import privacy_core as pc
 from privacy_core.progress import ProgressFn
 
-from .cached import LRU, cached_evaluation, get_or_compute
+from .cached import LRU, Failed, cached_evaluation, get_or_compute
 from .state import set_error, store_result, stored_result
 
 T = TypeVar("T")
@@ -38,31 +38,48 @@ LIVE = "running_partial"  # {name: (key, partial result)} while stoppable work r
 def run_cached(
     key: str, label: str, compute: Callable[[Callable[[float, str], None]], T]
 ) -> T | None:
-    """Compute (or fetch) an evaluation with a live progress bar; None on failure."""
-    caught: list[warnings.WarningMessage] = []
-    try:
+    """Compute (or fetch) one evaluation with a live progress bar; None on failure.
+
+    The one failure policy of the app's evaluations (shared with :func:`run_jobs`): a
+    failure is stored as :class:`~ui.cached.Failed` under its key and its message shown,
+    so a rerun shows it again instead of retrying; other sessions waiting on the same key
+    get it too.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pc.PrivacyCoreWarning)
         with st.status(label, expanded=True) as status:
             bar = st.progress(0.0, text="Starting…")
 
             def progress(fraction: float, message: str) -> None:
                 bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
 
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                result = get_or_compute(key, lambda: compute(progress))
-            status.update(label=f"{label} — done", state="complete", expanded=False)
-    except pc.PrivacyCoreError as exc:
-        st.error(str(exc), icon=":material/warning:")
+            result = get_or_compute(key, lambda: _attempt(compute, progress))
+            failed = isinstance(result, Failed)
+            status.update(
+                label=f"{label} — {'failed' if failed else 'done'}",
+                state="error" if failed else "complete",
+                expanded=False,
+            )
+    if isinstance(result, Failed):
+        st.error(result.message, icon=":material/warning:")
         return None
-    except Exception as exc:  # the app must not crash to a traceback
-        st.error(
-            f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
-            "Your data and settings are kept; try other settings or a smaller subset.",
-            icon=":material/error:",
-        )
-        return None
-    show_warnings(caught)
+    show_warnings(list(caught))
     return result
+
+
+def _attempt(compute: Callable[[ProgressFn], T], progress: ProgressFn) -> T | Failed:
+    """``compute(progress)``, or a :class:`~ui.cached.Failed` with a message for the user:
+    the engine's own for bad input, a short note for anything unexpected (the app never
+    shows a traceback, and the session's data and settings stay as they were)."""
+    try:
+        return compute(progress)
+    except pc.PrivacyCoreError as exc:
+        return Failed(str(exc))
+    except Exception as exc:  # noqa: BLE001  # the app must not crash to a traceback
+        return Failed(
+            f"The computation failed unexpectedly ({type(exc).__name__}: {exc}). "
+            "Your data and settings are kept; try other settings or a smaller subset."
+        )
 
 
 def show_warnings(caught: list[Any]) -> None:
@@ -227,13 +244,6 @@ busy two-core host, two spinning OpenMP threads per fit made RAPID's xgboost att
 
 
 @dataclass(frozen=True)
-class Failed:
-    """An evaluation that raised: kept so a rerun does not retry it silently."""
-
-    message: str
-
-
-@dataclass(frozen=True)
 class Job:
     key: str
     label: str
@@ -244,9 +254,9 @@ class Job:
 def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
     """Run evaluations under one status box and progress bar; return the engine's notes.
 
-    A job that fails is stored as :class:`Failed` (its message shown by the caller) and
-    the others still run: one measure that cannot be computed on one release must not
-    blank the whole page.
+    A job that fails is stored as :class:`~ui.cached.Failed` (its message shown by the
+    caller; the same policy as :func:`run_cached`) and the others still run: one measure
+    that cannot be computed on one release must not blank the whole page.
     """
     notes: list[str] = []
     if not jobs:
@@ -269,12 +279,7 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
                 threadpool_limits(limits=JOB_OPENMP_THREADS, user_api="openmp"),
             ):
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                try:
-                    value = job.compute(progress)
-                except pc.PrivacyCoreError as exc:
-                    value = Failed(str(exc))
-                except Exception as exc:  # noqa: BLE001  # the app must not crash to a traceback
-                    value = Failed(f"Unexpected error ({type(exc).__name__}: {exc}).")
+                value = _attempt(job.compute, progress)
             job.store(job.key, value)
             seen = [str(w.message) for w in caught if issubclass(w.category, pc.PrivacyCoreWarning)]
             # always written, so a recomputed evaluation does not keep stale notes

@@ -65,3 +65,31 @@ def test_a_failed_computation_leaves_the_key_to_the_next_session(store):
     with pytest.raises(RuntimeError):
         cached.get_or_compute("k", boom)
     assert store.pending == {} and cached.get_or_compute("k", lambda: 7) == 7
+
+
+def test_one_failure_policy_a_failed_evaluation_is_kept_and_shown_not_retried(store):
+    """run_cached (RAPID, the privacy measures) and run_jobs (fidelity, the map) treat a
+    failure alike: stored as Failed under its key, its message shown, not recomputed on the
+    next rerun; readers of results see nothing computed."""
+    import privacy_core as pc
+    import ui.runner as runner
+
+    calls = []
+
+    def compute(progress):
+        calls.append(1)
+        raise pc.InsufficientDataError("too few rows for this measure")
+
+    assert runner.run_cached("bad", "A measure", compute) is None
+    assert runner.run_cached("bad", "A measure", compute) is None  # a rerun
+    assert len(calls) == 1
+    assert isinstance(cached.cached_evaluation("bad"), cached.Failed)
+    assert cached.cached_evaluation("bad").message == "too few rows for this measure"
+    assert cached.cached_result("bad") is None
+
+    def boom(progress):
+        raise RuntimeError("disk on fire")
+
+    runner.run_jobs("Jobs", [runner.Job("job", "A job", boom, runner._put)])
+    failed = cached.cached_evaluation("job")
+    assert isinstance(failed, cached.Failed) and "failed unexpectedly" in failed.message
