@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 import numpy as np
 import pandas as pd
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 from waits import idle
 
@@ -353,9 +354,20 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
 
         # torch on the upload: the autoregressive generator, fitted on the real table
         visit(page, "Data & threat model", "Data & threat model")
+        idle(page)
         form = page.locator('[data-testid="stForm"]').filter(has_text="Generate releases")
-        form.get_by_role("combobox").first.click()
-        page.get_by_role("option", name="Autoregressive neural network").click()
+        option = page.get_by_role("option", name="Autoregressive neural network")
+        # a click on a select that a late rerun redraws opens nothing (seen once in CI):
+        # open it again until the list shows
+        for _ in range(5):
+            form.get_by_role("combobox").first.click()
+            try:
+                option.wait_for(timeout=10_000)
+                break
+            except PlaywrightTimeoutError:
+                page.keyboard.press("Escape")
+                idle(page)
+        option.click()
         form.get_by_role("button", name="Generate").click()
         expect(page.get_by_text("Generated 1 release(s).").first).to_be_visible(timeout=300_000)
         idle(page)
