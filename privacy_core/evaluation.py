@@ -20,7 +20,7 @@ import pandas as pd
 from .data import Schema
 from .errors import ParameterError, PrivacyCoreError
 from .measures import MEASURES, MeasureSpec, get_measure
-from .progress import ProgressFn
+from .progress import ProgressFn, share
 from .results import MetricResult, combine_replicates
 from .threat import ThreatModel
 from .validation import check_seed
@@ -103,7 +103,7 @@ def evaluate(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for i, spec in enumerate(_run_order(specs, names)):
-                share = _share(progress, i, len(specs), spec.label)
+                step = share(progress, i, len(specs), spec.label)
                 try:
                     results[spec.name] = _call(
                         spec,
@@ -114,7 +114,7 @@ def evaluate(
                         schema=schema,
                         seed=seed,
                         options=(options or {}).get(spec.name, {}),
-                        progress=share,
+                        progress=step,
                     )
                 except PrivacyCoreError as exc:
                     if errors == "raise":
@@ -261,18 +261,6 @@ def _call(
 
 def _accepts(function: Callable[..., Any], name: str) -> bool:
     return name in inspect.signature(function).parameters
-
-
-def _share(progress: ProgressFn | None, i: int, k: int, label: str) -> ProgressFn | None:
-    """Progress of measure i of k, reported as its share of the whole."""
-    if progress is None:
-        return None
-    progress(i / max(k, 1), label)
-
-    def sub(fraction: float, message: str) -> None:
-        progress((i + min(max(fraction, 0.0), 1.0)) / k, f"{label}: {message}")
-
-    return sub
 
 
 # where re-issued warnings are remembered, as a module's __warningregistry__ is: the

@@ -14,7 +14,7 @@ from .errors import ParameterError
 from .evaluation import evaluate
 from .fidelity import FIDELITY_METRICS
 from .inputs import prepare_release_tables
-from .progress import ProgressFn
+from .progress import ProgressFn, share
 from .results import MetricResult
 from .synth import half_split, synthesize
 from .threat import ThreatModel
@@ -92,7 +92,7 @@ def fidelity_baselines(
                 schema=data.schema,
                 options=per_measure,
                 seed=seed,
-                progress=_sub_progress(progress, i, len(pairs), name.upper()),
+                progress=share(progress, i, len(pairs), name.upper()),
             ).results
         )
     return out
@@ -118,16 +118,6 @@ def _choose_metrics(metrics: Sequence[str] | str | None, *, can_mla: bool) -> li
             "column; give `holdout` and `target` (or a threat model), or leave `mla` out."
         )
     return list(dict.fromkeys(names))
-
-
-def _sub_progress(progress: ProgressFn | None, i: int, k: int, name: str) -> ProgressFn | None:
-    if progress is None:
-        return None
-
-    def sub(fraction: float, message: str) -> None:
-        progress((i + min(max(fraction, 0.0), 1.0)) / k, f"{name}: {message}")
-
-    return sub
 
 
 __all__ = ["BASELINES", "fidelity_baselines"]
