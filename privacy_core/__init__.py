@@ -32,6 +32,7 @@ from .datasets import (
     load_adult,
     simulate_health,
     simulate_health_probabilities,
+    simulate_wide,
 )
 from .embedding import ContrastiveEncoder, ContrastiveParams, contrastive_encoder, project_2d
 from .encoding import TableEncoder
@@ -236,6 +237,7 @@ __all__ = [
     "scorecard",
     "simulate_health",
     "simulate_health_probabilities",
+    "simulate_wide",
     "suggest_quasi_identifiers",
     "summarize_paper_study",
     "sweep",

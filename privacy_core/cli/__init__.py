@@ -38,9 +38,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("demo-data", help="write the RAPID paper's simulated health microdata")
+    p = sub.add_parser(
+        "demo-data",
+        help="write the RAPID paper's simulated health microdata (or, with --wide, a "
+        "30-column register-like table with missing values, for scale tests)",
+    )
     p.add_argument("--n", type=int, default=1000)
     p.add_argument("--kappa", type=float, default=1.0)
+    p.add_argument(
+        "--wide",
+        action="store_true",
+        help="the wide simulation (simulate_wide: 16 categorical and 14 numeric "
+        "columns, missing values; --kappa does not apply)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True)
     p.set_defaults(func=cmd_demo_data)
@@ -138,6 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metrics", help="comma-separated measure names (default: all but rapid)")
     p.add_argument("--alpha", type=float, default=2.0, help="DCR percentile in percent")
     p.add_argument("--k", type=int, default=5, help="largest k of the k-NN DCR variants")
+    p.add_argument(
+        "--max-queries",
+        type=int,
+        default=50_000,
+        help="DCR and k-NN: above this many synthetic (or holdout) records, measure a "
+        "seeded sample of this many, each against the whole training table (exact "
+        "distances; the interval includes the sampling); 0 = every record",
+    )
     p.add_argument(
         "--n-attacks",
         type=int,

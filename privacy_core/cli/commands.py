@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..data import infer_schema, load_table, prepare_table
-from ..datasets import simulate_health
+from ..datasets import simulate_health, simulate_wide
 from ..results import MetricResult, jsonable
 from .common import (
     CLIError,
@@ -39,12 +39,14 @@ from .common import (
 
 
 def cmd_demo_data(args: argparse.Namespace) -> int:
-    frame = simulate_health(args.n, kappa=args.kappa, seed=args.seed)
+    if args.wide:
+        frame = simulate_wide(args.n, seed=args.seed)
+        what = f"wide simulated records ({frame.shape[1]} columns, seed={args.seed})"
+    else:
+        frame = simulate_health(args.n, kappa=args.kappa, seed=args.seed)
+        what = f"simulated records (kappa={args.kappa}, seed={args.seed})"
     _write_table(frame, args.out)
-    sys.stdout.write(
-        f"wrote {len(frame)} simulated records (kappa={args.kappa}, "
-        f"seed={args.seed}) to {args.out}\n"
-    )
+    sys.stdout.write(f"wrote {len(frame)} {what} to {args.out}\n")
     return 0
 
 
@@ -243,9 +245,10 @@ def cmd_privacy(args: argparse.Namespace) -> int:
     from ..measures import measure_names
 
     space = {"space": args.space}
+    queries = {"max_queries": args.max_queries or None}
     options: dict[str, dict[str, Any]] = {
-        "dcr": {"alpha": args.alpha, **space},
-        "knn": {"alpha": args.alpha, "k_max": args.k, **space},
+        "dcr": {"alpha": args.alpha, **space, **queries},
+        "knn": {"alpha": args.alpha, "k_max": args.k, **space, **queries},
         # "auto": 500 predicates, 2,000 per configuration under the paper protocol
         "singling_out": {
             "n_attacks": args.n_attacks or "auto",

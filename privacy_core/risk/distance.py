@@ -60,7 +60,7 @@ from ..validation import (
     check_positive_int,
     check_seed,
 )
-from .neighbors import nearest_neighbors
+from .neighbors import MAX_QUERIES, nearest_neighbors
 
 DCR_METRICS = ("euclidean", "gower")
 DCR_VARIANTS = ("distance", "ratio")
@@ -195,6 +195,49 @@ def _split_real(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def _boot_seeds(seed: int) -> tuple[int, int]:
     a, b = child_seeds(seed, 2)
     return a, b
+
+
+def check_max_queries(max_queries: int | None) -> int | None:
+    return None if max_queries is None else check_positive_int("max_queries", max_queries)
+
+
+def query_sample(n: int, max_queries: int | None, seed: int, side: int) -> np.ndarray | None:
+    """Sorted positions of a seeded sample of ``max_queries`` of ``n`` query records, or
+    None when all of them are measured.
+
+    Only the query side is sampled (:data:`~privacy_core.risk.neighbors.MAX_QUERIES`
+    says why). ``side`` (0 synthetic, 1 real) gives each side its own draw; DCR and k-NN
+    draw the same sample at the same seed, so they still share one neighbour search.
+    """
+    if max_queries is None or n <= max_queries:
+        return None
+    rng = np.random.default_rng(child_seeds(seed, 4)[2 + side])
+    return np.sort(rng.choice(n, size=max_queries, replace=False))
+
+
+def _sample_queries(
+    S: np.ndarray,
+    query_real: np.ndarray,
+    max_queries: int | None,
+    seed: int,
+    params: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The query records measured (all, or a seeded sample of each side) and the sampled
+    synthetic positions; records the sample in ``params``. The bootstrap interval then
+    resamples the measured records, so it carries the sampling's variance."""
+    pos_s = query_sample(len(S), max_queries, seed, 0)
+    pos_r = query_sample(len(query_real), max_queries, seed, 1)
+    params.update(
+        max_queries=max_queries,
+        query_sample=pos_s is not None or pos_r is not None,
+        n_queries_synthetic=len(S) if pos_s is None else len(pos_s),
+        n_queries_real=len(query_real) if pos_r is None else len(pos_r),
+    )
+    return (
+        S if pos_s is None else S[pos_s],
+        query_real if pos_r is None else query_real[pos_r],
+        np.arange(len(S)) if pos_s is None else pos_s,
+    )
 
 
 @dataclass(frozen=True)
@@ -499,6 +542,7 @@ def dcr(
     space: str = "shared",
     embedding: Any = None,
     embedding_params: dict[str, Any] | None = None,
+    max_queries: int | None = MAX_QUERIES,
     seed: int = 0,
 ) -> DcrResult:
     """Distance to closest record: SRD against RRD at the alpha-th RRD percentile.
@@ -563,9 +607,17 @@ def dcr(
     embedding, embedding_params
         A fitted :class:`~privacy_core.embedding.ContrastiveEncoder` to use, or the
         options of the one to train (:class:`~privacy_core.embedding.ContrastiveParams`).
+    max_queries
+        ``distance`` variant: when the release (or the holdout) has more records than
+        this, a seeded sample of this many is measured, each against the whole training
+        table (:func:`query_sample`); ``None`` measures every record. ``params`` records
+        ``query_sample`` and ``n_queries_synthetic`` / ``n_queries_real``; the records
+        table then lists the sampled synthetic records. The default (50,000) leaves
+        tables up to that size exact; at a million rows it turns 10^12 distance pairs
+        into 10^11.
     seed
-        Seeds the bootstrap and the fallback split (and the encoder); recorded in
-        ``params``.
+        Seeds the bootstrap, the fallback split, the query sample (and the encoder);
+        recorded in ``params``.
 
     Returns
     -------
@@ -591,6 +643,7 @@ def dcr(
     seed = check_seed(seed)
     alpha = check_alpha(alpha)
     k = check_positive_int("k", k)
+    max_queries = check_max_queries(max_queries)
     check_choice("metric", metric, DCR_METRICS)
     check_choice("variant", variant, DCR_VARIANTS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
@@ -659,15 +712,16 @@ def dcr(
 
     if variant == "distance":
         _check_k(k, {"training records": len(T), "reference real records": len(ref_real)})
-        d_s, i_s = _neighbors(S, T, k, metric)
-        d_r, _ = _neighbors(query_real, ref_real, k, metric)
+        S_q, real_q, pos_s = _sample_queries(S, query_real, max_queries, seed, params)
+        d_s, i_s = _neighbors(S_q, T, k, metric)
+        d_r, _ = _neighbors(real_q, ref_real, k, metric)
         srd = d_s.mean(axis=1)
         rrd = d_r.mean(axis=1)
         dcr_syn, dcr_hold = d_s[:, 0], d_r[:, 0]
         table = pd.DataFrame(
             {
-                "record": syn_labels,
-                "synthetic_record": syn_labels,
+                "record": syn_labels[pos_s],
+                "synthetic_record": syn_labels[pos_s],
                 "real_record": real_labels[i_s[:, 0]],
                 "srd": srd,
                 "dcr": dcr_syn,
@@ -871,6 +925,7 @@ def dcr_knn(
     space: str = "shared",
     embedding: Any = None,
     embedding_params: dict[str, Any] | None = None,
+    max_queries: int | None = MAX_QUERIES,
     seed: int = 0,
 ) -> KnnResult:
     """k-NN privacy indicator: the DCR score with k-neighbourhood means, k = 1..k_max.
@@ -885,7 +940,8 @@ def dcr_knn(
     k_max
         Largest neighbourhood (at least 1, at most the number of training records).
     Other parameters
-        As :func:`dcr` (without a holdout, the same seeded split and warning).
+        As :func:`dcr` (without a holdout, the same seeded split and warning; the same
+        query sample above ``max_queries``).
 
     Returns
     -------
@@ -903,6 +959,7 @@ def dcr_knn(
     seed = check_seed(seed)
     alpha = check_alpha(alpha)
     k_max = check_positive_int("k_max", k_max)
+    max_queries = check_max_queries(max_queries)
     check_choice("metric", metric, DCR_METRICS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
@@ -955,13 +1012,17 @@ def dcr_knn(
             stacklevel=2,
         )
     _check_k(k_max, {"training records": len(T), "reference real records": len(ref_real)}, "k_max")
-    d_s, i_s = _neighbors(S, T, k_max, metric)
-    d_r, _ = _neighbors(query_real, ref_real, k_max, metric)
+    S_q, real_q, pos_s = _sample_queries(S, query_real, max_queries, seed, params)
+    d_s, i_s = _neighbors(S_q, T, k_max, metric)
+    d_r, _ = _neighbors(real_q, ref_real, k_max, metric)
     ks = np.arange(1, k_max + 1)
     srd = np.cumsum(d_s, axis=1) / ks
     rrd = np.cumsum(d_r, axis=1) / ks
     table = pd.DataFrame(
-        {"record": syn.index.to_numpy(), "real_record": data.real.index.to_numpy()[i_s[:, 0]]}
+        {
+            "record": syn.index.to_numpy()[pos_s],
+            "real_record": data.real.index.to_numpy()[i_s[:, 0]],
+        }
     )
     for j, kk in enumerate(ks):
         table[f"srd_k{kk}"] = srd[:, j]

@@ -37,6 +37,15 @@ _CACHE_MAX_BYTES = 256 << 20
 _cache: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
 _cache_lock = threading.Lock()
 
+MAX_QUERIES = 50_000
+"""Query records (synthetic records, attack targets) per side above which the
+nearest-neighbour measures measure a seeded sample of them by default. Each sampled query
+is still compared with the *whole* reference table, so its distance is exact: a copied
+record is found as surely as in the full search. Subsampling the reference side too would
+push every distance up and let a full copy pass (SDMetrics' DCR does that). Tables up to
+this size are measured whole; at a million rows it turns 10^12 distance pairs into
+5 x 10^10."""
+
 
 def _fingerprint(x: np.ndarray) -> bytes:
     h = hashlib.blake2b(repr(x.shape).encode(), digest_size=16)

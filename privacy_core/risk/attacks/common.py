@@ -34,6 +34,7 @@ from ...validation import (
     check_in_range,
     check_positive_int,
 )
+from ..neighbors import MAX_QUERIES
 
 
 # ============================================================================ results
@@ -386,6 +387,13 @@ def _single_release(data: ReviewData) -> pd.DataFrame:
 
 def _rngs(seed: int, n: int) -> list[np.random.Generator]:
     return child_rngs(seed, n)
+
+
+def _targets(n_attacks: int | None, n_rows: int) -> int | None:
+    """Targets to attack: ``n_attacks``, or with None every record (consensus R2) up to
+    :data:`~privacy_core.risk.neighbors.MAX_QUERIES` and a seeded sample of that many
+    above it; each target is still matched against the whole release."""
+    return MAX_QUERIES if n_attacks is None and n_rows > MAX_QUERIES else n_attacks
 
 
 def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -> pd.DataFrame:

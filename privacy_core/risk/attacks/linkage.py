@@ -28,6 +28,7 @@ from .common import (
     _resolve_columns,
     _rngs,
     _sample_rows,
+    _targets,
     _warn_no_control,
     _warn_untrustworthy,
     _with_summary,
@@ -127,7 +128,9 @@ def linkability(
         one half, so that even a full copy read 0.15 on the health demo.)
     n_attacks
         Training (and control) targets, sampled without replacement; None (default) =
-        every record (consensus R2).
+        every record (consensus R2) up to 50,000 per side and a seeded sample of 50,000
+        above (:data:`~privacy_core.risk.neighbors.MAX_QUERIES`; each target is still
+        linked against the whole release; ``params["n_targets"]`` says how many).
     n_neighbors
         k. Results for any k' <= k are re-read with ``result.at(n_neighbors=k')``.
     numeric_missing
@@ -212,11 +215,12 @@ def linkability(
         )
         return rank, table
 
-    targets = _sample_rows(data.real, n_attacks, rng_t)
+    targets = _sample_rows(data.real, _targets(n_attacks, len(data.real)), rng_t)
     rank_t, table_t = attack(targets, "training")
     rank_c, tables = None, [table_t]
     if hold is not None:
-        rank_c, table_c = attack(_sample_rows(hold, n_attacks, rng_c), "control")
+        ctrl_targets = _sample_rows(hold, _targets(n_attacks, len(hold)), rng_c)
+        rank_c, table_c = attack(ctrl_targets, "control")
         tables.append(table_c)
     n_base = len(targets)
     base_a = _random_neighbours(len(syn), n_base, n_neighbors, rng_base)

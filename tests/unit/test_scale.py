@@ -1,0 +1,196 @@
+"""Register-size review (issue 14): the wide simulation, and nearest-neighbour measures that
+sample only their query side above MAX_QUERIES while staying calibrated."""
+
+import contextlib
+import io
+import json
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privacy_core as pc
+from privacy_core.cli import main as cli_main
+from privacy_core.errors import ParameterError
+from privacy_core.risk import neighbors
+from privacy_core.risk.attacks import common as attack_common
+from privacy_core.risk.attacks.inference import distance_inference as inference
+from privacy_core.risk.attacks.linkage import linkability
+from privacy_core.risk.distance import dcr, dcr_knn, query_sample
+
+
+def run(*args: str):
+    """The CLI's main in this process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(list(args))
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+THREAT = pc.ThreatModel(["age", "gender", "education"], ["disease"])
+# the attacks' calibrated ends need an attacker who can tell records apart (DESIGN.md's
+# calibration contract: every other column known)
+THREAT_ALL = pc.ThreatModel(["gender", "age", "education", "income", "health"], ["disease"])
+
+
+# ---------------------------------------------------------------- the wide simulation
+def test_wide_simulation_is_thirty_mixed_columns_with_missing_values():
+    frame = pc.simulate_wide(3000, seed=4)
+    assert frame.shape == (3000, 30)
+    schema = pc.infer_schema(frame)
+    kinds = {c.name: c.kind for c in schema.columns}
+    # every column is usable: none constant, none an identifier
+    assert set(kinds.values()) <= {"numeric", "categorical", "boolean"}
+    n_cat = sum(k != "numeric" for k in kinds.values())
+    assert 12 <= n_cat <= 18 and 30 - n_cat >= 12
+    missing = frame.isna().mean()
+    assert (missing > 0).sum() >= 6 and missing.max() < 0.25
+    # missing income depends on the socio-economic factor, visible through wealth
+    assert frame["income"].isna().sum() > 0
+
+
+def test_wide_simulation_is_seeded_and_its_columns_depend_on_each_other():
+    a, b = pc.simulate_wide(2000, seed=1), pc.simulate_wide(2000, seed=1)
+    pd.testing.assert_frame_equal(a, b)
+    assert not a.equals(pc.simulate_wide(2000, seed=2))
+    big = pc.simulate_wide(20_000, seed=0)
+    # age drives retirement and the diagnosis group; ses drives education and income
+    retired = big["employment"] == "retired"
+    assert big.loc[retired, "age"].mean() > big.loc[~retired, "age"].mean() + 10
+    tertiary = big["education"] == "tertiary"
+    assert big.loc[tertiary, "income"].median() > big.loc[~tertiary, "income"].median()
+
+
+def test_wide_table_reviews_end_to_end_with_its_default_threat():
+    real = pc.simulate_wide(1500, seed=0)
+    hold = pc.simulate_wide(500, seed=1)
+    canon = pc.prepare_table(real, pc.infer_schema(real))
+    syn = pc.synthesize(canon, method="histogram", seed=0)
+    threat = pc.ThreatModel(
+        list(pc.datasets.WIDE_DEFAULT_THREAT["quasi_identifiers"]),
+        list(pc.datasets.WIDE_DEFAULT_THREAT["sensitive"]),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = pc.evaluate_measures(
+            real, [syn], names=["dcr", "inference", "rapid"], threat=threat, holdout=hold
+        )
+    for name, r in results.items():
+        assert np.isfinite(r.value), name
+        assert r.ci is not None, name
+
+
+def test_cli_demo_data_writes_the_wide_table(tmp_path):
+    out = tmp_path / "wide.csv"
+    proc = run("demo-data", "--wide", "--n", "300", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "30 columns" in proc.stdout
+    assert pd.read_csv(out).shape == (300, 30)
+
+
+# ---------------------------------------------------------------- query-side sampling
+def test_query_sample_is_seeded_sorted_and_only_above_the_limit():
+    assert query_sample(100, 100, seed=0, side=0) is None
+    assert query_sample(100, None, seed=0, side=0) is None
+    a = query_sample(1000, 50, seed=3, side=0)
+    assert len(a) == 50 and len(set(a)) == 50 and np.all(np.diff(a) > 0)
+    np.testing.assert_array_equal(a, query_sample(1000, 50, seed=3, side=0))
+    assert not np.array_equal(a, query_sample(1000, 50, seed=3, side=1))
+
+
+@pytest.fixture(scope="module")
+def tables():
+    real = pc.simulate_health(3000, seed=0)
+    return real, pc.simulate_health(1000, seed=1), pc.simulate_health(3000, seed=2)
+
+
+@pytest.mark.parametrize("measure", [dcr, dcr_knn])
+def test_sampled_queries_keep_the_calibrated_ends(tables, measure):
+    """A copy still reads 1 (each sampled synthetic record has its twin among *all*
+    training records) and unseen rows still read about 0: the contract holds when only
+    the query side is sampled."""
+    real, hold, unseen = tables
+    copy = measure(real, real, threat=THREAT, holdout=hold, max_queries=400, seed=1)
+    fresh = measure(real, unseen, threat=THREAT, holdout=hold, max_queries=400, seed=1)
+    assert copy.value == pytest.approx(1.0)
+    assert abs(fresh.value) < 0.05 and fresh.ci[0] <= 0.0 <= fresh.ci[1] + 0.01
+    assert copy.params["query_sample"] is True
+    assert copy.params["n_queries_synthetic"] == 400 == copy.params["n_queries_real"]
+    assert len(copy.records) == 400
+
+
+def test_sampled_interval_is_wider_than_the_full_one(tables):
+    real, hold, unseen = tables
+    full = dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=None, seed=1)
+    sampled = dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=300, seed=1)
+    assert full.params["query_sample"] is False
+    assert full.params["n_queries_synthetic"] == 3000
+    width = lambda r: r.ci[1] - r.ci[0]  # noqa: E731
+    assert width(sampled) > width(full)
+
+
+def test_below_the_limit_nothing_changes(tables):
+    real, hold, unseen = tables
+    a = dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=None, seed=2)
+    b = dcr(real, unseen, threat=THREAT, holdout=hold, seed=2)  # default 50,000
+    assert a.value == b.value and a.ci == b.ci
+    np.testing.assert_array_equal(a.srd, b.srd)
+
+
+def test_dcr_and_knn_share_the_sampled_search(tables):
+    real, hold, unseen = tables
+    neighbors.clear_neighbor_cache()
+    k = dcr_knn(real, unseen, threat=THREAT, holdout=hold, max_queries=500, k_max=3, seed=5)
+    d = dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=500, seed=5)
+    np.testing.assert_allclose(d.srd, k.srd[:, 0])
+    assert d.value == pytest.approx(k.by_k.loc[0, "value"])
+
+
+def test_bad_max_queries_is_refused(tables):
+    real, hold, unseen = tables
+    with pytest.raises(ParameterError, match="max_queries"):
+        dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=0)
+
+
+@pytest.mark.parametrize("attack", [inference, linkability])
+def test_attacks_sample_targets_above_the_limit_and_stay_calibrated(tables, attack, monkeypatch):
+    """With n_attacks=None every record is a target up to MAX_QUERIES; above it a seeded
+    sample, each matched against the whole release (a copy is still found)."""
+    monkeypatch.setattr(attack_common, "MAX_QUERIES", 600)
+    real, hold, unseen = tables
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        copy = attack(real, real, threat=THREAT_ALL, holdout=hold, seed=0)
+        fresh = attack(real, unseen, threat=THREAT_ALL, holdout=hold, seed=0)
+    assert copy.params["n_targets"] == 600 and copy.n_attacks == 600
+    assert copy.value > 0.95
+    assert fresh.value < 0.1
+
+
+def test_cli_privacy_takes_max_queries(tmp_path):
+    real = pc.simulate_health(600, seed=0)
+    syn = pc.simulate_health(600, seed=9)
+    real.to_csv(tmp_path / "r.csv", index=False)
+    syn.to_csv(tmp_path / "s.csv", index=False)
+    args = [
+        "privacy",
+        "--real",
+        str(tmp_path / "r.csv"),
+        "--synthetic",
+        str(tmp_path / "s.csv"),
+        "--sensitive",
+        "disease",
+        "--json",
+        "-",
+    ]
+    proc = run(*args, "--metrics", "dcr,knn", "--max-queries", "200")
+    assert proc.returncode == 0, proc.stderr
+    metrics = json.loads(proc.stdout)["metrics"]
+    assert metrics["dcr"]["params"]["n_queries_synthetic"] == 200
+    assert metrics["knn"]["params"]["max_queries"] == 200
+    proc = run(*args, "--metrics", "dcr", "--max-queries", "0")
+    assert proc.returncode == 0, proc.stderr
+    dcr_all = json.loads(proc.stdout)["metrics"]["dcr"]
+    assert dcr_all["params"]["n_queries_synthetic"] == 600
