@@ -321,6 +321,24 @@ def uninformative_note(name: str, res: pc.MetricResult) -> str | None:
     )
 
 
+def sample_note(res: pc.MetricResult) -> str:
+    """Say so when a register-size table was measured on a seeded sample of its query
+    records (each still compared with the whole reference table); "" otherwise."""
+    p = res.params
+    if p.get("query_sample"):
+        return (
+            f"measured on a seeded sample of {p['n_queries_synthetic']:,} synthetic and "
+            f"{p['n_queries_real']:,} real records, each against the whole training table "
+            "(the interval includes the sampling)"
+        )
+    if p.get("targets_sampled"):
+        return (
+            f"{p['n_targets']:,} targets, a seeded sample of the real records, each "
+            "against the whole release (the interval includes the sampling)"
+        )
+    return ""
+
+
 def card_text(name: str, res: pc.MetricResult) -> CardText:
     """What a measure's card says under its headline, with like shown next to like.
 
@@ -335,6 +353,7 @@ def card_text(name: str, res: pc.MetricResult) -> CardText:
         parts.append(describe_configuration(res))
     if "replicates" in res.extra:
         parts.append(f"mean of {len(res.extra['replicates'])} releases, sd {res.extra['sd']:.3f}")
+    parts.append(sample_note(res))
     interval = " · ".join(p for p in parts if p)
     rates = _attack_rates(res)
     if rates is None:

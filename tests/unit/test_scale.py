@@ -194,3 +194,19 @@ def test_cli_privacy_takes_max_queries(tmp_path):
     assert proc.returncode == 0, proc.stderr
     dcr_all = json.loads(proc.stdout)["metrics"]["dcr"]
     assert dcr_all["params"]["n_queries_synthetic"] == 600
+
+
+def test_the_privacy_card_says_when_a_sample_was_measured(tables, monkeypatch):
+    from ui.privacy import card_text
+
+    real, hold, unseen = tables
+    sampled = dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=300, seed=1)
+    assert "seeded sample of 300 synthetic and 300 real" in card_text("dcr", sampled).interval
+    whole = dcr(real, unseen, threat=THREAT, holdout=hold, seed=1)
+    assert "sample" not in card_text("dcr", whole).interval
+    monkeypatch.setattr(attack_common, "MAX_QUERIES", 500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        attacked = inference(real, unseen, threat=THREAT_ALL, holdout=hold, seed=0)
+    assert attacked.params["targets_sampled"] is True
+    assert "500 targets, a seeded sample" in card_text("inference", attacked).interval

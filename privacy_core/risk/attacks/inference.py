@@ -213,6 +213,8 @@ def distance_inference(
         "tolerance": tolerance,
         "n_attacks": n_attacks,
         "n_targets": len(targets),
+        # every record was asked for, a seeded sample was attacked (register size)
+        "targets_sampled": n_attacks is None and len(targets) < len(data.real),
         "n_control_targets": n_c if hold is not None else None,
         "numeric_missing": numeric_missing,
         "control": hold is not None,

@@ -241,6 +241,8 @@ def linkability(
         "n_attacks": n_attacks,
         "n_neighbors": n_neighbors,
         "n_targets": len(targets),
+        # every record was asked for, a seeded sample was attacked (register size)
+        "targets_sampled": n_attacks is None and len(targets) < len(data.real),
         "n_control_targets": None if rank_c is None else len(rank_c),
         "numeric_missing": numeric_missing,
         "distance": "l1 (range-scaled numerics + category mismatches)"
