@@ -28,6 +28,8 @@ METRICS = ("euclidean", "l1")
 # up to this k, k row-wise argmin passes beat one argpartition (which costs ~100 argmins
 # on a 50,000-column block)
 _SUCCESSIVE_ARGMIN_MAX_K = 32
+# below this many columns per neighbour, k argmin passes are as cheap as the threshold
+_THRESHOLD_MIN_COLS = 64
 _DEFAULT_BLOCK = 1 << 24  # distance entries per chunk (128 MiB of float64)
 # Searches of at least this many pairs are remembered (results only: distances and
 # indices), so a measure that asks again (k-NN DCR after DCR, on the same encoding) reuses
@@ -129,8 +131,11 @@ def _search(
     per_row = r.shape[0] * (1 if metric == "euclidean" else 2)
     chunk = max(1, int(max_block // max(per_row, 1)))
     r_sq = np.einsum("ij,ij->i", r, r) if metric == "euclidean" else None
-    r_neg2 = -2.0 * r if metric == "euclidean" else None
+    # [-2 r, |r|^2]: with a column of ones on the query side, one product gives
+    # |r|^2 - 2 q.r (no separate pass to add |r|^2: the block is memory-bound)
+    r_neg2 = np.hstack([-2.0 * r, r_sq[:, None]]) if r_sq is not None else None
     r_sq_max = float(r_sq.max(initial=0.0)) if r_sq is not None else 0.0
+    q_aug = np.hstack([q, np.ones((nq, 1))]) if metric == "euclidean" else q
     r_cols = r
     indicators = None
     if metric == "l1":
@@ -145,7 +150,7 @@ def _search(
     for start in range(0, nq, chunk):
         stop = min(nq, start + chunk)
         block = _ranking_block(
-            q[start:stop],
+            q_aug[start:stop],
             r_cols,
             metric,
             r_sq,
@@ -159,6 +164,8 @@ def _search(
             block[rows, rows + start] = np.inf
         if k == 1:
             idx = block.argmin(axis=1)[:, None]
+        elif k <= _SUCCESSIVE_ARGMIN_MAX_K and block.shape[1] >= _THRESHOLD_MIN_COLS * k:
+            idx = _smallest_by_threshold(block, k)
         elif k <= _SUCCESSIVE_ARGMIN_MAX_K:
             idx = _smallest_by_argmin(block, k)
         else:
@@ -178,6 +185,27 @@ def _search(
         out_i[start:stop] = idx
         out_d[start:stop] = dist
     return out_d, out_i
+
+
+def _smallest_by_threshold(block: np.ndarray, k: int) -> np.ndarray:
+    """Column indices of the k smallest entries per row, in order (ties: lower index),
+    in about two passes over the block instead of k.
+
+    The row's columns are cut into k groups; the largest of the k group minima is an
+    entry with at least k entries (one per group) at or below it, so it bounds the k-th
+    smallest from above. Every entry at or below that bound is a candidate (a handful per
+    row), and the candidates are ordered by (value, column): the same picks as k argmin
+    passes, ties included.
+    """
+    rows, n = block.shape
+    group_min = np.minimum.reduceat(block, np.arange(k) * (n // k), axis=1)
+    bound = group_min.max(axis=1, keepdims=True)
+    # flatnonzero: a 2-D np.nonzero costs more than the k argmin passes it replaces
+    flat = np.flatnonzero(block <= bound)
+    r_idx, c_idx = np.divmod(flat, n)
+    order = np.lexsort((c_idx, block.reshape(-1)[flat], r_idx))
+    starts = np.searchsorted(r_idx, np.arange(rows))  # r_idx is sorted: row-major scan
+    return c_idx[order][starts[:, None] + np.arange(k)[None, :]]
 
 
 def _smallest_by_argmin(block: np.ndarray, k: int) -> np.ndarray:
@@ -233,7 +261,8 @@ def _refine_near_ties(
     """
     k = idx.shape[1]
     q_sq = np.einsum("ij,ij->i", q, q)
-    tol = 8.0 * max(q.shape[1], 1) * np.finfo(np.float64).eps * (q_sq + r_sq_max)
+    # d + 1 terms: the product carries |r|^2 as one more column
+    tol = 8.0 * (q.shape[1] + 1) * np.finfo(np.float64).eps * (q_sq + r_sq_max)
     unsure = np.flatnonzero((dist[:, -1] > 0) & (dist[:, -1] ** 2 <= 4.0 * tol))
     for i in unsure:
         band = np.take(block[i], idx[i]).max() + tol[i]
@@ -286,13 +315,13 @@ def _ranking_block(
     """Fill ``block`` with values whose row-wise order is the order of the distances.
 
     Euclidean: |r|^2 - 2 q.r, i.e. the squared distance minus the row constant |q|^2,
-    built in place (one product, one addition) to keep the pass count low. L1: the
+    as one product of ``q`` with a trailing column of ones and ``r_neg2`` = [-2 r, |r|^2]
+    (one pass over the block; ``r_sq`` is unused here). L1: the
     distance itself, the indicator columns by one product (:class:`_IndicatorPart`, the
     query rows being ``q``'s first rows of the chunk) and the others summed one by one.
     """
     if metric == "euclidean":
         np.matmul(q, r_neg2.T, out=block)  # type: ignore[union-attr]
-        block += r_sq[None, :]  # type: ignore[index]
         return block
     # r arrives transposed (features x rows) so that each feature is one contiguous row;
     # the scratch block is reused for every feature

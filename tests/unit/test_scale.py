@@ -210,3 +210,36 @@ def test_the_privacy_card_says_when_a_sample_was_measured(tables, monkeypatch):
         attacked = inference(real, unseen, threat=THREAT_ALL, holdout=hold, seed=0)
     assert attacked.params["targets_sampled"] is True
     assert "500 targets, a seeded sample" in card_text("inference", attacked).interval
+
+
+# ---------------------------------------------------------------- the search itself
+@pytest.mark.parametrize("k", [2, 5, 9])
+def test_threshold_selection_picks_what_k_argmin_passes_pick(k):
+    """Same columns in the same order, ties (lower column first) and masked self
+    entries included."""
+    rng = np.random.default_rng(k)
+    block = rng.integers(0, 6, size=(40, 5000)).astype(float)  # ties everywhere
+    block[np.arange(40), np.arange(40)] = np.inf
+    np.testing.assert_array_equal(
+        neighbors._smallest_by_threshold(block.copy(), k),
+        neighbors._smallest_by_argmin(block.copy(), k),
+    )
+    smooth = rng.random((30, 4000))
+    np.testing.assert_array_equal(
+        neighbors._smallest_by_threshold(smooth.copy(), k),
+        neighbors._smallest_by_argmin(smooth.copy(), k),
+    )
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "l1"])
+def test_search_matches_scipy_on_tied_data(metric):
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(3)
+    r = rng.integers(0, 3, size=(6000, 4)).astype(float) / 2
+    q = rng.integers(0, 3, size=(500, 4)).astype(float) / 2
+    d, i = neighbors._search(q, r, 5, metric, False, 1 << 20)
+    full = cdist(q, r, "euclidean" if metric == "euclidean" else "cityblock")
+    order = np.lexsort((np.broadcast_to(np.arange(len(r)), full.shape), full), axis=1)[:, :5]
+    np.testing.assert_array_equal(i, order)
+    np.testing.assert_allclose(d, np.take_along_axis(full, order, axis=1), atol=1e-12)
