@@ -6,7 +6,8 @@ HISTOGRAM release of n rows (Parquet, in a temporary folder), then runs each com
 user would, ``python -m privacy_core <command> --real … --synthetic … --control …
 --json``, in a process of its own, and reads that process's own peak RSS (``os.wait4``).
 Each command has ``--timeout`` seconds (default 600: issue 14's 10-minute target); a
-command that runs out is reported as such, not waited for.
+command that runs out is reported as such (with the measure it was in), not waited for.
+``privacy`` and ``fidelity`` run with ``--verbose``, so their slowest measures are listed.
 
 After the table it prints, per command, the exponent b of time ≈ a·n^b fitted to the
 sizes that finished (b ≈ 1: linear; b ≈ 2: quadratic) and what the fit predicts at 10
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -55,25 +57,38 @@ def tables(kind: str, n: int, folder: Path) -> dict[str, Path]:
     return paths
 
 
-def run(cmd: list[str], timeout: float) -> tuple[str, float, float]:
-    """(status, seconds, peak RSS in GB) of one command in a process of its own."""
+def run(cmd: list[str], timeout: float, log: Path) -> tuple[str, float, float, dict[str, float]]:
+    """(status, seconds, peak RSS in GB, seconds per measure) of one command in a process
+    of its own; its stderr goes to ``log`` (a pipe left unread could block it)."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = t + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            _, status, usage = os.wait4(proc.pid, 0)
-            return "timeout", time.perf_counter() - t, usage.ru_maxrss / 1e6
-        time.sleep(0.2)
+    with log.open("w") as err:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = t + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                _, status, usage = os.wait4(proc.pid, 0)
+                status = None
+                break
+            time.sleep(0.2)
     seconds = time.perf_counter() - t
-    code = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode(errors="replace").strip().splitlines() if proc.stderr else []
-    state = "ok" if code == 0 else f"exit {code}: {err[-1] if err else ''}"[:80]
-    return state, seconds, usage.ru_maxrss / 1e6
+    lines = log.read_text(errors="replace").splitlines()
+    # --verbose: "  <measure>: <seconds> s" when a measure ends
+    per_measure = {
+        m.group(1): float(m.group(2))
+        for m in (re.fullmatch(r"  (\w+): ([\d.]+) s", line) for line in lines)
+        if m
+    }
+    if status is None:
+        started = [line[:-4] for line in lines if line.endswith(" ...")]
+        state = "timeout" + (f" (in {started[-1]})" if started else "")
+    else:
+        code = os.waitstatus_to_exitcode(status)
+        state = "ok" if code == 0 else f"exit {code}: {lines[-1] if lines else ''}"[:80]
+    return state, seconds, usage.ru_maxrss / 1e6, per_measure
 
 
 def main() -> None:
@@ -118,9 +133,17 @@ def main() -> None:
                 ]
                 if command == "privacy" and args.privacy_metrics:
                     cmd += ["--metrics", args.privacy_metrics]
-                status, seconds, peak = run(cmd, args.timeout)
+                if command in ("privacy", "fidelity"):
+                    cmd.append("--verbose")
+                status, seconds, peak, per = run(cmd, args.timeout, Path(tmp) / "stderr.log")
                 rows.append((n, command, status, seconds, peak))
-                print(f"{n:>10,}  {command:9} {seconds:8.1f} {peak:8.2f}  {status}", flush=True)
+                slowest = sorted(per.items(), key=lambda kv: -kv[1])[:4]
+                detail = ", ".join(f"{m} {s:.0f} s" for m, s in slowest)
+                print(
+                    f"{n:>10,}  {command:9} {seconds:8.1f} {peak:8.2f}  {status}"
+                    + (f"  (slowest: {detail})" if detail else ""),
+                    flush=True,
+                )
     print("\nfitted growth, time ~ a * n^b over the sizes that finished:")
     for command in commands:
         done = [(n, s) for n, c, st, s, _ in rows if c == command and st == "ok"]

@@ -202,6 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_membership(p)
     _add_mds(p)
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="write each measure's start and its seconds to stderr",
+    )
     p.set_defaults(func=cmd_privacy)
 
     p = sub.add_parser(
@@ -214,6 +220,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=3000,
         help="subsample size for pairs with a numeric column (Wasserstein)",
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="write each measure's start and its seconds to stderr",
     )
     p.set_defaults(func=cmd_fidelity)
 

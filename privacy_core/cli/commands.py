@@ -207,6 +207,30 @@ def _measure_inputs(
     return real, synthetic, control
 
 
+def _measure_timer(names: list[str]) -> Any:
+    """A progress callback that writes each measure's name when it starts and its
+    seconds when it ends to stderr (``--verbose``: long reviews show where they are)."""
+    import time
+
+    from ..measures import get_measure
+
+    labels = {get_measure(n).label: n for n in names}
+    current: dict[str, Any] = {}
+
+    def progress(_fraction: float, label: str) -> None:
+        if label not in labels and label != "done":
+            return  # a measure's own steps
+        now = time.perf_counter()
+        if current:
+            sys.stderr.write(f"  {current['name']}: {now - current['start']:.1f} s\n")
+        if label in labels:
+            current.update(name=labels[label], start=now)
+            sys.stderr.write(f"{labels[label]} ...\n")
+        sys.stderr.flush()
+
+    return progress
+
+
 def _run_measures(
     args: argparse.Namespace, family: str, default: list[str], options: dict[str, dict[str, Any]]
 ) -> tuple[dict[str, MetricResult], Any]:
@@ -237,6 +261,7 @@ def _run_measures(
         holdout=control,
         seed=args.seed,
         options=options,
+        progress=_measure_timer(names) if getattr(args, "verbose", False) else None,
     )
     return results, (real, synthetic, control, threat)
 

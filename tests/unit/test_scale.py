@@ -243,3 +243,17 @@ def test_search_matches_scipy_on_tied_data(metric):
     order = np.lexsort((np.broadcast_to(np.arange(len(r)), full.shape), full), axis=1)[:, :5]
     np.testing.assert_array_equal(i, order)
     np.testing.assert_allclose(d, np.take_along_axis(full, order, axis=1), atol=1e-12)
+
+
+def test_cli_verbose_writes_each_measures_time_to_stderr(tmp_path):
+    real = pc.simulate_health(300, seed=0)
+    real.to_csv(tmp_path / "r.csv", index=False)
+    pc.simulate_health(300, seed=9).to_csv(tmp_path / "s.csv", index=False)
+    base = ["--real", str(tmp_path / "r.csv"), "--synthetic", str(tmp_path / "s.csv")]
+    proc = run("privacy", *base, "--sensitive", "disease", "--metrics", "ims,dcr", "-v")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert "ims ..." in lines and "dcr ..." in lines
+    assert any(line.startswith("  dcr: ") and line.endswith(" s") for line in lines)
+    quiet = run("privacy", *base, "--sensitive", "disease", "--metrics", "ims")
+    assert "ims ..." not in quiet.stderr
