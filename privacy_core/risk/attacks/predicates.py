@@ -600,12 +600,21 @@ def _outlier_order(
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Distinct synthetic rows from the most to the least isolated: the mean distance to
     their ``k`` nearest other synthetic rows, in the contrastive embedding or the shared
-    encoding."""
+    encoding.
+
+    Above :data:`~privacy_core.risk.neighbors.MAX_QUERIES` distinct rows, the ranking is
+    of a seeded sample of that many (each measured against *every* synthetic row, so its
+    isolation is exact); ``info["n_ranked"]`` says how many were ranked. The attack needs
+    only the first few hundred targets; ranking every row of a million-row release is
+    10^12 distance pairs.
+    """
     from ...embedding import check_space, resolve_encoder
     from ...encoding import TableEncoder
-    from ..neighbors import nearest_neighbors
+    from ...stats import child_seeds
+    from ..neighbors import MAX_QUERIES, nearest_neighbors
 
     check_space(space)
+    info: dict[str, Any]
     if space == "contrastive":
         encoder = resolve_encoder(data, embedding, embedding_params, seed)
         x = encoder.transform(syn, columns)
@@ -616,8 +625,22 @@ def _outlier_order(
     k = min(k, len(syn) - 1)
     if k < 1:
         return np.arange(len(syn)), info
-    d, _ = nearest_neighbors(x.astype(np.float64), x.astype(np.float64), k=k, exclude_self=True)
-    return np.argsort(-d.mean(axis=1), kind="stable"), info
+    x = x.astype(np.float64)
+    info["n_ranked"] = min(len(x), MAX_QUERIES)
+    if len(x) <= MAX_QUERIES:
+        d, _ = nearest_neighbors(x, x, k=k, exclude_self=True)
+        return np.argsort(-d.mean(axis=1), kind="stable"), info
+    rng = np.random.default_rng(child_seeds(seed, 2)[1])
+    pos = np.sort(rng.choice(len(x), size=MAX_QUERIES, replace=False))
+    # k + 1 neighbours among all rows, then each sampled row's own entry left out (or the
+    # farthest, when a duplicate's lower index took the self's place among the ties)
+    d, i = nearest_neighbors(x[pos], x, k=k + 1)
+    is_self = i == pos[:, None]
+    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
+    keep = np.ones_like(is_self)
+    keep[np.arange(len(pos)), drop] = False
+    others = d[keep].reshape(len(pos), k)
+    return pos[np.argsort(-others.mean(axis=1), kind="stable")], info
 
 
 def _stack(c: list, o: list, v: list, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
