@@ -151,10 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max-queries",
         type=int,
-        default=50_000,
+        default=None,
         help="DCR and k-NN: above this many synthetic (or holdout) records, measure a "
         "seeded sample of this many, each against the whole training table (exact "
-        "distances; the interval includes the sampling); 0 = every record",
+        "distances; the interval includes the sampling); 0 = every record; default: "
+        "every record up to 50,000, then a sample that keeps the search near 2 x 10^10 "
+        "pairs (20,000 at a million training rows)",
     )
     p.add_argument(
         "--n-attacks",

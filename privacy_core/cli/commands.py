@@ -270,7 +270,7 @@ def cmd_privacy(args: argparse.Namespace) -> int:
     from ..measures import measure_names
 
     space = {"space": args.space}
-    queries = {"max_queries": args.max_queries or None}
+    queries = {"max_queries": "auto" if args.max_queries is None else (args.max_queries or None)}
     options: dict[str, dict[str, Any]] = {
         "dcr": {"alpha": args.alpha, **space, **queries},
         "knn": {"alpha": args.alpha, "k_max": args.k, **space, **queries},

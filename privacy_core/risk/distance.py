@@ -60,7 +60,7 @@ from ..validation import (
     check_positive_int,
     check_seed,
 )
-from .neighbors import MAX_QUERIES, nearest_neighbors
+from .neighbors import default_queries, nearest_neighbors
 
 DCR_METRICS = ("euclidean", "gower")
 DCR_VARIANTS = ("distance", "ratio")
@@ -197,8 +197,14 @@ def _boot_seeds(seed: int) -> tuple[int, int]:
     return a, b
 
 
-def check_max_queries(max_queries: int | None) -> int | None:
-    return None if max_queries is None else check_positive_int("max_queries", max_queries)
+def check_max_queries(max_queries: int | str | None, n_reference: int) -> int | None:
+    """``"auto"`` (:func:`~privacy_core.risk.neighbors.default_queries` for this reference
+    size), None (every record) or a positive count."""
+    if max_queries == "auto":
+        return default_queries(n_reference)
+    if max_queries is None:
+        return None
+    return check_positive_int("max_queries", max_queries)
 
 
 def query_sample(n: int, max_queries: int | None, seed: int, side: int) -> np.ndarray | None:
@@ -218,13 +224,15 @@ def query_sample(n: int, max_queries: int | None, seed: int, side: int) -> np.nd
 def _sample_queries(
     S: np.ndarray,
     query_real: np.ndarray,
-    max_queries: int | None,
+    max_queries: int | str | None,
     seed: int,
     params: dict[str, Any],
+    n_reference: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The query records measured (all, or a seeded sample of each side) and the sampled
     synthetic positions; records the sample in ``params``. The bootstrap interval then
     resamples the measured records, so it carries the sampling's variance."""
+    max_queries = check_max_queries(max_queries, n_reference)
     pos_s = query_sample(len(S), max_queries, seed, 0)
     pos_r = query_sample(len(query_real), max_queries, seed, 1)
     params.update(
@@ -542,7 +550,7 @@ def dcr(
     space: str = "shared",
     embedding: Any = None,
     embedding_params: dict[str, Any] | None = None,
-    max_queries: int | None = MAX_QUERIES,
+    max_queries: int | str | None = "auto",
     seed: int = 0,
 ) -> DcrResult:
     """Distance to closest record: SRD against RRD at the alpha-th RRD percentile.
@@ -611,10 +619,11 @@ def dcr(
         ``distance`` variant: when the release (or the holdout) has more records than
         this, a seeded sample of this many is measured, each against the whole training
         table (:func:`query_sample`); ``None`` measures every record. ``params`` records
-        ``query_sample`` and ``n_queries_synthetic`` / ``n_queries_real``; the records
-        table then lists the sampled synthetic records. The default (50,000) leaves
-        tables up to that size exact; at a million rows it turns 10^12 distance pairs
-        into 10^11.
+        the count used, ``query_sample`` and ``n_queries_synthetic`` /
+        ``n_queries_real``; the records table then lists the sampled synthetic records.
+        ``"auto"`` (default, :func:`~privacy_core.risk.neighbors.default_queries`):
+        every record up to 50,000, then 20,000 at a million training rows — 10^12
+        distance pairs become 4 x 10^10.
     seed
         Seeds the bootstrap, the fallback split, the query sample (and the encoder);
         recorded in ``params``.
@@ -643,7 +652,7 @@ def dcr(
     seed = check_seed(seed)
     alpha = check_alpha(alpha)
     k = check_positive_int("k", k)
-    max_queries = check_max_queries(max_queries)
+    check_max_queries(max_queries, 1)  # a bad value fails before any work
     check_choice("metric", metric, DCR_METRICS)
     check_choice("variant", variant, DCR_VARIANTS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
@@ -712,7 +721,7 @@ def dcr(
 
     if variant == "distance":
         _check_k(k, {"training records": len(T), "reference real records": len(ref_real)})
-        S_q, real_q, pos_s = _sample_queries(S, query_real, max_queries, seed, params)
+        S_q, real_q, pos_s = _sample_queries(S, query_real, max_queries, seed, params, len(T))
         d_s, i_s = _neighbors(S_q, T, k, metric)
         d_r, _ = _neighbors(real_q, ref_real, k, metric)
         srd = d_s.mean(axis=1)
@@ -925,7 +934,7 @@ def dcr_knn(
     space: str = "shared",
     embedding: Any = None,
     embedding_params: dict[str, Any] | None = None,
-    max_queries: int | None = MAX_QUERIES,
+    max_queries: int | str | None = "auto",
     seed: int = 0,
 ) -> KnnResult:
     """k-NN privacy indicator: the DCR score with k-neighbourhood means, k = 1..k_max.
@@ -959,7 +968,7 @@ def dcr_knn(
     seed = check_seed(seed)
     alpha = check_alpha(alpha)
     k_max = check_positive_int("k_max", k_max)
-    max_queries = check_max_queries(max_queries)
+    check_max_queries(max_queries, 1)  # a bad value fails before any work
     check_choice("metric", metric, DCR_METRICS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     check_confidence(confidence)
@@ -1012,7 +1021,7 @@ def dcr_knn(
             stacklevel=2,
         )
     _check_k(k_max, {"training records": len(T), "reference real records": len(ref_real)}, "k_max")
-    S_q, real_q, pos_s = _sample_queries(S, query_real, max_queries, seed, params)
+    S_q, real_q, pos_s = _sample_queries(S, query_real, max_queries, seed, params, len(T))
     d_s, i_s = _neighbors(S_q, T, k_max, metric)
     d_r, _ = _neighbors(real_q, ref_real, k_max, metric)
     ks = np.arange(1, k_max + 1)

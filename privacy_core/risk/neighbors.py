@@ -41,12 +41,26 @@ _cache_lock = threading.Lock()
 
 MAX_QUERIES = 50_000
 """Query records (synthetic records, attack targets) per side above which the
-nearest-neighbour measures measure a seeded sample of them by default. Each sampled query
-is still compared with the *whole* reference table, so its distance is exact: a copied
-record is found as surely as in the full search. Subsampling the reference side too would
-push every distance up and let a full copy pass (SDMetrics' DCR does that). Tables up to
-this size are measured whole; at a million rows it turns 10^12 distance pairs into
-5 x 10^10."""
+nearest-neighbour measures measure a seeded sample of them by default (see
+:func:`default_queries`). Each sampled query is still compared with the *whole* reference
+table, so its distance is exact: a copied record is found as surely as in the full
+search. Subsampling the reference side too would push every distance up and let a full
+copy pass (SDMetrics' DCR does that)."""
+PAIR_BUDGET = 20_000_000_000
+"""Distance pairs per side that the default sample aims at: a search of that size takes
+about a minute on two cores."""
+MIN_QUERIES = 10_000
+"""The default sample never goes below this (a share's standard error stays under 0.5
+points)."""
+
+
+def default_queries(n_reference: int) -> int:
+    """How many query records a default nearest-neighbour measure takes against a
+    reference table of ``n_reference`` rows: every record up to :data:`MAX_QUERIES`
+    while the reference has up to 400,000 rows, then fewer, so that queries x reference
+    stays near :data:`PAIR_BUDGET` (20,000 at a million rows), never below
+    :data:`MIN_QUERIES` (or MAX_QUERIES, if that is smaller)."""
+    return int(min(MAX_QUERIES, max(MIN_QUERIES, PAIR_BUDGET // max(n_reference, 1))))
 
 
 def _fingerprint(x: np.ndarray) -> bytes:

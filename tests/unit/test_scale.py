@@ -15,7 +15,6 @@ import privacy_core as pc
 from privacy_core.cli import main as cli_main
 from privacy_core.errors import ParameterError
 from privacy_core.risk import neighbors
-from privacy_core.risk.attacks import common as attack_common
 from privacy_core.risk.attacks.inference import distance_inference as inference
 from privacy_core.risk.attacks.linkage import linkability
 from privacy_core.risk.distance import dcr, dcr_knn, query_sample
@@ -131,10 +130,21 @@ def test_sampled_interval_is_wider_than_the_full_one(tables):
     assert width(sampled) > width(full)
 
 
+def test_the_default_sample_shrinks_with_the_reference_table():
+    assert neighbors.default_queries(50_000) == 50_000
+    assert neighbors.default_queries(400_000) == 50_000
+    assert neighbors.default_queries(1_000_000) == 20_000
+    assert neighbors.default_queries(10_000_000) == neighbors.MIN_QUERIES
+    # queries x reference stays near the budget in between
+    n = 800_000
+    assert neighbors.default_queries(n) * n <= neighbors.PAIR_BUDGET
+
+
 def test_below_the_limit_nothing_changes(tables):
     real, hold, unseen = tables
     a = dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=None, seed=2)
-    b = dcr(real, unseen, threat=THREAT, holdout=hold, seed=2)  # default 50,000
+    b = dcr(real, unseen, threat=THREAT, holdout=hold, seed=2)  # default "auto"
+    assert b.params["max_queries"] == 50_000 and b.params["query_sample"] is False
     assert a.value == b.value and a.ci == b.ci
     np.testing.assert_array_equal(a.srd, b.srd)
 
@@ -158,7 +168,7 @@ def test_bad_max_queries_is_refused(tables):
 def test_attacks_sample_targets_above_the_limit_and_stay_calibrated(tables, attack, monkeypatch):
     """With n_attacks=None every record is a target up to MAX_QUERIES; above it a seeded
     sample, each matched against the whole release (a copy is still found)."""
-    monkeypatch.setattr(attack_common, "MAX_QUERIES", 600)
+    monkeypatch.setattr(neighbors, "MAX_QUERIES", 600)
     real, hold, unseen = tables
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -204,7 +214,7 @@ def test_the_privacy_card_says_when_a_sample_was_measured(tables, monkeypatch):
     assert "seeded sample of 300 synthetic and 300 real" in card_text("dcr", sampled).interval
     whole = dcr(real, unseen, threat=THREAT, holdout=hold, seed=1)
     assert "sample" not in card_text("dcr", whole).interval
-    monkeypatch.setattr(attack_common, "MAX_QUERIES", 500)
+    monkeypatch.setattr(neighbors, "MAX_QUERIES", 500)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         attacked = inference(real, unseen, threat=THREAT_ALL, holdout=hold, seed=0)

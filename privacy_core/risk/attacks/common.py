@@ -34,7 +34,7 @@ from ...validation import (
     check_in_range,
     check_positive_int,
 )
-from ..neighbors import MAX_QUERIES
+from ..neighbors import default_queries
 
 
 # ============================================================================ results
@@ -389,11 +389,15 @@ def _rngs(seed: int, n: int) -> list[np.random.Generator]:
     return child_rngs(seed, n)
 
 
-def _targets(n_attacks: int | None, n_rows: int) -> int | None:
+def _targets(n_attacks: int | None, n_rows: int, n_release: int) -> int | None:
     """Targets to attack: ``n_attacks``, or with None every record (consensus R2) up to
-    :data:`~privacy_core.risk.neighbors.MAX_QUERIES` and a seeded sample of that many
-    above it; each target is still matched against the whole release."""
-    return MAX_QUERIES if n_attacks is None and n_rows > MAX_QUERIES else n_attacks
+    :func:`~privacy_core.risk.neighbors.default_queries` of the release's size and a
+    seeded sample of that many above it; each target is still matched against the whole
+    release."""
+    if n_attacks is not None:
+        return n_attacks
+    cap = default_queries(n_release)
+    return cap if n_rows > cap else None
 
 
 def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -> pd.DataFrame:

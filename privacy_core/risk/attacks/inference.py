@@ -114,9 +114,10 @@ def distance_inference(
         Training (and control) targets, sampled without replacement; None (default) =
         every record (consensus R2; with 500 targets a private release read up to 0.2 by
         chance on 6,666 training rows, an interval of ±0.12 around it) up to 50,000 per
-        side, a seeded sample of 50,000 above
-        (:data:`~privacy_core.risk.neighbors.MAX_QUERIES`; each target still searches the
-        whole release; ``params["n_targets"]`` says how many).
+        side, a seeded sample above
+        (:func:`~privacy_core.risk.neighbors.default_queries`: 20,000 against a
+        million-row release; each target still searches the whole release;
+        ``params["n_targets"]`` says how many).
     tolerance
         A numeric guess is correct when |g - s| <= tolerance·|s|.
     regression
@@ -182,12 +183,12 @@ def distance_inference(
         )
         return int(ok.sum()), table
 
-    targets = _sample_rows(data.real, _targets(n_attacks, len(data.real)), rng_t)
+    targets = _sample_rows(data.real, _targets(n_attacks, len(data.real), len(syn)), rng_t)
     k_t, table_t = attack(targets, "training")
     k_c, tables = None, [table_t]
     n_c = 0
     if hold is not None:
-        ctrl_targets = _sample_rows(hold, _targets(n_attacks, len(hold)), rng_c)
+        ctrl_targets = _sample_rows(hold, _targets(n_attacks, len(hold), len(syn)), rng_c)
         k_c, table_c = attack(ctrl_targets, "control")
         n_c = len(ctrl_targets)
         tables.append(table_c)

@@ -128,9 +128,10 @@ def linkability(
         one half, so that even a full copy read 0.15 on the health demo.)
     n_attacks
         Training (and control) targets, sampled without replacement; None (default) =
-        every record (consensus R2) up to 50,000 per side and a seeded sample of 50,000
-        above (:data:`~privacy_core.risk.neighbors.MAX_QUERIES`; each target is still
-        linked against the whole release; ``params["n_targets"]`` says how many).
+        every record (consensus R2) up to 50,000 per side and a seeded sample above
+        (:func:`~privacy_core.risk.neighbors.default_queries`: 20,000 against a
+        million-row release; each target is still linked against the whole release;
+        ``params["n_targets"]`` says how many).
     n_neighbors
         k. Results for any k' <= k are re-read with ``result.at(n_neighbors=k')``.
     numeric_missing
@@ -215,11 +216,11 @@ def linkability(
         )
         return rank, table
 
-    targets = _sample_rows(data.real, _targets(n_attacks, len(data.real)), rng_t)
+    targets = _sample_rows(data.real, _targets(n_attacks, len(data.real), len(syn)), rng_t)
     rank_t, table_t = attack(targets, "training")
     rank_c, tables = None, [table_t]
     if hold is not None:
-        ctrl_targets = _sample_rows(hold, _targets(n_attacks, len(hold)), rng_c)
+        ctrl_targets = _sample_rows(hold, _targets(n_attacks, len(hold), len(syn)), rng_c)
         rank_c, table_c = attack(ctrl_targets, "control")
         tables.append(table_c)
     n_base = len(targets)

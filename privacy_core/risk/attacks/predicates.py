@@ -602,8 +602,8 @@ def _outlier_order(
     their ``k`` nearest other synthetic rows, in the contrastive embedding or the shared
     encoding.
 
-    Above :data:`~privacy_core.risk.neighbors.MAX_QUERIES` distinct rows, the ranking is
-    of a seeded sample of that many (each measured against *every* synthetic row, so its
+    Above :func:`~privacy_core.risk.neighbors.default_queries` distinct rows, the ranking
+    is of a seeded sample of that many (each measured against *every* synthetic row, so its
     isolation is exact); ``info["n_ranked"]`` says how many were ranked. The attack needs
     only the first few hundred targets; ranking every row of a million-row release is
     10^12 distance pairs.
@@ -611,7 +611,7 @@ def _outlier_order(
     from ...embedding import check_space, resolve_encoder
     from ...encoding import TableEncoder
     from ...stats import child_seeds
-    from ..neighbors import MAX_QUERIES, nearest_neighbors
+    from ..neighbors import default_queries, nearest_neighbors
 
     check_space(space)
     info: dict[str, Any]
@@ -626,12 +626,13 @@ def _outlier_order(
     if k < 1:
         return np.arange(len(syn)), info
     x = x.astype(np.float64)
-    info["n_ranked"] = min(len(x), MAX_QUERIES)
-    if len(x) <= MAX_QUERIES:
+    cap = default_queries(len(x))
+    info["n_ranked"] = min(len(x), cap)
+    if len(x) <= cap:
         d, _ = nearest_neighbors(x, x, k=k, exclude_self=True)
         return np.argsort(-d.mean(axis=1), kind="stable"), info
     rng = np.random.default_rng(child_seeds(seed, 2)[1])
-    pos = np.sort(rng.choice(len(x), size=MAX_QUERIES, replace=False))
+    pos = np.sort(rng.choice(len(x), size=cap, replace=False))
     # k + 1 neighbours among all rows, then each sampled row's own entry left out (or the
     # farthest, when a duplicate's lower index took the self's place among the ties)
     d, i = nearest_neighbors(x[pos], x, k=k + 1)
