@@ -303,3 +303,22 @@ def test_outlier_singling_out_on_a_sampled_ranking_keeps_the_calibrated_ends(mon
     # 300 predicates on 3,000 rows are noisy (0.0-0.29 over seeds, full ranking or
     # sampled): the contract's small-sample alternative, an interval that reaches 0
     assert fresh.ci[0] == 0.0 and fresh.value < 0.35
+
+
+def test_category_only_neighbours_are_those_of_a_full_search():
+    """Linkability's half of category columns: the first k rows of the query's own
+    combination in the random order, as a full search ranks them (ties by that order)."""
+    from privacy_core.inputs import prepare_review
+    from privacy_core.risk.attacks.knn import _knn_random_ties, attack_space
+
+    cols = ["gender", "education"]
+    real, syn = pc.simulate_health(3000, seed=0), pc.simulate_health(3000, seed=4)
+    data = prepare_review(real, [syn], threat=pc.ThreatModel(cols, ["disease"]))
+    place, _ = attack_space(data, cols, "median", "shared", None, None, 0)
+    q, r = place(data.real.iloc[:500], cols), place(data.synthetic[0], cols)
+    assert r.numeric.shape[1] == 0
+    perm = np.random.default_rng(1).permutation(len(data.synthetic[0]))
+    d, i = _knn_random_ties(q, r, 4, perm)
+    d_full, i_full = neighbors.nearest_neighbors(q.full, r.full[perm], k=4, metric=r.metric)
+    np.testing.assert_array_equal(i, perm[i_full])
+    np.testing.assert_array_equal(d, d_full)

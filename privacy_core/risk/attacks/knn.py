@@ -110,7 +110,7 @@ def _knn_random_ties(
     todo = np.ones(n_q, dtype=bool)
     groups = np.unique(query.group)
     single = np.unique(ref_group).size == 1
-    if groups.size <= _MAX_GROUPS and (single or ref_num.shape[1] > 0):
+    if groups.size <= _MAX_GROUPS:
         order = np.argsort(ref_group, kind="stable")  # keeps the random order within groups
         sorted_group = ref_group[order]
         for g in groups:
@@ -119,13 +119,20 @@ def _knn_random_ties(
                 continue
             members = order[lo:hi]
             rows = np.flatnonzero(query.group == g)
-            d, i = nearest_neighbors(
-                query.numeric[rows],
-                ref_num[members],
-                k=k,
-                metric=reference.metric,
-                max_block=_KNN_BLOCK,
-            )
+            if ref_num.shape[1] == 0:
+                # categories only: every member is at distance 0, so the first k in the
+                # random order are the neighbours (a full search of a million-row release
+                # ranked hundreds of thousands of ties per query)
+                d = np.zeros((len(rows), k))
+                i = np.broadcast_to(np.arange(k), (len(rows), k))
+            else:
+                d, i = nearest_neighbors(
+                    query.numeric[rows],
+                    ref_num[members],
+                    k=k,
+                    metric=reference.metric,
+                    max_block=_KNN_BLOCK,
+                )
             ok = np.ones(len(rows), dtype=bool) if single else d[:, -1] < 1.0
             dist[rows[ok]] = d[ok]
             idx[rows[ok]] = members[i[ok]]
