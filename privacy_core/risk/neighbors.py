@@ -167,7 +167,6 @@ def _search(
             q_aug[start:stop],
             r_cols,
             metric,
-            r_sq,
             r_neg2,
             buf[: stop - start],
             None if scratch is None else scratch[: stop - start],
@@ -320,7 +319,6 @@ def _ranking_block(
     q: np.ndarray,
     r: np.ndarray,
     metric: str,
-    r_sq: np.ndarray | None,
     r_neg2: np.ndarray | None,
     block: np.ndarray,
     scratch: np.ndarray | None,
@@ -330,7 +328,7 @@ def _ranking_block(
 
     Euclidean: |r|^2 - 2 q.r, i.e. the squared distance minus the row constant |q|^2,
     as one product of ``q`` with a trailing column of ones and ``r_neg2`` = [-2 r, |r|^2]
-    (one pass over the block; ``r_sq`` is unused here). L1: the
+    (one pass over the block). L1: the
     distance itself, the indicator columns by one product (:class:`_IndicatorPart`, the
     query rows being ``q``'s first rows of the chunk) and the others summed one by one.
     """
