@@ -22,6 +22,7 @@ from ui.evaluations import (
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_widget
 from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci, paint_now
+from ui.workspace import Workspace
 
 st.title("RAPID — attribute inference risk")
 st.caption(
@@ -287,7 +288,7 @@ def results_panel(base: pc.RapidResult) -> None:
         n_permutations=int(cal_perm) if cal_perm else None,
     )
     g1, g2 = st.columns([3, 2])
-    # spec=True: the figures' cached data with this step's marker and counts, not rebuilt
+    # spec=True: the figure's cached data with this step's marker and counts, not rebuilt
     # (building a plotly figure costs more than the whole re-aggregation; issue 13, item 5)
     g1.plotly_chart(
         plots.rapid_threshold_curve(
@@ -298,12 +299,61 @@ def results_panel(base: pc.RapidResult) -> None:
         ),
         width="stretch",
     )
-    g2.plotly_chart(plots.rapid_score_histogram(r, spec=True), width="stretch")
+    g2.markdown(
+        f"**Reading the curve.** Each line is an attacker's RAPID at every "
+        f"{'threshold' if categorical else 'tolerance'}; the dashed mark is the slider's. "
+        + (
+            "A higher τ asks for more confidence, so fewer records are at risk."
+            if categorical
+            else "A larger ε accepts a rougher guess, so more records are at risk."
+        )
+        + " The paper's calibration (§2.5) suggests a threshold from a permutation null: "
+        "see *Calibration* under the breakdowns below."
+    )
 
+    # Everything else that follows τ sits in collapsed, lazy sections: a closed section
+    # sends nothing, so a slider step repaints the headline, the attacker table and one
+    # figure (issue 13, item 5: ≤ 200 ms per step at 50k rows). Opening a section draws
+    # it at the current τ, and while it is open it follows the slider too.
+    details = st.expander(
+        "Breakdowns — score distribution, by class, by quasi-identifier, attribution, "
+        "calibration, synthesizer CV, attackers, members vs non-members",
+        key="rapid_details",
+        on_change="rerun",
+        icon=":material/insights:",
+    )
+    if details.open:
+        with details:
+            detail_tabs(r, ws, params, categorical, key, hi, variant)
+    per_record = st.expander(
+        f"Per-record results — {r.n_at_risk:,} of {len(r.y_true):,} records at risk "
+        f"for the strongest attacker ({strongest_label})",
+        key="rapid_records",
+        on_change="rerun",
+        icon=":material/table_rows:",
+    )
+    if per_record.open:
+        with per_record:
+            per_record_table(r, categorical, strongest_label)
+    with reference_slot:
+        references_panel(r, threshold, interval, variant)
+
+
+def detail_tabs(
+    r: pc.RapidResult,
+    ws: Workspace,
+    params: dict,
+    categorical: bool,
+    key: str,
+    hi: float,
+    variant: dict,
+) -> None:
+    """The breakdown tabs, drawn only while their section is open."""
     # lazy tabs: only the open one runs, so a slider step does not refit the attribution
-    # or redraw five hidden figures (issue 13, item 5)
+    # or redraw hidden figures (issue 13, item 5)
     tabs = st.tabs(
         [
+            "Score distribution",
             "By class" if categorical else "By value",
             "By quasi-identifier",
             "Attribution",
@@ -317,6 +367,13 @@ def results_panel(base: pc.RapidResult) -> None:
     )
     with tabs[0]:
         if tabs[0].open:
+            st.caption(
+                "Every real record's score for the strongest attacker (gain for a category, "
+                "error for a number) and where the slider cuts it."
+            )
+            st.plotly_chart(plots.rapid_score_histogram(r, spec=True), width="stretch")
+    with tabs[1]:
+        if tabs[1].open:
             if categorical:
                 st.caption(
                     "Is risk concentrated in one class? The orange mark is the class "
@@ -326,12 +383,12 @@ def results_panel(base: pc.RapidResult) -> None:
             else:
                 st.caption("Risk across the range of the sensitive value (quartile bands).")
             st.plotly_chart(plots.rapid_by_class_figure(r), width="stretch")
-    with tabs[1]:
-        if tabs[1].open:
-            col = st.selectbox("Quasi-identifier", list(r.quasi.columns), key="rapid_subgroup")
-            st.plotly_chart(plots.rapid_subgroup_figure(r, col), width="stretch")
     with tabs[2]:
         if tabs[2].open:
+            col = st.selectbox("Quasi-identifier", list(r.quasi.columns), key="rapid_subgroup")
+            st.plotly_chart(plots.rapid_subgroup_figure(r, col), width="stretch")
+    with tabs[3]:
+        if tabs[3].open:
             st.caption(
                 "Which quasi-identifier levels make a record more likely to be at risk "
                 "(logistic regression of the at-risk flag; positive = riskier), and "
@@ -344,8 +401,8 @@ def results_panel(base: pc.RapidResult) -> None:
             elif coef is not None:
                 st.info("Every record has the same flag at this threshold: nothing to attribute.")
             st.plotly_chart(plots.rapid_importance_figure(r), width="stretch")
-    with tabs[3]:
-        if tabs[3].open:
+    with tabs[4]:
+        if tabs[4].open:
             rules = {
                 "null-rapid": "Paper (§2.5): null distribution of RAPID",
                 "pooled-scores": "Earlier rule: pooled per-record null scores",
@@ -448,8 +505,8 @@ def results_panel(base: pc.RapidResult) -> None:
                     "Use the suggested threshold", on_click=set_widget, args=(key, at_suggested)
                 )
                 st.plotly_chart(plots.rapid_null_figure(cal), width="stretch")
-    with tabs[4]:
-        if tabs[4].open:
+    with tabs[5]:
+        if tabs[5].open:
             st.caption(
                 "How risky is the *generator*, not just this release? k-fold: synthesise "
                 "from k−1 folds with a built-in generator, attack the held-out fold."
@@ -466,8 +523,8 @@ def results_panel(base: pc.RapidResult) -> None:
                 st.metric("Expected RAPID of the generator", f"{cv.value:.3f}")
                 st.caption(f"{fmt_ci(cv.ci)} · sd {cv.extra['sd']:.3f} over {cv.params['k']} folds")
                 st.plotly_chart(plots.rapid_cv_figure(cv), width="stretch")
-    with tabs[5]:
-        if tabs[5].open:
+    with tabs[6]:
+        if tabs[6].open:
             st.caption(
                 "Each attacker's RAPID next to its accuracy on the real records (R² for a "
                 "continuous attribute), as in the paper's Table 1 and Fig. 5a: a "
@@ -475,11 +532,13 @@ def results_panel(base: pc.RapidResult) -> None:
                 "whenever it is right."
             )
             st.plotly_chart(plots.rapid_attackers_figure(r), width="stretch")
-    with tabs[6]:
-        if tabs[6].open:
+    with tabs[7]:
+        if tabs[7].open:
             members_panel(r, categorical)
 
-    st.subheader("Per-record results")
+
+def per_record_table(r: pc.RapidResult, categorical: bool, strongest_label: str) -> None:
+    """The riskiest real records, drawn only while their section is open."""
     only = st.checkbox("Show only records at risk", value=True, key="rapid_only_risk")
     n_records, n_risk = len(r.y_true), r.n_at_risk
     n_shown = n_risk if only else n_records
@@ -518,8 +577,6 @@ def results_panel(base: pc.RapidResult) -> None:
             mime="text/csv",
             on_click="ignore",
         )
-    with reference_slot:
-        references_panel(r, threshold, interval, variant)
 
 
 def members_panel(r: pc.RapidResult, categorical: bool) -> None:

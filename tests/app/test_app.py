@@ -90,10 +90,16 @@ def test_rapid_page_variants_and_tabs():
     at.selectbox(key="rapid_interval").set_value("clopper-pearson").run()
     assert not at.exception
     assert any("95% CI" in c.value for c in at.caption)
-    # tabs are lazy: a closed tab's widgets are not drawn until it is opened
-    assert not [s for s in at.selectbox if s.key == "rapid_subgroup"]
+    # the breakdowns are lazy twice over: nothing of a closed section is drawn, and in an
+    # open one only the open tab (a slider step repaints the headline and one figure)
+    assert len(at.get("plotly_chart")) == 1
+    assert not [d for d in at.dataframe if "score" in d.value.columns]
     at.session_state["rapid_tabs"] = "By quasi-identifier"
     at.run()
+    assert not [s for s in at.selectbox if s.key == "rapid_subgroup"]
+    at.session_state["rapid_details"] = True
+    at.run()
+    assert len(at.get("plotly_chart")) == 2
     at.selectbox(key="rapid_subgroup").set_value("education").run()
     assert not at.exception and not at.error
 
@@ -111,6 +117,7 @@ def test_rapid_page_headline_accuracy_and_paper_calibration(rapid_fits):
     assert set(table["attacker"]) == {pc.ATTACKER_LABELS[a] for a in ("rf", "xgb", "logit")}
     assert table["accuracy"].between(0, 1).all()
     assert (table["headline"] != "").sum() == 1
+    at.session_state["rapid_details"] = True
     at.session_state["rapid_tabs"] = "Calibration"
     at.run()
     assert at.radio(key="rapid_cal_rule").value == "null-rapid"
@@ -285,6 +292,7 @@ def test_rapid_page_compares_members_with_non_members():
     at = start("pages/rapid.py")
     line = next(m.value for m in at.markdown if m.value.startswith("**Members vs non-members**"))
     assert "difference of" in line and "relative" in line
+    at.session_state["rapid_details"] = True
     at.session_state["rapid_tabs"] = "Members vs non-members"
     at.run()
     assert not at.exception and not at.error

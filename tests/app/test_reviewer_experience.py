@@ -28,20 +28,28 @@ def captions(at: AppTest) -> list[str]:
     return [c.value for c in at.caption]
 
 
+_AT_RISK = r"([\d,]+) of [\d,]+ records at risk for the strongest attacker \((.*?)\)"
+
+
 def at_risk_counts(at: AppTest) -> tuple[int, int, str, str]:
-    """(headline count, table count, headline attacker, table attacker)."""
+    """(headline count, table count, headline attacker, table attacker). The per-record
+    section is collapsed (lazy) by default: its label must carry the same count, and so
+    must the caption over the table once the section is opened."""
     card = next(m for m in at.metric if m.label.startswith("Records at risk"))
     headline = int(card.value.split(" of ")[0].replace(",", ""))
     assert card.label == "Records at risk (strongest attacker)"
     head_attacker = next(c for c in captions(at) if c.startswith("Strongest attacker: "))[
         len("Strongest attacker: ") : -1
     ]
+    label = next(e.label for e in at.expander if e.label.startswith("Per-record results"))
+    in_label = re.search(_AT_RISK + "$", label)
+    at.session_state["rapid_records"] = True
+    at.run()
     text = next(c for c in captions(at) if "records at risk for the strongest attacker" in c)
-    match = re.match(
-        r"([\d,]+) of [\d,]+ records at risk for the strongest attacker "
-        r"\((.*?)\)[.;]",
-        text,
-    )
+    match = re.match(_AT_RISK + "[.;]", text)
+    assert (in_label.group(1), in_label.group(2)) == (match.group(1), match.group(2))
+    at.session_state["rapid_records"] = False
+    at.run()
     return headline, int(match.group(1).replace(",", "")), head_attacker, match.group(2)
 
 

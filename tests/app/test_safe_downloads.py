@@ -77,6 +77,8 @@ def test_rapid_per_record_download_neutralises_formulas():
     at.run()
     at.switch_page("pages/rapid.py").run()
     assert not at.exception, at.exception
+    at.session_state["rapid_records"] = True  # the per-record section, closed by default
+    at.run()
     at.checkbox(key="rapid_allow_download").check().run()
     assert not at.exception, at.exception
     text = download(at, "Download per-record table (CSV)").decode("utf-8")
