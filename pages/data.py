@@ -8,6 +8,7 @@ import streamlit as st
 import privacy_core as pc
 from privacy_core import check_membership_prevalence, safe_csv
 from ui.cached import canonical_real, generate_release
+from ui.compute import compute_settings
 from ui.demo import builtin_workspace
 from ui.privacy import membership_settings
 from ui.runner import guarded
@@ -519,3 +520,7 @@ c1.dataframe(ws.real.frame.head(20), width="stretch", hide_index=True)
 if ws.releases:
     c2.markdown(f"**{ws.releases[0].name}**")
     c2.dataframe(ws.releases[0].frame.head(20), width="stretch", hide_index=True)
+
+# ------------------------------------------------------------------ 6. compute
+st.header("6. Where the heavy work runs")
+compute_settings()

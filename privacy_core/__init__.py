@@ -38,6 +38,7 @@ from .embedding import ContrastiveEncoder, ContrastiveParams, contrastive_encode
 from .encoding import TableEncoder
 from .errors import (
     ColumnNotFoundError,
+    ComputeBackendError,
     DataLoadError,
     DataLoadWarning,
     HistoryError,
@@ -162,6 +163,7 @@ __all__ = [
     "DataLoadError",
     "DataLoadWarning",
     "GENERATORS",
+    "ComputeBackendError",
     "HistoryError",
     "InsufficientDataError",
     "MEASURES",

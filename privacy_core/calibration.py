@@ -44,6 +44,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -54,12 +55,13 @@ from .errors import InsufficientDataError, ParameterError
 from .evaluation import evaluate_noted
 from .experiments import RowsFn
 from .measures import MEASURES, get_measure, measure_names
+from .parallel import BACKENDS, map_unordered
 from .progress import ProgressFn
 from .results import jsonable
 from .stats import child_seeds
 from .synth.leaky import leaky_release, leaky_shadow_options
 from .threat import ThreatModel
-from .validation import check_positive_int, check_seed
+from .validation import check_choice, check_positive_int, check_seed
 
 DEFAULT_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 DEFAULT_RATIOS = (1.0, 2.0, 4.0)
@@ -453,6 +455,8 @@ def calibrate(
     options: dict[str, dict[str, Any]] | None = None,
     max_training: int | None = None,
     seed: int = 0,
+    backend: str = "local",
+    ray_address: str | None = None,
     progress: ProgressFn | None = None,
     on_rows: RowsFn | None = None,
     should_stop: Callable[[], bool] | None = None,
@@ -482,6 +486,10 @@ def calibrate(
         Cap on the training rows (bounds the time on large tables).
     seed
         Seed of the split, the releases and the measures.
+    backend, ray_address
+        ``"local"`` runs the cells one after another here; ``"ray"`` sends each cell to
+        the Ray cluster at ``ray_address`` (``"local"`` starts one). Same rows either way
+        (but their ``seconds``).
     progress, on_rows, should_stop
         Progress callback ``(fraction, message)``; callback with each finished cell's
         rows; checked between cells: True stops with the rows finished so far.
@@ -498,6 +506,7 @@ def calibrate(
         Too few rows for the split.
     """
     seed = check_seed(seed)
+    check_choice("backend", backend, BACKENDS)
     levels = _check_grid("levels", levels, 0.0, 1.0, minimum=2)
     ratios = _check_grid("ratios", ratios, 1.0, 100.0, minimum=1)
     if max_training is not None:
@@ -520,65 +529,59 @@ def calibrate(
 
     # one cell = one (level, measure, mode); measures that take no holdout are run once
     # per level and their value holds for every ratio
-    cells = [(lv, m, md) for lv in levels for m, md in targets]
-    total = sum(len(ratios) if _varies_with_holdout(m) else 1 for _, m, _ in cells)
-    done = 0
-    rows: list[dict[str, Any]] = []
+    cells = [(i, lv, m, md) for i, (lv, (m, md)) in enumerate(product(levels, targets))]
+    total = sum(len(ratios) if _varies_with_holdout(m) else 1 for _, _, m, _ in cells)
     started = time.perf_counter()
     stopped = False
-    releases: dict[float, pd.DataFrame] = {}
-    for level, metric, mode in cells:
-        if should_stop is not None and should_stop():
-            stopped = True
-            break
-        if level not in releases:
-            releases[level] = leaky_release(
-                parts.training, parts.pool, leak_fraction=level, schema=schema, seed=release_seed
-            ).release
-        spec = get_measure(metric)
-        kwargs = {**opts.get(metric, {}), **spec.mode_options(mode)}
-        by_generator = getattr(spec, "evaluates", "release") == "generator"
-        if by_generator:  # the shadow generators leak f_l of their own training rows
-            kwargs.update(leaky_shadow_options(level))
-        run_ratios = ratios if spec.uses_holdout and not by_generator else ratios[:1]
-        cell_rows = []
-        for ratio in run_ratios:
-            # a measure of the generator draws its unseen rows from the release pool, the
-            # same rows that fill the leaky releases; it has no holdout to vary
-            hold = parts.pool if by_generator else parts.holdout(ratio)
+    context: dict[str, Any] = {
+        "parts": parts,
+        "releases": {},
+        "schema": schema,
+        "threat": threat,
+        "opts": opts,
+        "ratios": ratios,
+        "release_seed": release_seed,
+        "measure_seed": measure_seed,
+    }
+    by_cell: dict[int, list[dict[str, Any]]] = {}
+    if backend == "local":
+        done = 0
+
+        def tick(message: str) -> None:
+            nonlocal done
             if progress:
-                progress(
-                    done / total,
-                    f"{spec.label}"
-                    f"{'' if mode == 'default' else f' ({mode})'}: f_l = {level:g}, "
-                    f"ratio {ratio:g}:1",
-                )
-            t0 = time.perf_counter()
-            value, lo, hi, note = _evaluate(
-                parts.training, releases[level], hold, metric, kwargs, threat, schema, measure_seed
-            )
-            seconds = time.perf_counter() - t0
-            for r in ratios if len(run_ratios) == 1 else (ratio,):
-                cell_rows.append(
-                    {
-                        "metric": metric,
-                        "mode": mode,
-                        "ratio": float(r),
-                        "level": float(level),
-                        "value": value,
-                        "ci_low": lo,
-                        "ci_high": hi,
-                        "n_training": len(parts.training),
-                        "n_holdout": len(parts.holdout(r)) if len(run_ratios) > 1 else 0,
-                        "n_release": len(releases[level]),
-                        "seconds": seconds,
-                        "note": note,
-                    }
-                )
+                progress(done / total, message)
             done += 1
-        rows.extend(cell_rows)
-        if on_rows is not None:
-            on_rows(pd.DataFrame(cell_rows, columns=ROW_COLUMNS))
+
+        for cell in cells:
+            if should_stop is not None and should_stop():
+                stopped = True
+                break
+            _, by_cell[cell[0]] = _cell_task(cell, context, tick=tick)
+            if on_rows is not None:
+                on_rows(pd.DataFrame(by_cell[cell[0]], columns=ROW_COLUMNS))
+    else:
+        # every cell is a task on the cluster, with every level's leaky release made here
+        # once; rows are put back in the local run's order
+        for level in levels:
+            _release_for(level, context)
+        if progress:
+            progress(0.0, f"{len(cells)} calibration cells on the Ray cluster")
+        for index, cell_rows in map_unordered(
+            _cell_task,
+            cells,
+            context=context,
+            backend=backend,
+            address=ray_address,
+            should_stop=should_stop,
+        ):
+            by_cell[index] = cell_rows
+            if progress:
+                progress(len(by_cell) / len(cells), f"{len(by_cell)} of {len(cells)} cells done")
+            if on_rows is not None:
+                on_rows(pd.DataFrame(cell_rows, columns=ROW_COLUMNS))
+        stopped = len(by_cell) < len(cells)
+    rows = [row for index in sorted(by_cell) for row in by_cell[index]]
     if progress:
         progress(1.0, "stopped" if stopped else "done")
     unique = qi_unique_share(parts.training, threat)
@@ -609,6 +612,80 @@ def calibrate(
         params=params,
         stopped=stopped,
     )
+
+
+def _release_for(level: float, context: dict[str, Any]) -> pd.DataFrame:
+    """The leaky release at ``level``, made once per run (cached in ``context``)."""
+    releases = context["releases"]
+    if level not in releases:
+        parts = context["parts"]
+        releases[level] = leaky_release(
+            parts.training,
+            parts.pool,
+            leak_fraction=level,
+            schema=context["schema"],
+            seed=context["release_seed"],
+        ).release
+    return releases[level]
+
+
+def _cell_task(
+    cell: tuple[int, float, str, str],
+    context: dict[str, Any],
+    tick: Callable[[str], None] | None = None,
+) -> tuple[int, list[dict[str, Any]]]:
+    """One calibration cell, (level, measure, mode) at every holdout ratio it varies
+    with: a task of :func:`privacy_core.parallel.map_unordered`. ``tick(message)`` is
+    called before each evaluation (the local run's progress)."""
+    index, level, metric, mode = cell
+    parts, ratios = context["parts"], context["ratios"]
+    release = _release_for(level, context)
+    spec = get_measure(metric)
+    kwargs = {**context["opts"].get(metric, {}), **spec.mode_options(mode)}
+    by_generator = getattr(spec, "evaluates", "release") == "generator"
+    if by_generator:  # the shadow generators leak f_l of their own training rows
+        kwargs.update(leaky_shadow_options(level))
+    run_ratios = ratios if spec.uses_holdout and not by_generator else ratios[:1]
+    cell_rows = []
+    for ratio in run_ratios:
+        # a measure of the generator draws its unseen rows from the release pool, the
+        # same rows that fill the leaky releases; it has no holdout to vary
+        hold = parts.pool if by_generator else parts.holdout(ratio)
+        if tick is not None:
+            tick(
+                f"{spec.label}{'' if mode == 'default' else f' ({mode})'}: f_l = {level:g}, "
+                f"ratio {ratio:g}:1"
+            )
+        t0 = time.perf_counter()
+        value, lo, hi, note = _evaluate(
+            parts.training,
+            release,
+            hold,
+            metric,
+            kwargs,
+            context["threat"],
+            context["schema"],
+            context["measure_seed"],
+        )
+        seconds = time.perf_counter() - t0
+        for r in ratios if len(run_ratios) == 1 else (ratio,):
+            cell_rows.append(
+                {
+                    "metric": metric,
+                    "mode": mode,
+                    "ratio": float(r),
+                    "level": float(level),
+                    "value": value,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n_training": len(parts.training),
+                    "n_holdout": len(parts.holdout(r)) if len(run_ratios) > 1 else 0,
+                    "n_release": len(release),
+                    "seconds": seconds,
+                    "note": note,
+                }
+            )
+    return index, cell_rows
 
 
 def calibration_result(

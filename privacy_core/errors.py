@@ -55,6 +55,10 @@ class ParameterError(PrivacyCoreError):
     """A keyword argument is out of its documented range."""
 
 
+class ComputeBackendError(PrivacyCoreError):
+    """The compute backend (a Ray cluster) is missing or cannot be reached."""
+
+
 class HistoryError(PrivacyCoreError):
     """The review database cannot be used: not a database, locked, unreachable, written by
     a newer product, holding other tables, or without the review asked for."""

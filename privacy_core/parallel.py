@@ -1,22 +1,34 @@
 """Independent tasks on local processes (joblib) or a Ray cluster, as they finish.
 
-One place for the engine's fan-out of independent, picklable work: the membership
-disclosure score's shadow models. Results come back unordered (each carries what it
-needs to be placed) so that progress can move as soon as any task ends, and a stop
-request cancels the tasks not started yet.
+One place for the engine's fan-out of independent, picklable work: RAPID's attacker fits,
+the calibration cells, the membership disclosure score's shadow models and the risk lab's
+sweep cells. Results come back unordered (each carries what it needs to be placed) so
+that progress can move as soon as any task ends, and a stop request cancels the tasks
+not started yet.
+
+Every call into Ray runs on one thread of its own: a Ray driver belongs to the thread
+that started it, and a call from another thread after that one has ended kills the
+process (Streamlit runs each rerun of a page on a new thread).
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import socket
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from .errors import ParameterError
+from .errors import ComputeBackendError, ParameterError
 
 T = TypeVar("T")
 BACKENDS = ("local", "ray")
+_connected: str | None = None  # the Ray address this process joined
+_RAY_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ray-driver")
+_POLL_S = 0.5  # how often a Ray map looks for a stop request while tasks run
 
 
 def usable_cores() -> int:
@@ -87,6 +99,71 @@ def map_unordered(
             results.close()
 
 
+def _reachable(address: str, timeout: float = 3.0) -> None:
+    """Fail fast on a ``host:port`` nobody answers at: Ray itself waits for minutes."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "/" in host:
+        return  # "local", "auto", ray://… (Ray's own client checks those)
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ComputeBackendError(
+            f"Could not reach the Ray cluster at {address!r} ({exc.strerror or exc}). Check "
+            "the address (the head node's host:port, 'auto' on a cluster node, or 'local'), "
+            "or leave it empty to run here."
+        ) from None
+
+
+def connect_ray(address: str) -> None:
+    """Join (or, for ``"local"``, start) the Ray cluster at ``address``; a
+    :class:`ComputeBackendError` that says what went wrong if that fails."""
+    _RAY_THREAD.submit(_connect, address).result()
+
+
+def shutdown_ray() -> None:
+    """Leave the Ray cluster (and stop a ``"local"`` instance), from the Ray thread."""
+
+    def leave() -> None:
+        global _connected
+        import ray
+
+        ray.shutdown()
+        _connected = None
+
+    _RAY_THREAD.submit(leave).result()
+
+
+def _connect(address: str) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise ComputeBackendError(
+            "backend='ray' needs the ray package, which is not installed: "
+            "`pip install ray`, or use backend='local'."
+        ) from None
+    global _connected
+    if ray.is_initialized():
+        if _connected not in (None, address):
+            raise ComputeBackendError(
+                f"This process is already connected to the Ray cluster at {_connected!r}; "
+                f"one process uses one cluster. Restart it to use {address!r}."
+            )
+        return
+    _reachable(address)
+    no_spill: dict[str, Any] = (
+        {"_system_config": {"automatic_object_spilling_enabled": False}}
+        if address == "local"
+        else {}
+    )
+    try:
+        ray.init(address=address, ignore_reinit_error=True, **no_spill)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        raise ComputeBackendError(
+            f"Could not connect to the Ray cluster at {address!r}: {exc}"
+        ) from None
+    _connected = address
+
+
 def _ray(
     fn: Callable[..., T],
     items: list[Any],
@@ -94,31 +171,43 @@ def _ray(
     address: str | None,
     should_stop: Callable[[], bool] | None,
 ) -> Iterator[T]:
-    try:
-        import ray
-    except ImportError:
-        raise ParameterError(
-            "backend='ray' needs the ray package, which is not installed: "
-            "`pip install ray`, or use backend='local'."
-        ) from None
     if not address:
         raise ParameterError(
             "backend='ray' needs the cluster's `address` (e.g. "
             "'ray://head:10001', 'auto' or 'local')."
         )
-    no_spill: dict[str, Any] = (
-        {"_system_config": {"automatic_object_spilling_enabled": False}}
-        if address == "local"
-        else {}
-    )
-    ray.init(address=address, ignore_reinit_error=True, **no_spill)
-    remote = ray.remote(fn)
-    ctx_ref = ray.put(context)
-    pending = [remote.remote(item, ctx_ref) for item in items]
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        yield ray.get(done[0])
-        if should_stop is not None and should_stop():
+    results: queue.Queue[tuple[str, Any]] = queue.Queue()
+    stop = threading.Event()
+
+    def drive() -> None:  # on the Ray thread
+        try:
+            _connect(address)
+            import ray
+
+            remote = ray.remote(fn)
+            ctx_ref = ray.put(context)
+            pending = [remote.remote(item, ctx_ref) for item in items]
+            while pending and not stop.is_set():
+                done, pending = ray.wait(pending, num_returns=1, timeout=_POLL_S)
+                for ref in done:
+                    results.put(("result", ray.get(ref)))
             for ref in pending:
                 ray.cancel(ref)
-            return
+        except BaseException as exc:  # noqa: BLE001  # re-raised in the caller's thread
+            results.put(("error", exc))
+        finally:
+            results.put(("end", None))
+
+    _RAY_THREAD.submit(drive)
+    try:
+        while True:
+            kind, value = results.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+            if should_stop is not None and should_stop():
+                return
+    finally:
+        stop.set()  # also when the caller abandons the iterator

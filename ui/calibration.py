@@ -39,6 +39,7 @@ from privacy_core.results import jsonable
 from privacy_core.risk.distance import DEFAULT_ALPHA
 
 from .cached import scoped_key
+from .compute import engine_backend
 from .privacy import measure_options, privacy_params
 from .runner import request_stop, run_stoppable, stoppable_result
 from .state import set_widget, store_result, stored_result
@@ -192,6 +193,7 @@ def calibration_run(
             progress=progress,
             on_rows=on_rows,
             should_stop=should_stop,
+            **engine_backend(),
         )
 
     return run_stoppable(

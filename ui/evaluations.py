@@ -20,6 +20,7 @@ from privacy_core.risk.rapid import (
 )
 
 from .cached import cached_result, canonical_real, scoped_key
+from .compute import engine_backend
 from .runner import run_cached
 from .state import remembered
 from .workspace import Workspace
@@ -89,6 +90,7 @@ def rapid_run(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None:
             bootstrap=int(params["bootstrap"]),
             seed=int(params["seed"]),
             progress=progress,
+            **engine_backend(),
         )
 
     return run_cached(rapid_key(ws, params), "Fitting the attackers on the synthetic data", compute)
@@ -270,6 +272,7 @@ def rapid_references_run(ws: Workspace, params: dict[str, Any]) -> dict[str, pc.
                 bootstrap=int(params["bootstrap"]),
                 seed=seed,
                 progress=step,
+                **engine_backend(),
             )
         return out
 

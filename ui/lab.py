@@ -46,6 +46,7 @@ from privacy_core.risk.mds import DEFAULT_SHADOW_MODELS
 from privacy_core.synth.dp import smartnoise_available
 
 from .cached import scoped_key
+from .compute import engine_backend, ray_address
 from .runner import STOP_FLAG, request_stop, run_stoppable, stoppable_result
 from .workspace import Workspace
 
@@ -345,6 +346,8 @@ def lab_run(
             # In-process for small sweeps (no worker start-up) and for a single overfit
             # replicate (per-epoch progress); the rows are the same either way.
             n_jobs=plan["n_jobs"],
+            backend=engine_backend()["backend"],
+            address=ray_address(),
             progress=progress,
             on_rows=on_rows,
             should_stop=should_stop,

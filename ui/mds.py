@@ -18,6 +18,7 @@ import privacy_core as pc
 from privacy_core.risk.mds import DEFAULT_RECORDS, DEFAULT_SHADOW_MODELS, DEFAULT_SHADOW_SETS
 
 from .cached import scoped_key
+from .compute import engine_backend
 from .runner import run_stoppable, stoppable_result
 from .workspace import Workspace
 
@@ -65,6 +66,7 @@ def mds_run(ws: Workspace, settings: dict[str, Any], *, area: Any = None) -> pc.
             shadow_sets=int(settings["shadow_sets"]),
             records=int(settings["records"]),
             n_jobs=1,
+            **engine_backend(),
             seed=int(settings["seed"]),
             progress=progress,
             should_stop=should_stop,

@@ -28,7 +28,7 @@ from .commands import (
     cmd_report,
     cmd_synthesize,
 )
-from .common import CLIError, _add_mds, _add_membership, _add_shared, _Parser
+from .common import CLIError, _add_mds, _add_membership, _add_ray, _add_shared, _Parser
 from .sweep import register_sweep
 
 
@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--bootstrap", type=int, default=500)
     p.add_argument("--n-trees", type=int, default=None, help="random-forest trees (500)")
+    _add_ray(p, "the attacker fits (one task per release and attacker)")
     p.add_argument(
         "--preset",
         choices=["paper"],
@@ -297,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
         "SQLAlchemy URL such as sqlite:///reviews.db; see `history`",
     )
     _add_membership(p)
+    _add_ray(p, "the --calibrate cells")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("history", help="stored reviews: list, show one, compare two")
@@ -334,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="cap on the training rows of the reference releases",
     )
     _add_membership(p)
+    _add_ray(p, "the calibration cells (one task per leak level, measure and mode)")
     p.set_defaults(func=cmd_calibrate)
 
     register_sweep(sub)

@@ -32,6 +32,7 @@ from .common import (
     _membership_options,
     _note_fallback,
     _payload,
+    _ray_options,
     _summary,
     _threat,
     _write_table,
@@ -146,6 +147,7 @@ def cmd_rapid(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         n_trees=n_trees,
         seed=args.seed,
+        **_ray_options(args),
     )
     payload = _payload("rapid", real, synthetic, args.seed, {"rapid": result})
     lo, hi = result.ci or (float("nan"), float("nan"))
@@ -365,6 +367,7 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
             max_training=args.calibrate_max_training,
             options=measure_opts,
             seed=args.seed,
+            **_ray_options(args),
         )
     report = build_report(
         real=real,
@@ -621,6 +624,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         ratios=_float_list(args.ratios, "--ratios") or DEFAULT_RATIOS,
         max_training=args.max_training,
         seed=args.seed,
+        **_ray_options(args),
     )
     _note_fallback(args, _csv_list(args.metrics) or measure_names("privacy"))
     payload = {

@@ -264,12 +264,23 @@ def _add_mds(p: argparse.ArgumentParser) -> None:
         default=1,
         help="worker processes for the shadow models (-1 = all cores)",
     )
-    g.add_argument(
+    _add_ray(g, "the shadow models of mds")
+
+
+def _add_ray(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) -> None:
+    p.add_argument(
         "--ray",
         default=None,
         metavar="ADDRESS",
-        help="fit the shadow models on this Ray cluster ('local' starts one)",
+        help=f"run {what} as tasks on this Ray cluster ('local' starts one here, "
+        "'auto' joins the cluster this machine belongs to; e.g. ray://head:10001); "
+        "same numbers as without it",
     )
+
+
+def _ray_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``backend`` / ``ray_address`` keywords of the engine from ``--ray``."""
+    return {"backend": "ray" if args.ray else "local", "ray_address": args.ray}
 
 
 def _mds_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -280,8 +291,7 @@ def _mds_options(args: argparse.Namespace) -> dict[str, Any]:
         "records": args.mds_records,
         "reading": args.mds_reading,
         "n_jobs": args.n_jobs,
-        "backend": "ray" if args.ray else "local",
-        "ray_address": args.ray,
+        **_ray_options(args),
     }
 
 

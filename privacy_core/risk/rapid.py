@@ -46,6 +46,7 @@ from ..data import Schema
 from ..encoding import TableEncoder
 from ..errors import InsufficientDataError, ParameterError, UntrustworthyResultWarning
 from ..inputs import prepare_review
+from ..parallel import BACKENDS, map_unordered
 from ..progress import ProgressFn
 from ..results import MetricResult, jsonable
 from ..stats import (
@@ -813,6 +814,14 @@ def _aggregate(
 
 
 # ============================================================================ fitting
+def _fit_task(item: tuple[int, int, str, int], context: dict[str, Any]) -> tuple[int, int, Any]:
+    """One attacker fit of :func:`rapid`: a task of :func:`privacy_core.parallel.map_unordered`."""
+    m, j, att, att_seed = item
+    X_syn, y_syn = context["releases"][m]
+    out = fit_predict(att, X_syn, y_syn, context["X_target"], seed=att_seed, **context["shared"])
+    return m, j, out
+
+
 def rapid(
     real: pd.DataFrame,
     synthetic: pd.DataFrame | Sequence[pd.DataFrame],
@@ -832,6 +841,8 @@ def rapid(
     numeric_missing: str = "median",
     n_trees: int = 500,
     seed: int = 0,
+    backend: str = "local",
+    ray_address: str | None = None,
     progress: ProgressFn | None = None,
 ) -> RapidResult:
     """Fit the attacker suite on each synthetic release and score every real record.
@@ -877,6 +888,10 @@ def rapid(
         Trees of the random-forest attacker (500 as in the paper).
     seed
         Seeds the attackers and the bootstrap; same inputs and seed, same numbers.
+    backend, ray_address
+        ``"local"`` fits the attackers one after another here (each uses every core);
+        ``"ray"`` sends each (release, attacker) fit to the Ray cluster at
+        ``ray_address`` (``"local"`` starts one) and gives the same numbers.
 
     Returns
     -------
@@ -891,6 +906,7 @@ def rapid(
     check_choice("method", method, CATEGORICAL_METHODS)
     check_choice("error", error, ERROR_METRICS)
     check_choice("interval", interval, INTERVALS)
+    check_choice("backend", backend, BACKENDS)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
     n_trees = check_positive_int("n_trees", n_trees)
     check_confidence(confidence)
@@ -966,10 +982,9 @@ def rapid(
     importance_rows = []
     # one per fit, then the bootstrap seeds of the members and of the control
     children = child_sequences(seed, n_rep * n_att + 2)
-    dropped_rows = []
-    total = n_rep * n_att
-    step = 0
-    for m, syn in enumerate(data.synthetic):
+    dropped_rows: list[int] = []
+
+    def release_arrays(m: int, syn: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         if kind == "continuous":
             keep = syn[target].notna().to_numpy()
             dropped_rows.append(int((~keep).sum()))
@@ -979,42 +994,70 @@ def rapid(
                     f"Synthetic release #{m + 1} has {len(syn)} row(s) with a value for "
                     f"{target!r}; RAPID needs 10 to train an attacker."
                 )
-        X_syn = encoder.transform(syn)
         if kind == "categorical":
-            y_syn = pd.Index(classes).get_indexer(syn[target]).astype(np.int64)
+            return encoder.transform(syn), pd.Index(classes).get_indexer(syn[target]).astype(
+                np.int64
+            )
+        return encoder.transform(syn), syn[target].to_numpy(dtype=float)
+
+    def place(m: int, j: int, att: str, out: Any) -> None:
+        if kind == "categorical":
+            g[:, j, m] = out.proba[np.arange(n), y_true]  # type: ignore[index]
+            pred_code[:, j, m] = out.prediction  # type: ignore[index]
+            pred_conf[:, j, m] = out.proba.max(axis=1)  # type: ignore[index]
+            proba[:, j, m] = out.proba  # type: ignore[index]
         else:
-            y_syn = syn[target].to_numpy(dtype=float)
-        for j, att in enumerate(attackers):
+            y_hat[:, j, m] = out.prediction  # type: ignore[index]
+        per_col = (
+            pd.Series(out.importance, index=encoder.feature_columns())
+            .groupby(level=0, sort=False)
+            .sum()
+        )
+        for col, imp in per_col.items():
+            importance_rows.append(
+                {"attacker": att, "replicate": m, "column": col, "importance": float(imp)}
+            )
+
+    fits = [
+        (m, j, att, int(children[m * n_att + j].generate_state(1)[0] % (2**31 - 1)))
+        for m in range(n_rep)
+        for j, att in enumerate(attackers)
+    ]
+    shared: dict[str, Any] = {
+        "categorical": kind == "categorical",
+        "n_classes": len(classes),
+        "n_trees": n_trees,
+    }
+    if backend == "local":
+        # one release's encoding in memory at a time
+        for m, syn in enumerate(data.synthetic):
+            X_syn, y_syn = release_arrays(m, syn)
+            for _, j, att, att_seed in fits[m * n_att : (m + 1) * n_att]:
+                if progress:
+                    progress(
+                        (m * n_att + j) / len(fits),
+                        f"Fitting {ATTACKER_LABELS[att]} on release {m + 1}/{n_rep}",
+                    )
+                place(m, j, att, fit_predict(att, X_syn, y_syn, X_target, seed=att_seed, **shared))
+    else:
+        # every fit is a task on the cluster; placed in (release, attacker) order afterwards,
+        # so the numbers are the local run's
+        context = {
+            "releases": [release_arrays(m, syn) for m, syn in enumerate(data.synthetic)],
+            "X_target": X_target,
+            "shared": shared,
+        }
+        outs: dict[tuple[int, int], Any] = {}
+        if progress:
+            progress(0.0, f"{len(fits)} attacker fits on the Ray cluster")
+        for m, j, out in map_unordered(
+            _fit_task, fits, context=context, backend=backend, address=ray_address
+        ):
+            outs[m, j] = out
             if progress:
-                progress(step / total, f"Fitting {ATTACKER_LABELS[att]} on release {m + 1}/{n_rep}")
-            att_seed = int(children[m * n_att + j].generate_state(1)[0] % (2**31 - 1))
-            out = fit_predict(
-                att,
-                X_syn,
-                y_syn,
-                X_target,
-                categorical=kind == "categorical",
-                n_classes=len(classes),
-                n_trees=n_trees,
-                seed=att_seed,
-            )
-            if kind == "categorical":
-                g[:, j, m] = out.proba[np.arange(n), y_true]  # type: ignore[index]
-                pred_code[:, j, m] = out.prediction  # type: ignore[index]
-                pred_conf[:, j, m] = out.proba.max(axis=1)  # type: ignore[index, union-attr]
-                proba[:, j, m] = out.proba  # type: ignore[index]
-            else:
-                y_hat[:, j, m] = out.prediction  # type: ignore[index]
-            per_col = (
-                pd.Series(out.importance, index=encoder.feature_columns())
-                .groupby(level=0, sort=False)
-                .sum()
-            )
-            for col, imp in per_col.items():
-                importance_rows.append(
-                    {"attacker": att, "replicate": m, "column": col, "importance": float(imp)}
-                )
-            step += 1
+                progress(len(outs) / len(fits), f"{len(outs)} of {len(fits)} attacker fits done")
+        for m, j, att, _ in fits:
+            place(m, j, att, outs[m, j])
     if progress:
         progress(1.0, "Scoring records")
 

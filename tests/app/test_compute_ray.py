@@ -1,0 +1,84 @@
+"""The Data page's compute setting (issue 14): a bad Ray address gets a clear message at
+once and changes nothing; a good one sends RAPID's attacker fits to the cluster, and the
+RAPID page then shows the numbers of a local run."""
+
+import importlib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+# the module, not the function of the same name that privacy_core.risk exports
+rapid_module = importlib.import_module("privacy_core.risk.rapid")
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def page(name: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    at.switch_page(name).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def connect(at: AppTest, address: str) -> None:
+    next(t for t in at.text_input if t.label == "Ray cluster address").input(address)
+    at.button(key="FormSubmitter:compute_form-Connect").click().run()
+    assert not at.exception, at.exception
+
+
+def headline(at: AppTest) -> tuple[str, str]:
+    m = next(m for m in at.metric if m.label.startswith("RAPID max"))
+    mean = next(m for m in at.metric if m.label.startswith("RAPID (mean"))
+    return m.value, mean.value
+
+
+@pytest.fixture
+def fresh_cache():
+    from ui.cached import _evaluations
+
+    _evaluations.clear()
+    yield
+    _evaluations.clear()
+
+
+def test_a_ray_cluster_runs_the_rapid_fits_with_the_local_numbers(fresh_cache, monkeypatch):
+    from privacy_core.parallel import shutdown_ray
+
+    calls = []
+    real_map = rapid_module.map_unordered
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("backend"))
+        return real_map(*args, **kwargs)
+
+    monkeypatch.setattr(rapid_module, "map_unordered", counting)
+    at = page("pages/data.py")
+    assert any(h.value == "6. Where the heavy work runs" for h in at.header)
+    rows = len(at.session_state["workspace"].real.frame)
+
+    connect(at, "127.0.0.1:1")  # nobody listens there
+    assert any("Could not reach the Ray cluster at '127.0.0.1:1'" in e.value for e in at.error)
+    assert len(at.session_state["workspace"].real.frame) == rows  # nothing lost
+    assert "compute_ray_address" not in at.session_state
+
+    try:
+        connect(at, "local")
+        assert any("runs on the Ray cluster at `local`" in s.value for s in at.success)
+        at.switch_page("pages/rapid.py").run()
+        assert not at.exception, at.exception
+        on_ray = headline(at)
+        assert calls and set(calls) == {"ray"}  # the fits (and HALF / SELF) went to Ray
+    finally:
+        shutdown_ray()
+    at.switch_page("pages/data.py").run()
+    at.button(key="compute_local").click().run()  # the way back
+    assert "compute_ray_address" not in at.session_state
+    from ui.cached import _evaluations
+
+    _evaluations.clear()
+    calls.clear()
+    local = page("pages/rapid.py")  # a new session runs here
+    assert set(calls) <= {"local"}
+    assert headline(local) == on_ray
