@@ -16,6 +16,7 @@ million rows on this machine.
 Usage:
   python bench/bench_scaling.py [--table health|wide] [--sizes 50000,200000,1000000]
       [--commands rapid,privacy,fidelity] [--timeout 600] [--privacy-metrics a,b,…]
+      [--privacy-n-jobs 1]
 
 ``health`` is the RAPID paper's 6-column simulation (disease sensitive, age, gender and
 education known); ``wide`` is :func:`privacy_core.simulate_wide` (30 mixed columns with
@@ -98,6 +99,12 @@ def main() -> None:
     ap.add_argument("--commands", default="rapid,privacy,fidelity")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument(
+        "--privacy-n-jobs",
+        type=int,
+        default=1,
+        help="privacy's --n-jobs: MDS's shadow generators on this many cores (-1 = all)",
+    )
+    ap.add_argument(
         "--privacy-metrics", default="", help="privacy's --metrics (default: every measure)"
     )
     args = ap.parse_args()
@@ -133,6 +140,8 @@ def main() -> None:
                 ]
                 if command == "privacy" and args.privacy_metrics:
                     cmd += ["--metrics", args.privacy_metrics]
+                if command == "privacy":
+                    cmd += ["--n-jobs", str(args.privacy_n_jobs)]
                 if command in ("privacy", "fidelity"):
                     cmd.append("--verbose")
                 status, seconds, peak, per = run(cmd, args.timeout, Path(tmp) / "stderr.log")

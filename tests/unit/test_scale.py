@@ -322,3 +322,26 @@ def test_category_only_neighbours_are_those_of_a_full_search():
     d_full, i_full = neighbors.nearest_neighbors(q.full, r.full[perm], k=4, metric=r.metric)
     np.testing.assert_array_equal(i, perm[i_full])
     np.testing.assert_array_equal(d, d_full)
+
+
+def test_ml_affinity_trains_on_a_seeded_sample_above_max_train():
+    """At register size each ML-affinity model trains on a seeded sample (real and
+    release alike); below the cap nothing changes, and the test set is never sampled."""
+    real = pc.simulate_health(1200, kappa=1.0, seed=0)
+    hold = pc.simulate_health(400, kappa=1.0, seed=1)
+    syn = pc.simulate_health(1500, kappa=1.0, seed=2)
+    kw = dict(holdout=hold, target="disease", evaluators=("linear", "tree"), bootstrap=50, seed=3)
+    from privacy_core.utility import ml_affinity
+
+    full = ml_affinity(real, syn, max_train=None, **kw)
+    default = ml_affinity(real, syn, **kw)  # 1,200 rows: under the default cap
+    assert (default.value, default.ci) == (full.value, full.ci)
+    assert default.params["n_real_used"] == 1200
+    capped = ml_affinity(real, syn, max_train=500, **kw)
+    again = ml_affinity(real, syn, max_train=500, **kw)
+    assert capped.params["n_real"] == 1200 and capped.params["n_real_used"] == 500
+    assert capped.params["n_synthetic_used"] == [500] and capped.params["n_holdout"] == 400
+    assert (capped.value, capped.ci) == (again.value, again.ci)  # seeded
+    assert capped.value != full.value
+    with pytest.raises(pc.ParameterError, match="max_train"):
+        ml_affinity(real, syn, max_train=0, **kw)
