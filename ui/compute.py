@@ -4,7 +4,8 @@ The address is a session setting of its own, never read from the page's address 
 shared link must not be able to send someone's records to another machine), and never
 part of a result's cache key (a cluster gives the same numbers). What runs there: RAPID's
 attacker fits (one task per release and attacker, the HALF / SELF references too), the
-calibration cells, MDS's shadow models and the risk lab's sweep cells.
+calibration cells, MDS's shadow models, the risk lab's sweep cells and the privacy
+measures' nearest-neighbour searches of over 2·10^9 pairs (in blocks of query rows).
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def compute_settings() -> None:
     if address:
         st.success(
             f"Heavy work runs on the Ray cluster at `{address}`: RAPID's attacker fits, the "
-            "calibration cells, the membership disclosure score's shadow models and the "
-            "risk lab's sweeps. The numbers are the same as here.",
+            "calibration cells, the membership disclosure score's shadow models, the "
+            "risk lab's sweeps and the large nearest-neighbour searches. The numbers are "
+            "the same as here.",
             icon=":material/hub:",
         )
         if st.button("Run everything here again", key="compute_local"):
@@ -46,10 +48,10 @@ def compute_settings() -> None:
     st.caption(
         "Everything runs in this server by default. On a register-size table, RAPID's "
         "attacker fits, the calibration cells, the membership disclosure score's shadow "
-        "models and the risk lab's sweeps can run as tasks on a Ray cluster instead, with "
-        "the same numbers. **The cluster's workers then receive the real records** (in "
-        "memory, for the computation): use only a cluster you are allowed to process this "
-        "data on."
+        "models, the risk lab's sweeps and the large nearest-neighbour searches can run as "
+        "tasks on a Ray cluster instead, with the same numbers. **The cluster's workers "
+        "then receive the real records** (in memory, for the computation): use only a "
+        "cluster you are allowed to process this data on."
     )
     with st.form("compute_form"):
         typed = st.text_input(

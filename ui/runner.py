@@ -25,8 +25,10 @@ from threadpoolctl import threadpool_limits
 
 import privacy_core as pc
 from privacy_core.progress import ProgressFn
+from privacy_core.risk.neighbors import search_backend
 
 from .cached import LRU, Failed, cached_evaluation, get_or_compute
+from .compute import engine_backend
 from .state import set_error, store_result, stored_result
 
 T = TypeVar("T")
@@ -277,6 +279,7 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
             with (
                 warnings.catch_warnings(record=True) as caught,
                 threadpool_limits(limits=JOB_OPENMP_THREADS, user_api="openmp"),
+                search_backend(**engine_backend()),  # the Data page's compute setting
             ):
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
                 value = _attempt(job.compute, progress)

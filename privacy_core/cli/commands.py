@@ -238,6 +238,7 @@ def _run_measures(
 ) -> tuple[dict[str, MetricResult], Any]:
     from ..evaluation import evaluate_measures
     from ..measures import get_measure
+    from ..risk.neighbors import search_backend
 
     real, synthetic, control = _measure_inputs(args)
     names = _csv_list(args.metrics) or default
@@ -255,16 +256,18 @@ def _run_measures(
     # ML affinity takes its target from the threat model (--sensitive) on the command line
     needs_threat = any(get_measure(n).needs_threat or get_measure(n).uses_threat for n in names)
     threat = _threat(args, real) if (needs_threat or args.sensitive) else None
-    results = evaluate_measures(
-        real,
-        synthetic,
-        names=names,
-        threat=threat,
-        holdout=control,
-        seed=args.seed,
-        options=options,
-        progress=_measure_timer(names) if getattr(args, "verbose", False) else None,
-    )
+    ray = _ray_options(args) if getattr(args, "ray", None) else {"backend": "local"}
+    with search_backend(**ray):  # --ray: the large neighbour searches in query blocks
+        results = evaluate_measures(
+            real,
+            synthetic,
+            names=names,
+            threat=threat,
+            holdout=control,
+            seed=args.seed,
+            options=options,
+            progress=_measure_timer(names) if getattr(args, "verbose", False) else None,
+        )
     return results, (real, synthetic, control, threat)
 
 
@@ -288,7 +291,7 @@ def cmd_privacy(args: argparse.Namespace) -> int:
         "ml_inference": {"n_attacks": args.n_attacks},
         "gtcap": {"radius": args.radius, "weighting": _gtcap_weighting(args)},
         "membership": _membership_options(args),
-        "rapid": {"bootstrap": 200},
+        "rapid": {"bootstrap": 200, **_ray_options(args)},
         "mds": _mds_options(args),
     }
     default = [n for n in measure_names("privacy") if n != "rapid"]

@@ -264,7 +264,11 @@ def _add_mds(p: argparse.ArgumentParser) -> None:
         default=1,
         help="worker processes for the shadow models (-1 = all cores)",
     )
-    _add_ray(g, "the shadow models of mds")
+    _add_ray(
+        g,
+        "the shadow models of mds, the attacker fits of rapid and the nearest-neighbour "
+        "searches of over 2e9 pairs (in query blocks)",
+    )
 
 
 def _add_ray(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) -> None:

@@ -11,17 +11,28 @@ distances of the selected neighbours are then recomputed directly from the diffe
 that identical rows are exactly 0 apart (the expansion alone leaves ~1e-8 of cancellation
 error). L1 (cityblock) distances, used for mixed-type attacker distances (range-scaled
 numeric differences plus 0/1 category mismatches), are summed feature by feature.
+
+Inside :func:`search_backend` with ``backend="ray"``, a search of at least
+:data:`RAY_MIN_PAIRS` pairs is split into contiguous blocks of query rows, each searched
+against the whole reference table as a task on the Ray cluster; every query row's
+neighbours are the same as in one search here.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
 
 import numpy as np
 
 from ..errors import ParameterError
+from ..parallel import BACKENDS, map_unordered
 from ..validation import check_choice, check_positive_int
 
 METRICS = ("euclidean", "l1")
@@ -61,6 +72,29 @@ def default_queries(n_reference: int) -> int:
     stays near :data:`PAIR_BUDGET` (20,000 at a million rows), never below
     :data:`MIN_QUERIES` (or MAX_QUERIES, if that is smaller)."""
     return int(min(MAX_QUERIES, max(MIN_QUERIES, PAIR_BUDGET // max(n_reference, 1))))
+
+
+RAY_MIN_PAIRS = 2_000_000_000
+"""Searches smaller than this stay here even inside ``search_backend("ray")``: shipping
+the tables out costs more than the search (about 5 s of work on two cores)."""
+RAY_TASK_PAIRS = 1_000_000_000
+"""Distance pairs per Ray task of a distributed search (a few seconds on one core)."""
+_backend: ContextVar[tuple[str, str | None]] = ContextVar(
+    "neighbour_search_backend", default=("local", None)
+)
+
+
+@contextmanager
+def search_backend(backend: str = "local", ray_address: str | None = None) -> Iterator[None]:
+    """Run the nearest-neighbour searches made inside this block on ``backend``:
+    ``"ray"`` splits each large search into query blocks, one Ray task each, at
+    ``ray_address`` (see :data:`RAY_MIN_PAIRS`). Same neighbours as a local search."""
+    check_choice("backend", backend, BACKENDS)
+    token = _backend.set((backend, ray_address))
+    try:
+        yield
+    finally:
+        _backend.reset(token)
 
 
 def _fingerprint(x: np.ndarray) -> bytes:
@@ -117,7 +151,7 @@ def nearest_neighbors(
     if k > n_ref:
         raise ParameterError(f"`k` must be at most {n_ref} (reference rows); got {k}.")
     if q.shape[0] * r.shape[0] < _CACHE_MIN_PAIRS:
-        return _search(q, r, k, metric, exclude_self, max_block)
+        return _dispatch(q, r, k, metric, exclude_self, max_block)
     key = (_fingerprint(q), _fingerprint(r), metric, exclude_self)
     with _cache_lock:
         hit = _cache.get(key)
@@ -125,7 +159,7 @@ def nearest_neighbors(
             _cache.move_to_end(key)
             # the first k of a sorted k' > k search are the k search (ties: lower index)
             return hit[0][:, :k].copy(), hit[1][:, :k].copy()
-    d, i = _search(q, r, k, metric, exclude_self, max_block)
+    d, i = _dispatch(q, r, k, metric, exclude_self, max_block)
     with _cache_lock:
         _cache[key] = (d.copy(), i.copy())
         _cache.move_to_end(key)
@@ -134,10 +168,57 @@ def nearest_neighbors(
     return d, i
 
 
-def _search(
+def _dispatch(
     q: np.ndarray, r: np.ndarray, k: int, metric: str, exclude_self: bool, max_block: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The search of :func:`nearest_neighbors` on checked, contiguous float64 inputs."""
+    """:func:`_search` here, or in query blocks on the Ray cluster of :func:`search_backend`."""
+    backend, address = _backend.get()
+    pairs = q.shape[0] * r.shape[0]
+    if backend == "local" or pairs < RAY_MIN_PAIRS:
+        return _search(q, r, k, metric, exclude_self, max_block)
+    n_tasks = min(q.shape[0], math.ceil(pairs / RAY_TASK_PAIRS))
+    bounds = np.linspace(0, q.shape[0], n_tasks + 1).astype(int)
+    blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+    context = {"q": q, "r": r, "k": k, "metric": metric, "exclude_self": exclude_self}
+    context["max_block"] = max_block
+    out_d = np.empty((q.shape[0], k), dtype=np.float64)
+    out_i = np.empty((q.shape[0], k), dtype=np.int64)
+    for start, stop, d, i in map_unordered(
+        _search_task, blocks, context=context, backend=backend, address=address
+    ):
+        out_d[start:stop], out_i[start:stop] = d, i
+    return out_d, out_i
+
+
+def _search_task(
+    block: tuple[int, int], context: dict[str, Any]
+) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """Query rows ``start:stop`` against the whole reference (a Ray task)."""
+    start, stop = block
+    d, i = _search(
+        context["q"][start:stop],
+        context["r"],
+        context["k"],
+        context["metric"],
+        context["exclude_self"],
+        context["max_block"],
+        offset=start,
+    )
+    return start, stop, d, i
+
+
+def _search(
+    q: np.ndarray,
+    r: np.ndarray,
+    k: int,
+    metric: str,
+    exclude_self: bool,
+    max_block: int,
+    offset: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The search of :func:`nearest_neighbors` on checked, contiguous float64 inputs.
+    ``offset``: the reference row of query row 0 when ``exclude_self`` (a block of a
+    split search)."""
     nq = q.shape[0]
     out_d = np.empty((nq, k), dtype=np.float64)
     out_i = np.empty((nq, k), dtype=np.int64)
@@ -174,7 +255,7 @@ def _search(
         )
         if exclude_self:
             rows = np.arange(stop - start)
-            block[rows, rows + start] = np.inf
+            block[rows, rows + start + offset] = np.inf
         if k == 1:
             idx = block.argmin(axis=1)[:, None]
         elif k <= _SUCCESSIVE_ARGMIN_MAX_K and block.shape[1] >= _THRESHOLD_MIN_COLS * k:

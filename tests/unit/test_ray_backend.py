@@ -48,7 +48,7 @@ def _cli_json(out: Path, *args: str) -> dict:
     return json.loads(out.read_text())
 
 
-def test_ray_backend_gives_rapid_and_calibration_the_local_numbers(tmp_path):
+def test_ray_backend_gives_rapid_and_calibration_the_local_numbers(tmp_path, monkeypatch):
     """Issue 14: RAPID's attacker fits (per release and attacker) and the calibration
     cells run as Ray tasks; the per-record scores and the rows are the local run's, from
     the engine and from the CLI's ``--ray``."""
@@ -67,12 +67,40 @@ def test_ray_backend_gives_rapid_and_calibration_the_local_numbers(tmp_path):
     cli = ["rapid", "--real", str(paths[0]), "--synthetic", str(paths[1])]
     cli += ["--synthetic", str(paths[2]), "--qi", "age,education,gender"]
     cli += ["--sensitive", "disease", "--n-trees", "30", "--bootstrap", "100"]
+    # neighbour searches of any size go out, in blocks of about 40 query rows
+    from privacy_core.risk import neighbors
+
+    monkeypatch.setattr(neighbors, "RAY_MIN_PAIRS", 1)
+    monkeypatch.setattr(neighbors, "RAY_TASK_PAIRS", 40 * 600)
+    rng = np.random.default_rng(0)
+    q, r = rng.integers(0, 3, (250, 5)).astype(float), rng.integers(0, 3, (600, 5)).astype(float)
+    searches = [(q, r, 3, "euclidean", False), (r, r, 4, "l1", True), (r, r, 2, "euclidean", True)]
+    privacy = ["privacy", "--real", str(paths[0]), "--synthetic", str(paths[1])]
+    privacy += ["--qi", "age,education,gender", "--sensitive", "disease"]
+    privacy += ["--metrics", "dcr,knn"]
     try:
         r_ray = pc.rapid(real, releases, backend="ray", ray_address="local", **rapid_kw)
         c_ray = pc.calibrate(real, backend="ray", ray_address="local", **cal_kw)
         cli_ray = _cli_json(tmp_path / "ray.json", *cli, "--ray", "local")
+        with neighbors.search_backend("ray", "local"):
+            nn_ray = [
+                neighbors._dispatch(a, b, k, m, ex, neighbors._DEFAULT_BLOCK)
+                for a, b, k, m, ex in searches
+            ]
+        neighbors.clear_neighbor_cache()
+        privacy_ray = _cli_json(tmp_path / "p_ray.json", *privacy, "--ray", "local")
     finally:
         shutdown_ray()
+    neighbors.clear_neighbor_cache()
+    privacy_local = _cli_json(tmp_path / "p_local.json", *privacy)
+    for name in ("dcr", "knn"):
+        a, b = privacy_ray["metrics"][name], privacy_local["metrics"][name]
+        assert (a["value"], a["ci"]) == (b["value"], b["ci"]), name
+    for (a, b, k, m, ex), (d, i) in zip(searches, nn_ray, strict=True):
+        d0, i0 = neighbors._search(a, b, k, m, ex, neighbors._DEFAULT_BLOCK)
+        assert np.array_equal(i, i0) and np.array_equal(d, d0), (m, ex)
+        if ex:  # no row is its own neighbour, also across the block boundaries
+            assert not (i == np.arange(len(a))[:, None]).any()
     cli_local = _cli_json(tmp_path / "local.json", *cli)
     assert cli_ray["metrics"]["rapid"]["params"]["n_replicates"] == 2
     for key in ("value", "ci", "by_attacker"):
