@@ -112,13 +112,14 @@ if result is None:
 MAX_LISTED = 1000  # per-record rows drawn on the page
 
 
-@st.fragment
-def results_panel(base: pc.RapidResult) -> None:
-    categorical = base.kind == "categorical"
-    c1, c2, c3 = st.columns([2, 1, 1])
-    if categorical:
+def score_controls(base: pc.RapidResult) -> tuple[str, str]:
+    """The score (gain method or error) and the interval, outside the slider's fragment:
+    they do not follow τ, and two select boxes redrawn on every slider step cost about
+    50 ms of repaint in the browser (issue 13, item 5). Changing one reruns the page."""
+    c1, c2, _ = st.columns([1, 1, 2])
+    if base.kind == "categorical":
         keep("rapid_method", "marginal")
-        method = c2.selectbox(
+        choice = c1.selectbox(
             "Gain score",
             list(pc.CATEGORICAL_METHODS),
             key="rapid_method",
@@ -128,23 +129,9 @@ def results_panel(base: pc.RapidResult) -> None:
             "divided by the mean g of the class (the R package's default); nce: "
             "normalised entropy.",
         )
-        hi = 3.0 if method == "conditional" else 1.0
-        default = 1.0 if method == "conditional" else 0.3
-        key = f"rapid_tau_{method}"
-        keep(key, default)
-        threshold = c1.slider(
-            "Threshold τ: a record is at risk when its gain exceeds τ",
-            0.0,
-            hi,
-            step=0.01,
-            key=key,
-            on_change=remember,
-            args=(key,),
-        )
-        variant = {"method": method}
     else:
         keep("rapid_error", "relative")
-        error = c2.selectbox(
+        choice = c1.selectbox(
             "Error",
             list(pc.ERROR_METRICS),
             key="rapid_error",
@@ -153,6 +140,39 @@ def results_panel(base: pc.RapidResult) -> None:
             help="relative |y−ŷ|/(|y|+δ) (paper); absolute in units of y; normalized by the "
             "SD of y; symmetric 2|y−ŷ|/(|y|+|ŷ|+2δ).",
         )
+    keep("rapid_interval", "bootstrap")
+    interval = c2.selectbox(
+        "Interval",
+        ["bootstrap", "wilson", "clopper-pearson"],
+        key="rapid_interval",
+        on_change=remember,
+        args=("rapid_interval",),
+    )
+    return choice, interval
+
+
+@st.fragment
+def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
+    categorical = base.kind == "categorical"
+    if categorical:
+        method = choice
+        hi = 3.0 if method == "conditional" else 1.0
+        default = 1.0 if method == "conditional" else 0.3
+        key = f"rapid_tau_{method}"
+        keep(key, default)
+        threshold = st.slider(
+            "Threshold τ: a record is at risk when its gain exceeds τ",
+            0.0,
+            hi,
+            step=0.01,
+            key=key,
+            on_change=remember,
+            args=(key,),
+            width=640,
+        )
+        variant = {"method": method}
+    else:
+        error = choice
         scale = base.y_scale if error == "absolute" else 1.0
         key = f"rapid_eps_{error}"
         keep(key, round(0.1 * scale, 4))
@@ -166,7 +186,7 @@ def results_panel(base: pc.RapidResult) -> None:
             if error == "absolute"
             else "in SDs of y"
         )
-        threshold = c1.slider(
+        threshold = st.slider(
             "Tolerance ε: a record is at risk when the error is below ε",
             0.0,
             hi,
@@ -175,16 +195,9 @@ def results_panel(base: pc.RapidResult) -> None:
             on_change=remember,
             args=(key,),
             help=f"ε is {unit}. The RAPID paper writes it as a percentage (default 10 %).",
+            width=640,
         )
         variant = {"error": error}
-    keep("rapid_interval", "bootstrap")
-    interval = c3.selectbox(
-        "Interval",
-        ["bootstrap", "wilson", "clopper-pearson"],
-        key="rapid_interval",
-        on_change=remember,
-        args=("rapid_interval",),
-    )
     r = guarded(lambda: base.at(threshold, interval=interval, **variant))
     if r is None:
         return
@@ -661,5 +674,5 @@ def references_panel(r: pc.RapidResult, threshold: float, interval: str, variant
         st.markdown(reference_reading(r, half, copy))
 
 
-results_panel(result)
+results_panel(result, *score_controls(result))
 explanation("rapid")
