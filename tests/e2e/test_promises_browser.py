@@ -154,6 +154,13 @@ def rapid_page(page) -> None:
     idle(page)
 
 
+def open_per_record(page) -> None:
+    """Open the RAPID page's per-record section (collapsed and lazy by default)."""
+    page.get_by_text("Per-record results —").first.click()
+    page.get_by_text("Show only records at risk").first.wait_for()
+    idle(page)
+
+
 def privacy_page(page) -> None:
     visit(page, "Privacy metrics", "Privacy metrics")
     expect(page.get_by_text("Record drill-down")).to_be_visible(timeout=300_000)
@@ -321,6 +328,7 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
         expect(page.get_by_text("RAPID (mean of attackers)").first).to_be_visible(timeout=300_000)
         idle(page)
         rapid_page(page)
+        open_per_record(page)
         page.get_by_text("I want to download the per-record table").click()
         idle(page)
         per_record = download(page, "Download per-record table (CSV)")
@@ -567,6 +575,7 @@ def test_two_sessions_never_see_each_other(browser, app_url, tmp_path, artifacts
             query = parse_qs(urlsplit(p.url).query)
             assert float(query.get("rapid_tau_marginal", ["0.3"])[0]) == float(tau)
         for name, p in (("A", a), ("B", b)):
+            open_per_record(p)
             p.get_by_text("Show only records at risk").click()  # every record
             idle(p)
             p.get_by_text("I want to download the per-record table").click()
