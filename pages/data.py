@@ -118,9 +118,24 @@ with source_upload:
         use = st.form_submit_button("Use these files", type="primary")
     error_slot("upload")
     if use:
+        files = [f for f in (real_file, *syn_files, hold_file) if f is not None]
+        total_mb = sum(f.size for f in files) / 1e6
+        status = st.status(
+            f"Reading {len(files)} file(s), {total_mb:,.1f} MB", expanded=total_mb > 20
+        )
+        bar = status.progress(0.0, text="Starting…")
+        done_mb = [0.0]
 
         def read(upload):
-            return pc.load_table(upload.getvalue(), name=upload.name)
+            # progress by bytes: a large file is most of the wait (a million-row CSV takes
+            # seconds to parse)
+            bar.progress(
+                min(done_mb[0] / max(total_mb, 1e-9), 1.0),
+                text=f"Reading {upload.name} ({upload.size / 1e6:,.1f} MB)",
+            )
+            table = pc.load_table(upload.getvalue(), name=upload.name)
+            done_mb[0] += upload.size / 1e6
+            return table
 
         def build() -> tuple[Workspace, list[str]]:
             if real_file is None:
@@ -132,6 +147,7 @@ with source_upload:
                 holdout = (
                     Table.make(hold_file.name, read(hold_file), "upload") if hold_file else None
                 )
+                bar.progress(1.0, text=f"Inferring column types of {len(real):,} rows")
                 schema = pc.infer_schema(real)
             notes = [str(w.message) for w in caught]
             included = schema.included
@@ -152,6 +168,13 @@ with source_upload:
             return new, notes
 
         built = guarded(build, control="upload")
+        status.update(
+            label=f"Read {len(files)} file(s), {total_mb:,.1f} MB"
+            if built is not None
+            else "The files could not be used",
+            state="complete" if built is not None else "error",
+            expanded=False,
+        )
         if built is not None and commit(built[0], control="upload"):
             new, notes = built
             message = (
