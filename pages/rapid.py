@@ -21,7 +21,14 @@ from ui.evaluations import (
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace, set_widget
-from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci, paint_now
+from ui.widgets import (
+    candidate_picker,
+    error_slot,
+    explanation,
+    fmt_ci,
+    paint_now,
+    stop_button,
+)
 from ui.workspace import Workspace
 
 st.title("RAPID — attribute inference risk")
@@ -94,13 +101,33 @@ with st.expander("Attack settings (refits the attackers)", expanded=False):
 
 result = rapid_cached(ws, params)
 if result is None:
-    if rapid_should_autorun(ws, params) or st.button(
+    # True on the rerun that a click on Stop (below) started
+    stopped = bool(st.session_state.get("rapid_stop_running"))
+    if rapid_should_autorun(ws, params):
+        result = rapid_run(ws, params)
+    elif st.button(
         "Compute RAPID",
         type="primary",
         help="Fits every attacker on every release once; thresholds then update instantly.",
     ):
+        # a large table: minutes of fitting, so a way out (the click interrupts the run at
+        # its next progress step, i.e. after the attacker being fitted; nothing is kept)
+        stop_slot = st.empty()
+        stop_button(
+            stop_slot,
+            running=True,
+            key="rapid_stop",
+            help="Ends the fitting after the attacker being fitted; nothing is kept.",
+        )
         result = rapid_run(ws, params)
+        stop_slot.empty()
     else:
+        if stopped:
+            st.warning(
+                "Stopped: RAPID was not computed, and nothing of the stopped run is kept. "
+                "For a quick look, set a subset of real records in the attack settings.",
+                icon=":material/stop_circle:",
+            )
         st.info(
             f"{len(ws.real.frame):,} real records × {len(ws.releases)} release(s): press "
             "**Compute RAPID** (or set a subset in the attack settings for a quick look)."

@@ -1,0 +1,59 @@
+"""A large upload in a real browser (issue 14, app): the files load with a progress
+status, RAPID does not start on its own, and its fitting can be stopped; the page then
+says so, offers the computation again and keeps the uploaded data."""
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+import privacy_core as pc
+
+pytestmark = pytest.mark.e2e
+
+
+def test_rapid_fitting_on_a_large_upload_can_be_stopped(page, fresh_app_url, tmp_path, artifacts):
+    rows = 70_000  # above the page's auto-run limit (60,000 record × release cells)
+    real = pc.simulate_health(rows, kappa=1.0, seed=0)
+    syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="histogram", seed=1)
+    paths = [tmp_path / "real.csv", tmp_path / "syn.csv"]
+    real.to_csv(paths[0], index=False)
+    syn.to_csv(paths[1], index=False)
+
+    page.set_default_timeout(240_000)
+    page.goto(f"{fresh_app_url}/data")
+    page.get_by_role("tab", name="Upload your files").click()
+    inputs = page.locator("input[type=file]")
+    inputs.first.wait_for(state="attached")
+    inputs.nth(0).set_input_files(str(paths[0]))
+    inputs.nth(1).set_input_files(str(paths[1]))
+    for path in paths:
+        page.get_by_text(path.name, exact=True).first.wait_for()
+    page.get_by_role("button", name="Use these files").click()
+    page.get_by_text("Loaded.").first.wait_for()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text(f"{rows:,} rows").first.wait_for()
+
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("RAPID", exact=True).click()
+    compute = page.get_by_role("button", name="Compute RAPID")
+    compute.wait_for()
+    compute.click()
+    stop = page.get_by_role("button", name="Stop")
+    stop.wait_for()
+    expect(page.get_by_text("Fitting").first).to_be_visible()
+    t0 = time.perf_counter()
+    stop.click()
+    expect(page.get_by_text("Stopped: RAPID was not computed").first).to_be_visible()
+    waited = time.perf_counter() - t0
+    expect(page.get_by_role("button", name="Compute RAPID")).to_be_visible()
+    expect(page.locator('[data-testid="stMetric"]')).to_have_count(0)  # no result shown
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    assert sidebar.get_by_text(f"{rows:,} rows").count() >= 1  # the upload is kept
+    page.screenshot(path=str(artifacts / "rapid_stopped.png"), full_page=True)
+    # the click ends the run after the attacker being fitted, not after every fit
+    assert waited < 120, f"Stop took {waited:.0f} s"
+    # a new click computes from scratch (the stopped run left no lock or half result)
+    page.get_by_role("button", name="Compute RAPID").click()
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="RAPID max")
+    expect(metric.first).to_be_visible(timeout=600_000)
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
