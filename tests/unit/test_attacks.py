@@ -1107,3 +1107,26 @@ def test_inference_flags_count_only_hits_beyond_the_base_rate():
             assert flagged >= 0.95 * hits
         else:  # unseen rows: hits are base-rate hits, only the ~5 % tail is flagged
             assert hits > 300 and flagged <= 0.1 * hits
+
+
+@pytest.mark.parametrize("budget, path", [(1 << 10, "none"), (2 << 20, "pre-filter")])
+def test_multivariate_predicates_do_not_depend_on_the_bit_index_budget(budget, path, monkeypatch):
+    """The bit index only speeds up counting (issue 14: its budget bounds the memory
+    near Anonymeter's): with no index or a row-subset pre-filter, the same predicates
+    are kept, with the same risk, as with the exact index."""
+    train = pc.simulate_health(3000, seed=1)
+    control = pc.simulate_health(3000, seed=2)
+    syn = pc.synthesize(pc.prepare_table(train, pc.infer_schema(train)), method="cart", seed=3)
+    threat = pc.ThreatModel(["age", "education", "gender", "income", "health"], ["disease"])
+    kw = dict(threat=threat, holdout=control, n_attacks=200, seed=4)
+    exact = singling_out(train, syn, **kw)
+    codes = np.vstack([np.unique(syn[c], return_inverse=True)[1] for c in syn.columns])
+    fits = pred._BitIndex.rows_within(codes, budget)
+    if path == "none":  # the budget does force the other path
+        assert fits < pred._MIN_PREFILTER_ROWS
+    else:
+        assert pred._MIN_PREFILTER_ROWS <= fits < len(syn)
+    monkeypatch.setattr(pred, "_BITSET_BUDGET", budget)
+    other = singling_out(train, syn, **kw)
+    assert (other.value, other.ci) == (exact.value, exact.ci)
+    assert list(other.records["query"]) == list(exact.records["query"])
