@@ -56,6 +56,7 @@ def compute_settings() -> None:
     with st.form("compute_form"):
         typed = st.text_input(
             "Ray cluster address",
+            key="compute_ray_input",
             placeholder="head-node:6379, auto, or local",
             help="The head node's host:port; 'auto' on a machine that is part of a "
             "cluster; 'local' starts a Ray instance on this machine (useful to try it). "
