@@ -108,8 +108,10 @@ def test_the_app_code_writes_no_file():
     assert saves == ["ui/history.py"], saves  # and nowhere else
 
 
-def test_the_app_never_reaches_ray_and_joblib_does_not_dump_the_table():
-    # the risk lab's sweep runs on joblib (backend="local"): no Ray cluster sees user data
+def test_the_app_reaches_ray_only_when_the_user_asks_and_joblib_does_not_dump_the_table():
+    # Ray is opt-in (issue 14): the only address the app passes on is the one the user
+    # typed into the Data page's form (ui/compute.py), kept in the session and never read
+    # from the page's address, so a shared link cannot send someone's records to a cluster
     for path in APP_FILES:
         tree = ast.parse(path.read_text())
         imports = [
@@ -121,11 +123,18 @@ def test_the_app_never_reaches_ray_and_joblib_does_not_dump_the_table():
         assert not [m for m in imports if m.split(".")[0] == "ray"], path
         for _, call in _calls(path):
             for k in call.keywords:
-                if k.arg in ("backend", "address"):
-                    assert not (isinstance(k.value, ast.Constant) and k.value.value == "ray"), (
-                        f"{path.name}:{call.lineno} sends the sweep to Ray"
+                if k.arg in ("backend", "address", "ray_address"):
+                    assert not isinstance(k.value, ast.Constant) or k.value.value == "local", (
+                        f"{path.name}:{call.lineno} hard-codes {k.arg}={k.value.value!r}"
                     )
-                    assert k.arg != "address", f"{path.name}:{call.lineno} joins a cluster"
+                if k.arg in ("address", "ray_address"):
+                    func = getattr(k.value, "func", None)
+                    assert getattr(func, "id", None) == "ray_address", (
+                        f"{path.name}:{call.lineno} joins a cluster the user did not name"
+                    )
+    compute = (ROOT / "ui" / "compute.py").read_text()
+    assert "query_params" not in compute and "url_state" not in compute
+    assert "keep(" not in compute and "remember" not in compute  # not mirrored to the URL
     # joblib memory-maps arrays over max_nbytes into /dev/shm or /tmp for its workers:
     # the engine's one Parallel (the sweeps' and MDS's fan-out) must turn that off
     engine = ROOT / "privacy_core" / "parallel.py"
