@@ -141,8 +141,8 @@ MAX_LISTED = 1000  # per-record rows drawn on the page
 
 def score_controls(base: pc.RapidResult) -> tuple[str, str]:
     """The score (gain method or error) and the interval, outside the slider's fragment:
-    they do not follow τ, and two select boxes redrawn on every slider step cost about
-    50 ms of repaint in the browser (issue 13, item 5). Changing one reruns the page."""
+    they do not follow τ, so a slider step need not redraw them (issue 13, item 5).
+    Changing one reruns the page."""
     c1, c2, _ = st.columns([1, 1, 2])
     if base.kind == "categorical":
         keep("rapid_method", "marginal")
