@@ -144,29 +144,30 @@ def score_controls(base: pc.RapidResult) -> tuple[str, str]:
     they do not follow τ, so a slider step need not redraw them (issue 13, item 5).
     Changing one reruns the page."""
     c1, c2, _ = st.columns([1, 1, 2])
-    if base.kind == "categorical":
-        keep("rapid_method", "marginal")
-        choice = c1.selectbox(
+    key, label, options, default, help_text = (
+        (
+            "rapid_method",
             "Gain score",
-            list(pc.CATEGORICAL_METHODS),
-            key="rapid_method",
-            on_change=remember,
-            args=("rapid_method",),
-            help="marginal: the paper's (g−b)/(1−b) with b the class share; conditional: g "
+            pc.CATEGORICAL_METHODS,
+            "marginal",
+            "marginal: the paper's (g−b)/(1−b) with b the class share; conditional: g "
             "divided by the mean g of the class (the R package's default); nce: "
             "normalised entropy.",
         )
-    else:
-        keep("rapid_error", "relative")
-        choice = c1.selectbox(
+        if base.kind == "categorical"
+        else (
+            "rapid_error",
             "Error",
-            list(pc.ERROR_METRICS),
-            key="rapid_error",
-            on_change=remember,
-            args=("rapid_error",),
-            help="relative |y−ŷ|/(|y|+δ) (paper); absolute in units of y; normalized by the "
+            pc.ERROR_METRICS,
+            "relative",
+            "relative |y−ŷ|/(|y|+δ) (paper); absolute in units of y; normalized by the "
             "SD of y; symmetric 2|y−ŷ|/(|y|+|ŷ|+2δ).",
         )
+    )
+    keep(key, default)
+    choice = c1.selectbox(
+        label, list(options), key=key, on_change=remember, args=(key,), help=help_text
+    )
     keep("rapid_interval", "bootstrap")
     interval = c2.selectbox(
         "Interval",

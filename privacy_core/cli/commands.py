@@ -256,8 +256,7 @@ def _run_measures(
     # ML affinity takes its target from the threat model (--sensitive) on the command line
     needs_threat = any(get_measure(n).needs_threat or get_measure(n).uses_threat for n in names)
     threat = _threat(args, real) if (needs_threat or args.sensitive) else None
-    ray = _ray_options(args) if getattr(args, "ray", None) else {"backend": "local"}
-    with search_backend(**ray):  # --ray: the large neighbour searches in query blocks
+    with search_backend(**_ray_options(args)):  # --ray: large searches in query blocks
         results = evaluate_measures(
             real,
             synthetic,

@@ -283,8 +283,10 @@ def _add_ray(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) ->
 
 
 def _ray_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``backend`` / ``ray_address`` keywords of the engine from ``--ray``."""
-    return {"backend": "ray" if args.ray else "local", "ray_address": args.ray}
+    """``backend`` / ``ray_address`` keywords of the engine from ``--ray`` (local for a
+    command without the option)."""
+    address = getattr(args, "ray", None)
+    return {"backend": "ray" if address else "local", "ray_address": address}
 
 
 def _mds_options(args: argparse.Namespace) -> dict[str, Any]:

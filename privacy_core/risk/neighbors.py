@@ -179,8 +179,14 @@ def _dispatch(
     n_tasks = min(q.shape[0], math.ceil(pairs / RAY_TASK_PAIRS))
     bounds = np.linspace(0, q.shape[0], n_tasks + 1).astype(int)
     blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
-    context = {"q": q, "r": r, "k": k, "metric": metric, "exclude_self": exclude_self}
-    context["max_block"] = max_block
+    context = {
+        "q": q,
+        "r": r,
+        "k": k,
+        "metric": metric,
+        "exclude_self": exclude_self,
+        "max_block": max_block,
+    }
     out_d = np.empty((q.shape[0], k), dtype=np.float64)
     out_i = np.empty((q.shape[0], k), dtype=np.int64)
     for start, stop, d, i in map_unordered(
