@@ -134,15 +134,19 @@ def rapid_threshold_curve(
     suggested: float | None = None,
     null: RapidCalibration | None = None,
     spec: bool = False,
+    marker: bool = True,
 ) -> go.Figure:
     """RAPID against the threshold: one line per attacker (labelled with its accuracy),
     the mean and the max envelope (the headline, §2.5), interval bands for the mean and
-    max, and a marker at the current threshold.
+    max, and a marker at the current threshold (``marker=False`` leaves it out).
 
     With ``null`` (a ``null-rapid`` calibration at the same score variant) the null
     RAPID's median and its band up to the 95th percentile are drawn too, and the suggested
     threshold is the calibration's unless ``suggested`` is given. ``spec=True`` returns a
-    :class:`FigureSpec` (a slider step's cost), otherwise a full ``go.Figure``.
+    :class:`FigureSpec` (a slider step's cost), otherwise a full ``go.Figure``. With
+    ``spec=True, marker=False`` every step returns the very same data: the live page
+    draws that, because the browser redraws a chart only when its data change, and
+    redrawing this one cost 80 ms of a 200 ms slider step (issue 13, item 5).
     """
     if null is not None and null.rule == "null-rapid" and suggested is None:
         suggested = null.suggested_threshold
@@ -156,6 +160,8 @@ def rapid_threshold_curve(
         None if suggested is None else float(suggested),
     )
     base, data = _memoised(result, key, lambda: _curve_base(result, thresholds, null, suggested))
+    if not marker:
+        return FigureSpec(data) if spec else go.Figure(base)
     label = f"current {result.threshold:.2f}"
     if spec:
         return FigureSpec(
@@ -220,7 +226,7 @@ def _curve_base(
                 mode="lines",
                 name=f"Null RAPID, y permuted (median, band to the {null.level:.0%} quantile)",
                 line={"color": PALETTE["null"], "width": 2, "dash": "dash"},
-                hovertemplate="threshold %{x:.2f}<br>null RAPID %{y:.3f}<extra>null</extra>",
+                hovertemplate="%{y:.3f}",
             )
         )
     for series in ("mean", "max"):
@@ -250,7 +256,7 @@ def _curve_base(
                     "width": 3 if series in ("mean", "max") else 1.5,
                     "dash": "solid" if series in ("mean", "max") else "dot",
                 },
-                hovertemplate="threshold %{x:.2f}<br>RAPID %{y:.3f}<extra>" + label + "</extra>",
+                hovertemplate="%{y:.3f}",
             )
         )
     if suggested is not None and np.isfinite(suggested):
@@ -268,6 +274,8 @@ def _curve_base(
         legend={"orientation": "h", "y": -0.25},
         margin={"t": 30, "b": 10},
         height=420,
+        # one read-out of every line at the hovered threshold
+        hovermode="x unified",
     )
     return fig
 

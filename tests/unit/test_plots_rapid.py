@@ -2,6 +2,7 @@
 threshold rule, and both calibration rules' null figures."""
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 import privacy_core as pc
@@ -124,3 +125,18 @@ def test_figure_specs_draw_what_the_full_figures_draw(fitted):
             for part in ("shapes", "annotations", "height", "xaxis", "yaxis"):
                 assert fast["layout"].get(part) == full["layout"].get(part), part
             assert isinstance(build(r, spec=True), plots.FigureSpec)
+
+
+def test_live_curve_is_the_same_data_at_every_step(fitted):
+    """The page's live curve (spec, no slider mark) serialises identically at every τ, so
+    the browser keeps the drawn chart on a slider step; the same curves as the marked
+    figure, which alone carries the mark."""
+    _, _, res = fitted
+    live = [plots.rapid_threshold_curve(res.at(t), spec=True, marker=False) for t in (0.2, 0.7)]
+    assert live[0].to_json() == live[1].to_json()
+    assert not live[0].to_dict()["layout"].get("shapes")
+    marked = plots.rapid_threshold_curve(res.at(0.7), spec=True)
+    assert live[1].to_dict()["data"] == marked.to_dict()["data"]
+    assert [s["x0"] for s in marked.to_dict()["layout"]["shapes"]] == [0.7]
+    full = plots.rapid_threshold_curve(res.at(0.7), marker=False)
+    assert isinstance(full, go.Figure) and not full.layout.shapes
