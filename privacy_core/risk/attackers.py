@@ -7,7 +7,8 @@ probability 0); continuous targets get point predictions.
 
 Attackers (RAPID paper §4, §5.6 Table 1): ``rf`` random forest (500 trees, probabilities,
 as ranger), ``xgb`` gradient boosting (xgboost, 100 rounds), ``cart`` a single decision
-tree (rpart's defaults: at least 20 rows to split, 7 per leaf, complexity 0.01), ``logit``
+tree (rpart's defaults: at least 20 rows to split, 7 per leaf, complexity 0.01, pruned on
+misclassification as rpart prunes: :mod:`.rpart`), ``logit``
 L1-penalised logistic regression for categorical targets and the lasso for continuous ones.
 """
 
@@ -21,9 +22,10 @@ import numpy as np
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LassoCV, LogisticRegression
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.tree import DecisionTreeRegressor
 
 from ..errors import ParameterError, UntrustworthyResultWarning
+from .rpart import RpartClassifier
 
 ATTACKERS = ("rf", "xgb", "cart", "logit")
 # ML inference's default attacker (not one of RAPID's): xgboost without regularisation or
@@ -51,16 +53,14 @@ ATTACKER_LABELS = {
 }
 # rpart.control's defaults (minsplit 20, minbucket round(20/3) = 7, cp 0.01), which the
 # RAPID package's model_type = "cart" uses. rpart's cp is relative to the root node's
-# risk; scikit-learn's cost-complexity alpha is absolute, so it is scaled by the root
-# impurity at fit time (_cart_alpha).
+# risk: for a class, its misclassified records (RpartClassifier prunes on them); for a
+# number, its sum of squares, which is scikit-learn's impurity times the node size, so
+# the regression tree's absolute alpha is cp times the root variance (_cart_alpha).
 CART_PARAMS = {"min_samples_split": 20, "min_samples_leaf": 7, "max_depth": 30}
 CART_CP = 0.01
 
 
-def _cart_alpha(y: np.ndarray, *, categorical: bool) -> float:
-    if categorical:
-        p = np.bincount(y) / len(y)
-        return CART_CP * float(1 - np.sum(p**2))
+def _cart_alpha(y: np.ndarray) -> float:
     return CART_CP * float(np.var(y))
 
 
@@ -175,9 +175,7 @@ def _fit_classifier(
         model.fit(X, remap)
         importance = model.feature_importances_
     elif attacker == "cart":
-        model = DecisionTreeClassifier(
-            **CART_PARAMS, random_state=seed, ccp_alpha=_cart_alpha(remap, categorical=True)
-        )
+        model = RpartClassifier(cp=CART_CP, **CART_PARAMS, random_state=seed)
         model.fit(X, remap)
         importance = model.feature_importances_
     elif attacker == "logit":
@@ -228,9 +226,7 @@ def _fit_regressor(
         model.fit(X, y)
         importance = model.feature_importances_
     elif attacker == "cart":
-        model = DecisionTreeRegressor(
-            **CART_PARAMS, random_state=seed, ccp_alpha=_cart_alpha(y, categorical=False)
-        )
+        model = DecisionTreeRegressor(**CART_PARAMS, random_state=seed, ccp_alpha=_cart_alpha(y))
         model.fit(X, y)
         importance = model.feature_importances_
     elif attacker == "logit":
