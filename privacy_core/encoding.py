@@ -8,6 +8,11 @@ holdout or synthetic table of the review holds, see ``Schema.with_unseen``: thei
 are all zeros on the real rows). A category the schema does not know at all encodes as
 all zeros.
 
+``categorical="codes"`` instead gives each categorical one column holding its level's
+position in that list (-1 for a category the schema does not know): what R's ranger sees
+for a factor by default (``respect.unordered.factors = "ignore"``, levels sorted), used
+by the RAPID paper preset's forest.
+
 Numeric missing values are handled by an explicit, recorded strategy: ``"median"``
 imputes the real median, ``"error"`` rejects them with :class:`MissingValueError`.
 Categorical missing values never reach the encoder as NaN: the data layer makes them a
@@ -27,6 +32,7 @@ from .errors import MissingValueError, SchemaError
 from .validation import check_choice
 
 NUMERIC_MISSING_STRATEGIES = ("median", "error")
+CATEGORICAL_ENCODINGS = ("one-hot", "codes")
 
 
 @dataclass
@@ -36,10 +42,12 @@ class TableEncoder:
     schema: Schema
     columns: Sequence[str] | None = None
     numeric_missing: str = "median"
+    categorical: str = "one-hot"
     _fitted: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         check_choice("numeric_missing", self.numeric_missing, NUMERIC_MISSING_STRATEGIES)
+        check_choice("categorical", self.categorical, CATEGORICAL_ENCODINGS)
         cols = list(self.columns) if self.columns is not None else self.schema.included
         for c in cols:
             if not self.schema[c].included:
@@ -77,9 +85,10 @@ class TableEncoder:
                 known = set(cats)
                 cats += [v for v in spec.unseen if v not in known]
                 self.categories_[c] = cats
-                self.feature_names_.extend(f"{c}={v}" for v in cats)
-                self.slices_[c] = slice(start, start + len(cats))
-                start += len(cats)
+                width = 1 if self.categorical == "codes" else len(cats)
+                self.feature_names_.extend([c] if width == 1 else [f"{c}={v}" for v in cats])
+                self.slices_[c] = slice(start, start + width)
+                start += width
         self.n_features_ = start
         self._fitted = True
         return self
@@ -117,6 +126,10 @@ class TableEncoder:
                 cats = self.categories_[c]
                 # -1 for a category never seen in the real data (encoded as all zeros).
                 codes = pd.Index(cats).get_indexer(frame[c].astype(str))
+                if self.categorical == "codes":
+                    out[:, pos] = codes
+                    pos += 1
+                    continue
                 rows = np.nonzero(codes >= 0)[0]
                 out[rows, pos + codes[rows]] = 1.0
                 pos += len(cats)

@@ -94,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--bootstrap", type=int, default=500)
     p.add_argument("--n-trees", type=int, default=None, help="random-forest trees (500)")
+    p.add_argument(
+        "--forest-encoding",
+        choices=["one-hot", "codes"],
+        default=None,
+        help="how the random forest sees a categorical quasi-identifier: one-hot "
+        "columns (default) or one column of level codes, as R's ranger (the paper preset)",
+    )
     _add_ray(p, "the attacker fits (one task per release and attacker)")
     p.add_argument(
         "--preset",

@@ -90,6 +90,7 @@ def _rapid_paper_study(args: argparse.Namespace, preset: dict[str, Any]) -> int:
         taus=taus,
         attackers=args.attackers or preset["attackers"],
         n_trees=args.n_trees or preset["n_trees"],
+        forest_encoding=args.forest_encoding or preset["forest_encoding"],
         seed=args.seed,
     )
     summary = summarize_paper_study(study)
@@ -97,7 +98,10 @@ def _rapid_paper_study(args: argparse.Namespace, preset: dict[str, Any]) -> int:
         "command": "rapid",
         "preset": "paper",
         "seed": args.seed,
-        "settings": {k: v for k, v in preset.items()},
+        "settings": {
+            **preset,
+            "forest_encoding": args.forest_encoding or preset["forest_encoding"],
+        },
         "study": summary.to_dict(orient="records"),
     }
     text = "\n".join(
@@ -133,6 +137,7 @@ def cmd_rapid(args: argparse.Namespace) -> int:
     attackers = args.attackers or (preset["attackers"] if preset else DEFAULT_ATTACKERS)
     tau = args.tau if args.tau is not None or preset is None else preset["tau"]
     n_trees = args.n_trees or (preset["n_trees"] if preset else 500)
+    forest_encoding = args.forest_encoding or (preset["forest_encoding"] if preset else "one-hot")
     control = _load(args.control, "control") if args.control else None
     result = rapid(
         real,
@@ -146,6 +151,7 @@ def cmd_rapid(args: argparse.Namespace) -> int:
         error=args.error,
         bootstrap=args.bootstrap,
         n_trees=n_trees,
+        forest_encoding=forest_encoding,
         seed=args.seed,
         **_ray_options(args),
     )

@@ -60,6 +60,23 @@ def test_every_cell(encoder, tiny):
     np.testing.assert_allclose(out, expected, atol=1e-7)
 
 
+def test_codes_give_one_column_of_level_positions(tiny):
+    """``categorical="codes"``: a categorical is one column of its level's position among
+    the sorted real levels (as R's factor codes), -1 for a level the schema does not know;
+    numerics as with one-hot."""
+    codes = TableEncoder(canonical_schema(tiny), categorical="codes").fit(tiny)
+    assert codes.feature_names() == ["x", "c", "y"]
+    assert codes.feature_columns() == ["x", "c", "y"]
+    np.testing.assert_allclose(codes.transform(tiny)[:, 1], [2, 1, 0, 2])  # (missing), a, b
+    np.testing.assert_allclose(
+        codes.transform(tiny)[:, [0, 2]], [[0, 0], [0.5, 0], [1, 0.5], [0.5, 1]]
+    )
+    other = pd.DataFrame({"x": [10.0], "c": ["zz"], "y": [1.0]})
+    assert codes.transform(other)[0, 1] == -1
+    with pytest.raises(ParameterError, match="categorical"):
+        TableEncoder(canonical_schema(tiny), categorical="ordinal")
+
+
 def test_scale_comes_from_the_real_data_only(encoder):
     synthetic = pd.DataFrame({"x": [0.0, 40.0], "c": ["a", "a"], "y": [9.0, 1.0]})
     out = encoder.transform(synthetic)
