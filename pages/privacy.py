@@ -30,7 +30,7 @@ from ui.privacy import (
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
-from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci
+from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci, stop_button
 
 st.title("Privacy metrics")
 st.caption(
@@ -174,16 +174,50 @@ fast = [n for n in chosen if n not in SLOW and available(ws, n)]
 slow = [n for n in chosen if n in SLOW and available(ws, n)]
 results = cached_results(ws, chosen, params)
 small = len(ws.real.frame) * len(ws.releases) <= AUTO_RUN_MAX_CELLS
-if any(n not in results for n in fast) and (
-    small or st.button("Run fast measures", type="primary")
-):
-    results.update(run_measures(ws, fast, params))
+
+
+def run_with_stop(names: list[str]) -> dict[str, pc.MetricResult]:
+    """Measures started by a click: minutes of work on a large table, so a way out. The
+    click interrupts the run at the measure's next progress step; the measures finished
+    before it are kept (each is cached on its own) and the rest are not computed."""
+    stop_slot = st.empty()
+    stop_button(
+        stop_slot,
+        running=True,
+        key="privacy_stop",
+        help="Ends the run during the measure being computed; the measures already "
+        "finished are kept.",
+    )
+    out = run_measures(ws, names, params)
+    stop_slot.empty()
+    return out
+
+
+# True on the rerun that a click on Stop started
+stopped = bool(st.session_state.get("privacy_stop_running"))
+if any(n not in results for n in fast):
+    if small:
+        results.update(run_measures(ws, fast, params))
+    elif st.button("Run fast measures", type="primary"):
+        results.update(run_with_stop(fast))
 if (
     slow
     and any(n not in results for n in slow)
     and st.button(f"Run slower measures ({', '.join(MEASURES[n].label for n in slow)})")
 ):
-    results.update(run_measures(ws, slow, params))
+    results.update(run_with_stop(slow))
+if stopped:
+    missing = [MEASURES[n].label for n in fast + slow if n not in results]
+    st.warning(
+        "Stopped. "
+        + (
+            f"Not computed: {', '.join(missing)}; press the button above to compute them. "
+            if missing
+            else ""
+        )
+        + "The measures finished before the click are kept and shown below.",
+        icon=":material/stop_circle:",
+    )
 if not results:
     st.stop()
 

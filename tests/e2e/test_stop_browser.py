@@ -1,6 +1,7 @@
 """A large upload in a real browser (issue 14, app): the files load with a progress
-status, RAPID does not start on its own, and its fitting can be stopped; the page then
-says so, offers the computation again and keeps the uploaded data."""
+status, RAPID and the privacy measures do not start on their own, and their runs can be
+stopped; the page then says so, keeps what had finished, offers the computation again
+and keeps the uploaded data."""
 
 import time
 
@@ -12,16 +13,18 @@ import privacy_core as pc
 pytestmark = pytest.mark.e2e
 
 
-def test_rapid_fitting_on_a_large_upload_can_be_stopped(page, fresh_app_url, tmp_path, artifacts):
-    rows = 70_000  # above the page's auto-run limit (60,000 record × release cells)
-    real = pc.simulate_health(rows, kappa=1.0, seed=0)
+ROWS = 70_000  # above the pages' auto-run limit (60,000 record × release cells)
+
+
+def upload_large_tables(page, url: str, folder) -> None:
+    """Upload a simulated table of ROWS rows and a HISTOGRAM release of it."""
+    real = pc.simulate_health(ROWS, kappa=1.0, seed=0)
     syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="histogram", seed=1)
-    paths = [tmp_path / "real.csv", tmp_path / "syn.csv"]
+    paths = [folder / "real.csv", folder / "syn.csv"]
     real.to_csv(paths[0], index=False)
     syn.to_csv(paths[1], index=False)
-
     page.set_default_timeout(240_000)
-    page.goto(f"{fresh_app_url}/data")
+    page.goto(f"{url}/data")
     page.get_by_role("tab", name="Upload your files").click()
     inputs = page.locator("input[type=file]")
     inputs.first.wait_for(state="attached")
@@ -31,8 +34,13 @@ def test_rapid_fitting_on_a_large_upload_can_be_stopped(page, fresh_app_url, tmp
         page.get_by_text(path.name, exact=True).first.wait_for()
     page.get_by_role("button", name="Use these files").click()
     page.get_by_text("Loaded.").first.wait_for()
+    page.locator('[data-testid="stSidebar"]').get_by_text(f"{ROWS:,} rows").first.wait_for()
+
+
+def test_rapid_fitting_on_a_large_upload_can_be_stopped(page, fresh_app_url, tmp_path, artifacts):
+    rows = ROWS
+    upload_large_tables(page, fresh_app_url, tmp_path)
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text(f"{rows:,} rows").first.wait_for()
 
     page.locator('[data-testid="stSidebarNav"]').get_by_text("RAPID", exact=True).click()
     compute = page.get_by_role("button", name="Compute RAPID")
@@ -57,3 +65,32 @@ def test_rapid_fitting_on_a_large_upload_can_be_stopped(page, fresh_app_url, tmp
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="RAPID max")
     expect(metric.first).to_be_visible(timeout=600_000)
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+
+
+def test_privacy_measures_on_a_large_upload_can_be_stopped(
+    page, fresh_app_url, tmp_path, artifacts
+):
+    upload_large_tables(page, fresh_app_url, tmp_path)
+    page.locator('[data-testid="stSidebarNav"]').get_by_text("Privacy metrics", exact=True).click()
+    run = page.get_by_role("button", name="Run fast measures")
+    run.wait_for()
+    run.click()
+    stop = page.get_by_role("button", name="Stop")
+    stop.wait_for()
+    # each measure has a status box of its own, labelled "… — done" when it finishes
+    page.get_by_text(" — done").first.wait_for()
+    t0 = time.perf_counter()
+    stop.click()
+    expect(page.get_by_text("Stopped. Not computed:").first).to_be_visible()
+    waited = time.perf_counter() - t0
+    expect(
+        page.get_by_text("The measures finished before the click are kept").first
+    ).to_be_visible()
+    # what finished is shown, and the rest can still be computed
+    expect(page.get_by_role("heading", name="Results")).to_be_visible()
+    expect(page.get_by_role("button", name="Run fast measures")).to_be_visible()
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert sidebar.get_by_text(f"{ROWS:,} rows").count() >= 1  # the upload is kept
+    page.screenshot(path=str(artifacts / "privacy_stopped.png"), full_page=True)
+    assert waited < 120, f"Stop took {waited:.0f} s"
