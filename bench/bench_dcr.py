@@ -6,11 +6,12 @@ n = 50,000), then times
 * ``dcr``: from the raw tables (validation, encoding, the two exact chunked neighbour
   searches S->T and H->T, the score, a 1,000-replicate bootstrap interval and the
   per-record table), and
-* a brute-force reference on the same encoded matrices: the full pairwise distance
-  matrix in row blocks (|q|^2 + |r|^2 - 2 q.r), the row minima, the percentile and the
-  share - the simplest correct NumPy code for the same two searches,
+* a tiled-GEMM reference on the same encoded matrices, in float64 and in float32: the
+  full pairwise distance matrix in row blocks (|q|^2 + |r|^2 - 2 q.r), the row minima,
+  the percentile and the share - the simplest correct NumPy code for the same two
+  searches,
 
-prints both times, their ratio (target: ours within 2x of the reference), both scores
+prints the times, the ratio to the faster reference (issue 14: within 1.5x), the scores
 (they must agree), peak traced memory of each (tracemalloc, in a second run so that
 tracing does not distort the timings), the process's peak RSS, and the time of a slider
 move (``result.at(alpha=...)``; target < 50 ms).
@@ -38,10 +39,12 @@ from privacy_core.encoding import TableEncoder
 from privacy_core.risk.distance import dcr
 
 
-def brute_force_min_distances(query: np.ndarray, reference: np.ndarray, block: int) -> np.ndarray:
+def brute_force_min_distances(
+    query: np.ndarray, reference: np.ndarray, block: int, dtype=np.float64
+) -> np.ndarray:
     """Nearest-reference Euclidean distance of every query row, block by block."""
-    q = query.astype(np.float64)
-    r = reference.astype(np.float64)
+    q = query.astype(dtype)
+    r = reference.astype(dtype)
     r_sq = (r * r).sum(axis=1)
     out = np.empty(len(q))
     for start in range(0, len(q), block):
@@ -52,10 +55,10 @@ def brute_force_min_distances(query: np.ndarray, reference: np.ndarray, block: i
 
 
 def brute_force_score(
-    T: np.ndarray, S: np.ndarray, H: np.ndarray, alpha: float, block: int
+    T: np.ndarray, S: np.ndarray, H: np.ndarray, alpha: float, block: int, dtype=np.float64
 ) -> float:
-    srd = brute_force_min_distances(S, T, block)
-    rrd = brute_force_min_distances(H, T, block)
+    srd = brute_force_min_distances(S, T, block, dtype)
+    rrd = brute_force_min_distances(H, T, block, dtype)
     a = alpha / 100
     p = float((srd < np.percentile(rrd, alpha)).mean())
     return (p - a) / (1 - a)
@@ -96,15 +99,22 @@ def main() -> None:
         train, synthetic, threat=threat, holdout=holdout, alpha=args.alpha, schema=schema, seed=0
     )
     ours = time.perf_counter() - t
-    t = time.perf_counter()
-    ref_score = brute_force_score(T, S, H, args.alpha, args.block)
-    reference = time.perf_counter() - t
+    refs = {}
+    for dtype in (np.float64, np.float32):
+        t = time.perf_counter()
+        score = brute_force_score(T, S, H, args.alpha, args.block, dtype)
+        refs[np.dtype(dtype).name] = (time.perf_counter() - t, score)
     print(
         f"dcr (end to end, bootstrap 1000): {ours:8.2f} s   score {res.value:+.5f} "
         f"CI [{res.ci[0]:+.4f}, {res.ci[1]:+.4f}]"
     )
-    print(f"brute-force NumPy reference:      {reference:8.2f} s   score {ref_score:+.5f}")
-    print(f"ratio ours / reference: {ours / reference:.2f} (target <= 2)")
+    for name, (seconds, score) in refs.items():
+        print(f"tiled-GEMM NumPy reference, {name}: {seconds:8.2f} s   score {score:+.5f}")
+    fastest = min(seconds for seconds, _ in refs.values())
+    print(
+        f"ratio ours / fastest reference: {ours / fastest:.2f} (issue 14's target <= 1.5; "
+        "ours includes validation, encoding, the bootstrap and the per-record table)"
+    )
 
     alphas = np.linspace(1, 10, 19)
     times = []
