@@ -143,10 +143,9 @@ def rapid_threshold_curve(
     With ``null`` (a ``null-rapid`` calibration at the same score variant) the null
     RAPID's median and its band up to the 95th percentile are drawn too, and the suggested
     threshold is the calibration's unless ``suggested`` is given. ``spec=True`` returns a
-    :class:`FigureSpec` (a slider step's cost), otherwise a full ``go.Figure``. With
-    ``spec=True, marker=False`` every step returns the very same data: the live page
-    draws that, because the browser redraws a chart only when its data change, and
-    redrawing this one cost 80 ms of a 200 ms slider step (issue 13, item 5).
+    :class:`FigureSpec` (a slider step's cost), otherwise a full ``go.Figure``. The live
+    page draws ``spec=True, marker=False``: the same data at every step, which the
+    browser does not redraw (80 ms of a 200 ms step; issue 13, item 5).
     """
     if null is not None and null.rule == "null-rapid" and suggested is None:
         suggested = null.suggested_threshold
@@ -274,8 +273,7 @@ def _curve_base(
         legend={"orientation": "h", "y": -0.25},
         margin={"t": 30, "b": 10},
         height=420,
-        # one read-out of every line at the hovered threshold
-        hovermode="x unified",
+        hovermode="x unified",  # one read-out of every line at the hovered threshold
     )
     return fig
 
