@@ -196,6 +196,7 @@ def cmd_rapid(args: argparse.Namespace) -> int:
                 method=args.method,
                 error=args.error,
                 n_trees=min(n_trees, 200),
+                forest_encoding=forest_encoding,
                 seed=args.seed,
             )
         payload["calibration"] = cal.to_dict()

@@ -1460,6 +1460,7 @@ def _release_permutation_null(
     error,
     delta,
     n_trees,
+    forest_encoding,
     level,
     seed,
     progress,
@@ -1477,6 +1478,7 @@ def _release_permutation_null(
         delta=delta,
         bootstrap=0,
         n_trees=n_trees,
+        forest_encoding=forest_encoding,
     )
     observed_res = rapid(real, releases, seed=seed, **fit)
     grid = calibration_grid(observed_res.kind, method)
@@ -1508,6 +1510,7 @@ def _release_permutation_null(
             "error": error,
             "seed": seed,
             "n_trees": n_trees,
+            "forest_encoding": forest_encoding,
             "permuted": "sensitive values in the release, attackers refitted",
         },
     )
@@ -1528,11 +1531,13 @@ def rapid_permutation_threshold(
     error: str = "relative",
     delta: float = 0.01,
     n_trees: int = 200,
+    forest_encoding: str = "one-hot",
     level: float = 0.95,
     seed: int = 0,
     progress: ProgressFn | None = None,
 ) -> RapidCalibration:
-    """Data-driven threshold from a permutation null (§2.5).
+    """Data-driven threshold from a permutation null (§2.5). Every refit uses the
+    forest's ``forest_encoding`` (:func:`rapid`), so the null matches the observed fit.
 
     ``rule="null-rapid"`` (default, the paper's): the largest threshold at which the
     observed RAPID (of ``attackers``, default ``(attacker,)``; the headline, max over
@@ -1581,6 +1586,7 @@ def rapid_permutation_threshold(
             error=error,
             delta=delta,
             n_trees=n_trees,
+            forest_encoding=forest_encoding,
             level=level,
             seed=seed,
             progress=progress,
@@ -1599,6 +1605,7 @@ def rapid_permutation_threshold(
             delta=delta,
             bootstrap=0,
             n_trees=n_trees,
+            forest_encoding=forest_encoding,
             seed=seed,
         )
         if progress:
@@ -1606,7 +1613,9 @@ def rapid_permutation_threshold(
         cal = rapid_null_calibration(res, n_permutations=n_permutations, level=level, seed=seed)
         if progress:
             progress(1.0, "Done")
-        return replace(cal, params={**cal.params, "n_trees": n_trees})
+        return replace(
+            cal, params={**cal.params, "n_trees": n_trees, "forest_encoding": forest_encoding}
+        )
     rng = np.random.default_rng(seed)
     releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
     target = threat.target
@@ -1627,6 +1636,7 @@ def rapid_permutation_threshold(
             delta=delta,
             bootstrap=0,
             n_trees=n_trees,
+            forest_encoding=forest_encoding,
             seed=int(rng.integers(2**31 - 1)),
         )
         kind = res.kind
@@ -1649,6 +1659,7 @@ def rapid_permutation_threshold(
             "method": method,
             "error": error,
             "n_trees": n_trees,
+            "forest_encoding": forest_encoding,
             "seed": seed,
         },
     )

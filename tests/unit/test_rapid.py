@@ -324,6 +324,34 @@ def test_null_rapid_rule_refits_by_default_and_separates_signal_from_noise():
     assert refit.band()["significant"].sum() <= 2
 
 
+def test_calibration_refits_use_the_forests_encoding():
+    """The calibration's observed curve is the fit it calibrates: with the forest on factor
+    codes (the paper preset), every refit uses codes too, and the params say so."""
+    real = pc.simulate_health(600, kappa=5, seed=3)
+    threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
+    syn = _release(real)
+    fit = pc.rapid(
+        real, syn, threat=threat, n_trees=20, bootstrap=0, forest_encoding="codes", seed=0
+    )
+    cal = pc.rapid_permutation_threshold(
+        real,
+        syn,
+        threat=threat,
+        attackers=("rf",),
+        n_trees=20,
+        forest_encoding="codes",
+        seed=0,
+    )
+    assert cal.params["forest_encoding"] == "codes"
+    at = np.flatnonzero(np.isclose(cal.thresholds, 0.3))
+    assert at.size == 1
+    assert cal.observed[at[0]] == pytest.approx(fit.by_attacker["rf"]["value"])
+    onehot = pc.rapid_permutation_threshold(
+        real, syn, threat=threat, attackers=("rf",), n_trees=20, seed=0
+    )
+    assert not np.allclose(onehot.observed, cal.observed)
+
+
 def test_null_rapid_rule_continuous_and_too_few_permutations(health_k5, fitted):
     real, syn = health_k5
     res = pc.rapid(
