@@ -818,7 +818,7 @@ def _fit_task(item: tuple[int, int, str, int], context: dict[str, Any]) -> tuple
     """One attacker fit of :func:`rapid`: a task of :func:`privacy_core.parallel.map_unordered`."""
     m, j, att, att_seed = item
     X_syn, y_syn = context["releases"][m]
-    enc = _encoding_of(att, context["forest_encoding"])
+    enc = context["encoding_of"][att]
     out = fit_predict(
         att, X_syn[enc], y_syn, context["X_target"][enc], seed=att_seed, **context["shared"]
     )
@@ -948,12 +948,12 @@ def rapid(
         raise InsufficientDataError(
             f"Only {len(targets)} real record(s) have a value for {target!r}; RAPID needs 10."
         )
-    encodings = sorted({_encoding_of(a, forest_encoding) for a in attackers})
+    encoding_of = {a: _encoding_of(a, forest_encoding) for a in attackers}
     encoders = {
         e: TableEncoder(
             data.schema, columns=qis, numeric_missing=numeric_missing, categorical=e
         ).fit(real_c)
-        for e in encodings
+        for e in sorted(set(encoding_of.values()))
     }
     X_target = {e: enc.transform(targets) for e, enc in encoders.items()}
     missing_counts = next(iter(encoders.values())).n_missing(real_c, qis)
@@ -1032,7 +1032,7 @@ def rapid(
         per_col = (
             pd.Series(
                 out.importance,
-                index=encoders[_encoding_of(att, forest_encoding)].feature_columns(),
+                index=encoders[encoding_of[att]].feature_columns(),
             )
             .groupby(level=0, sort=False)
             .sum()
@@ -1062,7 +1062,7 @@ def rapid(
                         (m * n_att + j) / len(fits),
                         f"Fitting {ATTACKER_LABELS[att]} on release {m + 1}/{n_rep}",
                     )
-                enc = _encoding_of(att, forest_encoding)
+                enc = encoding_of[att]
                 out = fit_predict(att, X_syn[enc], y_syn, X_target[enc], seed=att_seed, **shared)
                 place(m, j, att, out)
     else:
@@ -1071,7 +1071,7 @@ def rapid(
         context = {
             "releases": [release_arrays(m, syn) for m, syn in enumerate(data.synthetic)],
             "X_target": X_target,
-            "forest_encoding": forest_encoding,
+            "encoding_of": encoding_of,
             "shared": shared,
         }
         outs: dict[tuple[int, int], Any] = {}

@@ -1039,7 +1039,9 @@ def singling_out(
     n_ctrl = None if ctrl_codes is None else ctrl_codes.shape[1]
     # `n_attacks` reaches here checked: None (one per record) or a positive int
     n_queries: int = n_ori if n_attacks is None else int(n_attacks)
-    rng_gen, rng_base, rng_size = _rngs(seed, 3)
+    # the pre-filter's rows come from a stream of their own, so the predicates drawn do
+    # not depend on whether the generator's bit index fits its budget
+    rng_gen, rng_base, rng_size, rng_prefilter = _rngs(seed, 4)
 
     if mode == "multivariate":
         above = []
@@ -1050,9 +1052,7 @@ def singling_out(
                 above.append(coder.universe[j] > med)
             else:
                 above.append(np.zeros(0, dtype=bool))
-        # the pre-filter's rows from a stream of their own: the predicates drawn do not
-        # depend on whether the index fits the budget
-        bits = _generator_index(syn_codes, coder.numeric, above, _rngs(seed, 4)[3])
+        bits = _generator_index(syn_codes, coder.numeric, above, rng_prefilter)
         *queries, attempts, status = _multivariate_queries(
             syn_codes,
             coder.numeric,
