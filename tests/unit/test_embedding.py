@@ -278,3 +278,18 @@ def test_singling_out_in_the_contrastive_space_is_so_plus_cl():
     assert spec.calibration_mode(shared.params) == "multivariate"
     with pytest.raises(ParameterError, match="space"):
         singling_out(training, release, threat=threat, space="learned")
+
+
+def test_training_stops_at_its_step_budget(health):
+    real, schema = health
+    # 1,350 training rows in batches of 256: 6 steps an epoch, so 8 steps end in epoch 2
+    enc = ContrastiveEncoder(schema, params={**FAST, "max_steps": 8}).fit(real, seed=1)
+    assert enc.steps_ == 8 and len(enc.history_) == 2
+    d = enc.describe()
+    assert d["steps"] == 8 and d["max_steps"] == 8
+    unbounded = ContrastiveEncoder(schema, params={**FAST, "max_steps": None}).fit(real, seed=1)
+    assert unbounded.steps_ == 6 * len(unbounded.history_)
+    # the budget cuts the same run short: its first epoch is the unbounded run's first
+    assert enc.history_[0] == unbounded.history_[0]
+    with pytest.raises(ParameterError, match="max_steps"):
+        ContrastiveParams(max_steps=0).validated()
