@@ -247,12 +247,20 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
         "in the record drill-down below."
     )
     st.dataframe(shown, width="stretch", height=260)
+    p = result.params
+    studied = p.get("n_studied", p["n_distinct_records"])
+    sample = (
+        f" The shadows studied a seeded sample of {studied:,} of them (tables above "
+        f"{p['max_rows']:,} distinct records; each shadow trains on half the sample)."
+        if studied < p["n_distinct_records"]
+        else ""
+    )
     st.caption(
-        f"{result.params['shadow_models']} shadow {result.params['shadow_method']} "
-        f"models × {result.params['shadow_sets']} table(s), "
-        f"{result.params['n_records_evaluated']:,} of "
-        f"{result.params['n_distinct_records']:,} distinct records scored, seed "
-        f"{result.params['seed']}."
+        f"{p['shadow_models']} shadow {p['shadow_method']} "
+        f"models × {p['shadow_sets']} table(s), "
+        f"{p['n_records_evaluated']:,} of "
+        f"{p['n_distinct_records']:,} distinct records scored, seed "
+        f"{p['seed']}.{sample}"
     )
     explanation("mds")
     return result

@@ -242,3 +242,21 @@ def test_overfit_levels_share_one_training_run_per_shadow():
         mds_overfit_levels(train, (1.0,), holdout=hold, shadow_method="cart")
     with pytest.raises(ParameterError, match="overfit level"):
         mds_overfit_levels(train, (0.5,), holdout=hold)
+
+
+def test_a_table_above_max_rows_is_studied_on_a_seeded_sample(health):
+    real, hold = health
+    small = {**QUICK, "records": 200, "bootstrap": 0}
+    full = membership_disclosure_score(real, holdout=hold, **small, seed=3)
+    # at or above the table's size the cap changes nothing: the same shadows, the same DS
+    same = membership_disclosure_score(real, holdout=hold, **small, seed=3, max_rows=len(real))
+    assert np.array_equal(full.ds, same.ds) and full.value == same.value
+    assert full.params["n_studied"] == full.params["n_distinct_records"] == len(real)
+    sampled = membership_disclosure_score(real, holdout=hold, **small, seed=3, max_rows=400)
+    assert sampled.params["n_studied"] == 400 and sampled.params["max_rows"] == 400
+    assert sampled.params["n_distinct_records"] == len(real)
+    assert sampled.records["record"].isin(real.index).all() and len(sampled.records) == 200
+    again = membership_disclosure_score(real, holdout=hold, **small, seed=3, max_rows=400)
+    assert np.array_equal(sampled.ds, again.ds, equal_nan=True)
+    with pytest.raises(ParameterError, match="max_rows"):
+        membership_disclosure_score(real, holdout=hold, **small, max_rows=5)
