@@ -197,11 +197,13 @@ def _boot_seeds(seed: int) -> tuple[int, int]:
     return a, b
 
 
-def check_max_queries(max_queries: int | str | None, n_reference: int) -> int | None:
+def check_max_queries(
+    max_queries: int | str | None, n_reference: int, n_columns: int | None = None
+) -> int | None:
     """``"auto"`` (:func:`~privacy_core.risk.neighbors.default_queries` for this reference
-    size), None (every record) or a positive count."""
+    size and encoded width), None (every record) or a positive count."""
     if max_queries == "auto":
-        return default_queries(n_reference)
+        return default_queries(n_reference, n_columns)
     if max_queries is None:
         return None
     return check_positive_int("max_queries", max_queries)
@@ -232,7 +234,7 @@ def _sample_queries(
     """The query records measured (all, or a seeded sample of each side) and the sampled
     synthetic positions; records the sample in ``params``. The bootstrap interval then
     resamples the measured records, so it carries the sampling's variance."""
-    max_queries = check_max_queries(max_queries, n_reference)
+    max_queries = check_max_queries(max_queries, n_reference, S.shape[1])
     pos_s = query_sample(len(S), max_queries, seed, 0)
     pos_r = query_sample(len(query_real), max_queries, seed, 1)
     params.update(

@@ -58,20 +58,30 @@ table, so its distance is exact: a copied record is found as surely as in the fu
 search. Subsampling the reference side too would push every distance up and let a full
 copy pass (SDMetrics' DCR does that)."""
 PAIR_BUDGET = 20_000_000_000
-"""Distance pairs per side that the default sample aims at: a search of that size takes
-about a minute on two cores."""
+"""Distance pairs per side that the default sample aims at, for a table of up to
+:data:`BUDGET_COLUMNS` encoded columns: a search of that size takes about a minute on two
+cores."""
+BUDGET_COLUMNS = 32
+"""Encoded columns up to which a distance pair costs about the same (the search's
+selection pass dominates); beyond it the product's cost grows with the width, so a wider
+table's pair budget shrinks in proportion (126 columns, the 30-column wide simulation:
+a quarter)."""
 MIN_QUERIES = 10_000
 """The default sample never goes below this (a share's standard error stays under 0.5
 points)."""
 
 
-def default_queries(n_reference: int) -> int:
+def default_queries(n_reference: int, n_columns: int | None = None) -> int:
     """How many query records a default nearest-neighbour measure takes against a
-    reference table of ``n_reference`` rows: every record up to :data:`MAX_QUERIES`
-    while the reference has up to 400,000 rows, then fewer, so that queries x reference
-    stays near :data:`PAIR_BUDGET` (20,000 at a million rows), never below
-    :data:`MIN_QUERIES` (or MAX_QUERIES, if that is smaller)."""
-    return int(min(MAX_QUERIES, max(MIN_QUERIES, PAIR_BUDGET // max(n_reference, 1))))
+    reference table of ``n_reference`` rows and ``n_columns`` encoded columns: every
+    record up to :data:`MAX_QUERIES` while the reference has up to 400,000 rows (narrow
+    tables), then fewer, so that queries x reference stays near :data:`PAIR_BUDGET`
+    (20,000 at a million rows) scaled down for tables wider than :data:`BUDGET_COLUMNS`,
+    never below :data:`MIN_QUERIES` (or MAX_QUERIES, if that is smaller)."""
+    budget = PAIR_BUDGET
+    if n_columns is not None and n_columns > BUDGET_COLUMNS:
+        budget = budget * BUDGET_COLUMNS // n_columns
+    return int(min(MAX_QUERIES, max(MIN_QUERIES, budget // max(n_reference, 1))))
 
 
 RAY_MIN_PAIRS = 2_000_000_000

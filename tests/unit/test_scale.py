@@ -140,6 +140,31 @@ def test_the_default_sample_shrinks_with_the_reference_table():
     assert neighbors.default_queries(n) * n <= neighbors.PAIR_BUDGET
 
 
+def test_the_default_sample_shrinks_with_the_encoded_width():
+    # up to BUDGET_COLUMNS a pair costs the same: narrow tables are unchanged
+    assert neighbors.default_queries(1_000_000, 11) == 20_000
+    assert neighbors.default_queries(1_000_000, neighbors.BUDGET_COLUMNS) == 20_000
+    # the wide simulation's 126 encoded columns: a quarter of the pairs, above the floor
+    assert neighbors.default_queries(200_000, 126) == 25_396
+    assert neighbors.default_queries(1_000_000, 126) == neighbors.MIN_QUERIES
+    # Adult-sized references are still measured whole, however wide
+    assert neighbors.default_queries(32_561, 110) == neighbors.MAX_QUERIES
+
+
+def test_dcr_sizes_its_default_sample_by_the_encoded_width(tables, monkeypatch):
+    real, hold, unseen = tables
+    # budgets scaled down to this 3,000-row table: 1,000 queries at up to BUDGET_COLUMNS
+    monkeypatch.setattr(neighbors, "MIN_QUERIES", 10)
+    monkeypatch.setattr(neighbors, "PAIR_BUDGET", 1000 * len(real))
+    narrow = dcr(real, unseen, threat=THREAT, holdout=hold, seed=1)
+    width = 11  # health's shared encoding: 3 numerics and 8 category levels
+    assert narrow.params["max_queries"] == 1000
+    monkeypatch.setattr(neighbors, "BUDGET_COLUMNS", 4)
+    wide = dcr(real, unseen, threat=THREAT, holdout=hold, seed=1)
+    assert wide.params["max_queries"] == 1000 * 4 // width
+    assert wide.params["n_queries_synthetic"] == 1000 * 4 // width
+
+
 def test_below_the_limit_nothing_changes(tables):
     real, hold, unseen = tables
     a = dcr(real, unseen, threat=THREAT, holdout=hold, max_queries=None, seed=2)
