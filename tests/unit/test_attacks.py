@@ -227,6 +227,29 @@ def test_vectorised_predicate_counts_match_a_row_by_row_loop(m):
     assert (first[single] >= 0).all() and (first[counts == 0] == -1).all()
 
 
+@pytest.mark.parametrize("block", [1 << 20, 40])
+def test_bitset_counts_in_row_blocks_find_the_first_matching_row(block, monkeypatch):
+    # a small block splits the rows and the predicates into many pieces
+    monkeypatch.setattr(pred, "_MASK_BLOCK", block)
+    rng = np.random.default_rng(9)
+    codes = rng.integers(-1, 3, size=(4, 500)).astype(np.int32)
+    cols = np.sort(np.argsort(rng.random((300, 4)), axis=1)[:, :2], axis=1)
+    ops = rng.integers(0, 8, size=cols.shape).astype(np.int8)
+    vals = rng.integers(0, 3, size=cols.shape).astype(np.int32)
+    counts, first = pred._count_matches(codes, cols, ops, vals)
+    np.testing.assert_array_equal(counts, _naive_count(codes, cols, ops, vals))
+    for q in np.flatnonzero(counts > 0)[:40]:
+        hits = [
+            r
+            for r in range(codes.shape[1])
+            if _naive_count(codes[:, r : r + 1], cols[q : q + 1], ops[q : q + 1], vals[q : q + 1])[
+                0
+            ]
+        ]
+        assert first[q] == hits[0]
+    assert (first[counts == 0] == -1).all()
+
+
 def test_bit_index_counts_equal_mask_counts():
     rng = np.random.default_rng(6)
     codes = rng.integers(-1, 30, size=(5, 300)).astype(np.int32)
@@ -1130,3 +1153,22 @@ def test_multivariate_predicates_do_not_depend_on_the_bit_index_budget(budget, p
     other = singling_out(train, syn, **kw)
     assert (other.value, other.ci) == (exact.value, exact.ci)
     assert list(other.records["query"]) == list(exact.records["query"])
+
+
+def test_outlier_cell_prefilter_keeps_every_single_match(monkeypatch):
+    # a 64-row sample index in front of a 1,000-row release: counts of 0 and 1 are exact,
+    # anything else is reported as 2 or more
+    monkeypatch.setattr(pred, "_CELL_SAMPLE_ROWS", 64)
+    rng = np.random.default_rng(4)
+    cell = rng.integers(0, 4, size=(6, 1000)).astype(np.int64)
+    cells = pred._CellBits(cell)
+    assert cells.sample is not None and cells.step == 16
+    targets = rng.integers(0, 1000, size=3000)
+    targets[:50] = np.arange(0, 800, 16)  # targets inside the sample too
+    for size in (2, 4, 6):
+        cols = np.sort(np.argsort(rng.random((3000, 6)), axis=1)[:, :size], axis=1)
+        exact = (cell[cols, targets[:, None]][:, :, None] == cell[cols]).all(axis=1).sum(axis=1)
+        got = cells.counts(targets, cols)
+        np.testing.assert_array_equal(got == 1, exact == 1)
+        np.testing.assert_array_equal(got[exact <= 1], exact[exact <= 1])
+        assert (got[exact >= 2] >= 2).all()

@@ -54,7 +54,7 @@ _DEFAULT_N_ATTACKS = 500
 SIZE_CORRECTIONS = ("mixture", "subsample", "fit", "none")
 _QUERY_BATCH = 1000  # predicates drawn per round (as Anonymeter)
 _SATURATION_BATCHES = 100  # stop drawing after this many rounds without a new predicate
-_MASK_BLOCK = 1 << 20  # predicate x row mask entries evaluated at once
+_MASK_BLOCK = 1 << 20  # bytes of condition bitsets (and of their ANDs) held at once
 # Bytes for the generator's bit index; beyond it the index covers a row subset (a
 # pre-filter) and the survivors are counted exactly. 64 MB keeps multivariate singling out
 # near Anonymeter's memory (bench/bench_attack_memory.py: 512 MB rose 638 MB at 50k CART
@@ -62,6 +62,7 @@ _MASK_BLOCK = 1 << 20  # predicate x row mask entries evaluated at once
 # distinct values per numeric column spends longer building the full index than using it.
 _BITSET_BUDGET = 64 << 20
 _MIN_PREFILTER_ROWS = 1024  # smaller row subsets reject too little to be worth it
+_CELL_SAMPLE_ROWS = 1 << 16  # rows of the outlier search's pre-filter index
 
 # Predicate operators; every condition is coded as a rank interval [lo, hi] (negated for
 # "!="), with -1 the rank of a missing numeric value.
@@ -176,15 +177,59 @@ def _count_matches(
                 codes[c], lo[sel, 0], hi[sel, 0], neg[sel, 0]
             )
         return counts, first
-    chunk = max(1, _MASK_BLOCK // n_rows)
-    for start in range(0, n_q, chunk):
-        sl = slice(start, min(n_q, start + chunk))
-        mask = _condition_mask(codes, cols[sl, 0], lo[sl, 0], hi[sl, 0], neg[sl, 0])
-        for j in range(1, m):
-            mask &= _condition_mask(codes, cols[sl, j], lo[sl, j], hi[sl, j], neg[sl, j])
-        c = np.count_nonzero(mask, axis=1)
-        counts[sl] = c
-        first[sl] = np.where(c > 0, mask.argmax(axis=1), -1)
+    return _bitset_counts(codes, cols, lo, hi, neg)
+
+
+# popcount and lowest set bit of a byte (np.bitwise_count needs numpy 2)
+_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
+_LOWEST_BIT = np.array([(b & -b).bit_length() - 1 for b in range(256)], dtype=np.int64)
+
+
+def _bitset_counts(
+    codes: np.ndarray, cols: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_count_matches` for predicates of two or more conditions.
+
+    Predicates share most of their conditions (a category's level, a numeric bin, a
+    target's value), so each *distinct* condition is evaluated once, as a packed bitset
+    over the rows; a predicate's count is the popcount of the AND of its conditions'
+    bitsets, and its first matching row the lowest set bit. Rows are taken in blocks so
+    the bitsets stay within ``_MASK_BLOCK`` bytes.
+    """
+    n_rows = codes.shape[1]
+    n_q, m = cols.shape
+    keys = np.stack(
+        [cols.ravel(), lo.ravel(), hi.ravel(), neg.ravel().astype(np.int64)], axis=1
+    ).astype(np.int64)
+    distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.reshape(n_q, m)
+    counts = np.zeros(n_q, dtype=np.int64)
+    first = np.full(n_q, -1, dtype=np.int64)
+    rows_per_block = max(64, (_MASK_BLOCK * 8 // max(len(distinct), 1)) // 64 * 64)
+    for r0 in range(0, n_rows, rows_per_block):
+        block = codes[:, r0 : r0 + rows_per_block]
+        n_bytes = -(-block.shape[1] // 8)
+        bits = np.empty((len(distinct), n_bytes), dtype=np.uint8)
+        for u, (c, a, b, negated) in enumerate(distinct):
+            x = block[c]
+            cond = (x >= a) & (x <= b)
+            if negated:
+                cond = ~cond & (x >= 0)
+            bits[u] = np.packbits(cond, bitorder="little")
+        chunk = max(1, _MASK_BLOCK // n_bytes)
+        for q0 in range(0, n_q, chunk):
+            sl = slice(q0, min(n_q, q0 + chunk))
+            acc = bits[inverse[sl, 0]]
+            for j in range(1, m):
+                acc &= bits[inverse[sl, j]]
+            c_blk = _POPCOUNT[acc].sum(axis=1, dtype=np.int64)
+            counts[sl] += c_blk
+            found = np.flatnonzero((c_blk > 0) & (first[sl] < 0))
+            if found.size:
+                hits = acc[found]
+                byte = (hits != 0).argmax(axis=1)
+                low = _LOWEST_BIT[hits[np.arange(found.size), byte]]
+                first[q0 + found] = r0 + byte * 8 + low
     return counts, first
 
 
@@ -218,18 +263,6 @@ def _interval_counts(
         slot = np.where(neg, np.where(occupied[0] != a, occupied[0], other), slot)
     first = np.where(counts > 0, row_of[np.clip(slot, 0, top)], -1)
     return counts, first
-
-
-def _condition_mask(
-    codes: np.ndarray, cols: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
-) -> np.ndarray:
-    """(n_predicates, n_rows) truth of one condition of each predicate."""
-    x = codes[cols]  # gathered column values
-    cond = x >= lo[:, None]
-    cond &= x <= hi[:, None]
-    if neg.any():
-        cond[neg] = ~cond[neg] & (x[neg] >= 0)
-    return cond
 
 
 class _BitIndex:
@@ -524,26 +557,57 @@ class _CellBits:
     """One bitset over the release's rows per (column, cell), cells as
     :func:`_outlier_queries` defines them: the rows an outlier predicate matches are the
     AND of its columns' bitsets at the target's cells, a few kilobytes per predicate
-    instead of a pass over the table per condition."""
+    instead of a pass over the table per condition.
+
+    Above :data:`_CELL_SAMPLE_ROWS` × 4 rows a second index covers every k-th row only: a
+    draw that matches another row there matches two or more in the release and is
+    rejected from the small index, and only the draws that survive are counted on the full
+    one. Most draws on a large release match many rows, so the search reads a sixteenth of
+    the bits at a million rows, and the predicates found are the same.
+    """
 
     def __init__(self, cell: np.ndarray):
+        n_rows = cell.shape[1]
+        sizes = cell.max(axis=1, initial=0) + 1
+        # one layout (column c's cells from offsets[c]) for both indexes
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.table = self._index(cell, self.offsets, int(sizes.sum()))
+        self.cell = cell
+        self.sample: np.ndarray | None = None
+        if n_rows > 4 * _CELL_SAMPLE_ROWS:
+            self.step = -(-n_rows // _CELL_SAMPLE_ROWS)
+            self.sample = self._index(cell[:, :: self.step], self.offsets, int(sizes.sum()))
+
+    @staticmethod
+    def _index(cell: np.ndarray, offsets: np.ndarray, n_cells: int) -> np.ndarray:
         n_cols, n_rows = cell.shape
         pos = np.arange(n_rows)
         bit = np.left_shift(np.uint64(1), (pos % 64).astype(np.uint64))
-        sizes = cell.max(axis=1, initial=0) + 1
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        self.table = np.zeros((int(sizes.sum()), -(-n_rows // 64)), dtype=np.uint64)
+        table = np.zeros((n_cells, -(-n_rows // 64)), dtype=np.uint64)
         for c in range(n_cols):
-            np.bitwise_or.at(self.table, (self.offsets[c] + cell[c], pos // 64), bit)
-        self.cell = cell
+            np.bitwise_or.at(table, (offsets[c] + cell[c], pos // 64), bit)
+        return table
+
+    def _popcount(self, table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        acc = table[ids[:, 0]].copy()
+        for j in range(1, ids.shape[1]):
+            acc &= table[ids[:, j]]
+        return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
 
     def counts(self, targets: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Rows sharing each target's cells on its columns (``cols``: one row each)."""
+        """Rows sharing each target's cells on its columns (``cols``: one row each);
+        exact up to 1, a lower bound of 2 or more beyond (read as "not singled out")."""
         ids = self.offsets[cols] + self.cell[cols, targets[:, None]]
-        acc = self.table[ids[:, 0]].copy()
-        for j in range(1, ids.shape[1]):
-            acc &= self.table[ids[:, j]]
-        return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
+        if self.sample is None:
+            return self._popcount(self.table, ids)
+        # the target itself is in the sample when its row is a multiple of the step
+        others = self._popcount(self.sample, ids)
+        others -= targets % self.step == 0
+        out = np.full(len(targets), 2, dtype=np.int64)
+        alive = np.flatnonzero(others == 0)
+        if alive.size:
+            out[alive] = self._popcount(self.table, ids[alive])
+        return out
 
 
 def _outlier_batch(
