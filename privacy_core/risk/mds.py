@@ -80,12 +80,13 @@ READINGS = ("relative", "max")
 DEFAULT_SHADOW_MODELS = 10
 DEFAULT_SHADOW_SETS = 5
 DEFAULT_RECORDS = 2000
-DEFAULT_MAX_ROWS = 100_000
+DEFAULT_MAX_ROWS = 50_000
 """Distinct real records above which the shadows study a seeded sample of this many (each
 shadow trains on half of it). MDS asks how much one record moves what the *method* emits;
-a record's pull shrinks as the training table grows, so reading the method on a 100,000-row
-sample errs on the side of more disclosure, and ten CART shadows on 500,000-row halves of a
-million-row register cost minutes each (``bench/bench_scaling.py``)."""
+a record's pull shrinks as the training table grows, so reading the method on a 50,000-row
+sample errs on the side of more disclosure. Ten CART shadows on 500,000-row halves of a
+million-row register took 279 s (health, 6 columns), and on 50,000-row halves of the
+30-column wide table still 264 s (``bench/bench_scaling.py``)."""
 CONFIDENT_LEVEL = 0.975
 NULL_PERMUTATIONS = 10
 FLAG_LEVEL = 0.999

@@ -214,8 +214,21 @@ def _naive_count(codes, cols, ops, vals):
     return np.array(counts)
 
 
+def _naive_rows(codes, c_row, o_row, v_row):
+    """Which rows one predicate matches (a row-by-row loop)."""
+    return np.array(
+        [
+            _naive_count(codes[:, r : r + 1], c_row[None], o_row[None], v_row[None])[0]
+            for r in range(codes.shape[1])
+        ],
+        dtype=bool,
+    )
+
+
+@pytest.mark.parametrize("shared", [1, 10**9])  # bitsets of distinct conditions; masks
 @pytest.mark.parametrize("m", [1, 3])
-def test_vectorised_predicate_counts_match_a_row_by_row_loop(m):
+def test_vectorised_predicate_counts_match_a_row_by_row_loop(m, shared, monkeypatch):
+    monkeypatch.setattr(pred, "_SHARED_CONDITIONS", shared)
     rng = np.random.default_rng(5)
     codes = rng.integers(-1, 4, size=(4, 60)).astype(np.int32)  # -1 = missing
     cols = np.sort(np.argsort(rng.random((200, 4)), axis=1)[:, :m], axis=1)
@@ -225,6 +238,15 @@ def test_vectorised_predicate_counts_match_a_row_by_row_loop(m):
     np.testing.assert_array_equal(counts, _naive_count(codes, cols, ops, vals))
     single = counts == 1
     assert (first[single] >= 0).all() and (first[counts == 0] == -1).all()
+    if m > 1:  # both paths give the first matching row
+        hit = counts > 0
+        rows = [
+            np.flatnonzero(_naive_rows(codes, c, o, v))
+            for c, o, v in zip(cols, ops, vals, strict=True)
+        ]
+        np.testing.assert_array_equal(
+            first[hit], [r[0] for r, h in zip(rows, hit, strict=True) if h]
+        )
 
 
 @pytest.mark.parametrize("block", [1 << 20, 40])

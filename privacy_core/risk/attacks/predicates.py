@@ -54,7 +54,7 @@ _DEFAULT_N_ATTACKS = 500
 SIZE_CORRECTIONS = ("mixture", "subsample", "fit", "none")
 _QUERY_BATCH = 1000  # predicates drawn per round (as Anonymeter)
 _SATURATION_BATCHES = 100  # stop drawing after this many rounds without a new predicate
-_MASK_BLOCK = 1 << 20  # bytes of condition bitsets (and of their ANDs) held at once
+_MASK_BLOCK = 1 << 20  # mask entries, or bytes of condition bitsets, held at once
 # Bytes for the generator's bit index; beyond it the index covers a row subset (a
 # pre-filter) and the survivors are counted exactly. 64 MB keeps multivariate singling out
 # near Anonymeter's memory (bench/bench_attack_memory.py: 512 MB rose 638 MB at 50k CART
@@ -63,6 +63,10 @@ _MASK_BLOCK = 1 << 20  # bytes of condition bitsets (and of their ANDs) held at 
 _BITSET_BUDGET = 64 << 20
 _MIN_PREFILTER_ROWS = 1024  # smaller row subsets reject too little to be worth it
 _CELL_SAMPLE_ROWS = 1 << 16  # rows of the outlier search's pre-filter index
+# predicates whose conditions repeat at least this often on average are counted by bitsets
+# of their distinct conditions; below it (every target's own value) one mask per condition
+# is cheaper
+_SHARED_CONDITIONS = 8
 
 # Predicate operators; every condition is coded as a rank interval [lo, hi] (negated for
 # "!="), with -1 the rank of a missing numeric value.
@@ -177,32 +181,51 @@ def _count_matches(
                 codes[c], lo[sel, 0], hi[sel, 0], neg[sel, 0]
             )
         return counts, first
-    return _bitset_counts(codes, cols, lo, hi, neg)
-
-
-# popcount and lowest set bit of a byte (np.bitwise_count needs numpy 2)
-_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
-_LOWEST_BIT = np.array([(b & -b).bit_length() - 1 for b in range(256)], dtype=np.int64)
-
-
-def _bitset_counts(
-    codes: np.ndarray, cols: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_count_matches` for predicates of two or more conditions.
-
-    Predicates share most of their conditions (a category's level, a numeric bin, a
-    target's value), so each *distinct* condition is evaluated once, as a packed bitset
-    over the rows; a predicate's count is the popcount of the AND of its conditions'
-    bitsets, and its first matching row the lowest set bit. Rows are taken in blocks so
-    the bitsets stay within ``_MASK_BLOCK`` bytes.
-    """
-    n_rows = codes.shape[1]
-    n_q, m = cols.shape
     keys = np.stack(
         [cols.ravel(), lo.ravel(), hi.ravel(), neg.ravel().astype(np.int64)], axis=1
     ).astype(np.int64)
     distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
-    inverse = inverse.reshape(n_q, m)
+    if len(distinct) * _SHARED_CONDITIONS <= keys.shape[0]:
+        return _bitset_counts(codes, distinct, inverse.reshape(n_q, m))
+    chunk = max(1, _MASK_BLOCK // n_rows)
+    for start in range(0, n_q, chunk):
+        sl = slice(start, min(n_q, start + chunk))
+        mask = _condition_mask(codes, cols[sl, 0], lo[sl, 0], hi[sl, 0], neg[sl, 0])
+        for j in range(1, m):
+            mask &= _condition_mask(codes, cols[sl, j], lo[sl, j], hi[sl, j], neg[sl, j])
+        c = np.count_nonzero(mask, axis=1)
+        counts[sl] = c
+        first[sl] = np.where(c > 0, mask.argmax(axis=1), -1)
+    return counts, first
+
+
+def _condition_mask(
+    codes: np.ndarray, cols: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
+) -> np.ndarray:
+    """(n_predicates, n_rows) truth of one condition of each predicate."""
+    x = codes[cols]  # gathered column values
+    cond = x >= lo[:, None]
+    cond &= x <= hi[:, None]
+    if neg.any():
+        cond[neg] = ~cond[neg] & (x[neg] >= 0)
+    return cond
+
+
+_LOWEST_BIT = np.array([(b & -b).bit_length() - 1 for b in range(256)], dtype=np.int64)
+
+
+def _bitset_counts(
+    codes: np.ndarray, distinct: np.ndarray, inverse: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_count_matches` when predicates share their conditions (a category's level,
+    a numeric bin): each *distinct* condition (rows of ``distinct``: column, lo, hi,
+    negated; ``inverse``: each predicate's conditions among them) is evaluated once, as a
+    packed bitset over the rows; a predicate's count is the popcount of the AND of its
+    conditions' bitsets, and its first matching row the lowest set bit. Rows are taken in
+    blocks so the bitsets stay within ``_MASK_BLOCK`` bytes.
+    """
+    n_rows = codes.shape[1]
+    n_q, m = inverse.shape
     counts = np.zeros(n_q, dtype=np.int64)
     first = np.full(n_q, -1, dtype=np.int64)
     rows_per_block = max(64, (_MASK_BLOCK * 8 // max(len(distinct), 1)) // 64 * 64)
@@ -222,7 +245,7 @@ def _bitset_counts(
             acc = bits[inverse[sl, 0]]
             for j in range(1, m):
                 acc &= bits[inverse[sl, j]]
-            c_blk = _POPCOUNT[acc].sum(axis=1, dtype=np.int64)
+            c_blk = np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
             counts[sl] += c_blk
             found = np.flatnonzero((c_blk > 0) & (first[sl] < 0))
             if found.size:
