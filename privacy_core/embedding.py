@@ -498,11 +498,13 @@ def resolve_encoder(
     params: ContrastiveParams | dict | None,
     seed: int,
     columns: Sequence[str] | None = None,
+    progress: ProgressFn | None = None,
 ) -> ContrastiveEncoder:
     """The encoder a measure works in: the fitted one it was given, else the cached one
-    for its training rows (``data.real``, ``data.schema``), columns, parameters and seed."""
+    for its training rows (``data.real``, ``data.schema``), columns, parameters and seed
+    (``progress`` reports the training when it has to be trained)."""
     return embedding or contrastive_encoder(
-        data.real, data.schema, columns=columns, params=params, seed=seed
+        data.real, data.schema, columns=columns, params=params, seed=seed, progress=progress
     )
 
 

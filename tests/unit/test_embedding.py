@@ -231,6 +231,31 @@ def test_outlier_targeted_singling_out():
         singling_out_outliers(training, release, threat=threat, n_bins=1)
 
 
+def test_outlier_singling_out_reports_the_encoders_training(health):
+    from privacy_core.evaluation import evaluate_measures
+
+    real, schema = health
+    threat = pc.ThreatModel(["age", "gender", "education"], ["disease"])
+    seen: list[tuple[float, str]] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluate_measures(
+            real,
+            pc.simulate_health(1500, kappa=1, seed=5),
+            names=["singling_out_outliers"],
+            holdout=pc.simulate_health(500, kappa=1, seed=6),
+            schema=schema,
+            threat=threat,
+            seed=11,  # an encoder not in the cache yet: it is trained here
+            options={"singling_out_outliers": {"embedding_params": FAST, "n_attacks": 100}},
+            progress=lambda f, m: seen.append((f, m)),
+        )
+    epochs = [f for f, m in seen if "contrastive encoder: epoch" in m]
+    assert len(epochs) >= 2 and epochs == sorted(epochs) and 0 < epochs[-1] <= 0.9 + 1e-9
+    assert any("searching the predicates" in m for _, m in seen)
+    assert seen[-1][0] == 1.0
+
+
 def test_singling_out_in_the_contrastive_space_is_so_plus_cl():
     """``singling_out(space="contrastive")`` is the paper's SO + CL: the same attack as
     the outlier-targeted measure (targets found in the embedding), named

@@ -23,6 +23,7 @@ from ...errors import (
     UntrustworthyResultWarning,
 )
 from ...inputs import ReviewData
+from ...progress import ProgressFn
 from ...results import MetricResult
 from ...stats import child_seeds
 from ...threat import ThreatModel
@@ -690,6 +691,7 @@ def _outlier_order(
     embedding_params: dict[str, Any] | None,
     k: int,
     seed: int,
+    progress: ProgressFn | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Distinct synthetic rows from the most to the least isolated: the mean distance to
     their ``k`` nearest other synthetic rows, in the contrastive embedding or the shared
@@ -709,7 +711,7 @@ def _outlier_order(
     check_space(space)
     info: dict[str, Any]
     if space == "contrastive":
-        encoder = resolve_encoder(data, embedding, embedding_params, seed)
+        encoder = resolve_encoder(data, embedding, embedding_params, seed, progress=progress)
         x = encoder.transform(syn, columns)
         info = {"space": "contrastive", "embedding": encoder.describe()}
     else:
@@ -937,6 +939,7 @@ def singling_out(
     space: str = "shared",
     embedding: Any = None,
     embedding_params: dict[str, Any] | None = None,
+    progress: ProgressFn | None = None,
     **outliers: Any,
 ) -> AttackResult:
     """Singling-out risk: predicates isolating one synthetic record, tried on real data.
@@ -1062,6 +1065,7 @@ def singling_out(
             space=space,
             embedding=embedding,
             embedding_params=embedding_params,
+            progress=progress,
         )
         res = _found_denominator(res)
         return replace(res, params={**res.params, "mode": mode, "targets": "outliers"})
@@ -1161,7 +1165,11 @@ def singling_out(
             embedding_params,
             int(outliers.get("k", 5)),
             seed,
+            # the encoder's training is most of the attack's time
+            None if progress is None else lambda f, msg: progress(0.9 * f, msg),
         )
+        if progress:
+            progress(0.9, "searching the predicates that single out the most isolated records")
         *queries, attempts, status = _outlier_queries(
             syn_codes,
             coder,
@@ -1542,6 +1550,7 @@ def singling_out_outliers(
     size_correction: str = "mixture",
     confidence: float = 0.95,
     seed: int = 0,
+    progress: ProgressFn | None = None,
 ) -> AttackResult:
     """Outlier-targeted singling out (Plasencia Palacios et al., ``contrastive-
     embeddings.md`` §4.2): the release's most isolated records, found in the contrastive
@@ -1576,6 +1585,7 @@ def singling_out_outliers(
         embedding_params=embedding_params,
         n_bins=n_bins,
         k=k,
+        progress=progress,
     )
     # the paper's "at most 2,000 attacks": scored on the predicates the targets gave
     return replace(_found_denominator(res), name="singling_out_outliers")
