@@ -305,6 +305,30 @@ def test_singling_out_in_the_contrastive_space_is_so_plus_cl():
         singling_out(training, release, threat=threat, space="learned")
 
 
+def test_dropout_hides_a_tenth_of_the_units_in_every_position_and_keeps_the_mean():
+    import torch
+
+    from privacy_core.embedding import _network
+
+    drop = _network([3], 1, ContrastiveParams(), 2).body[3]  # Linear, GELU, LayerNorm, Dropout
+    x = torch.ones(1000, 257)  # an odd width: the 64-bit draws are cut to the batch's size
+    torch.manual_seed(0)
+    a = drop(x)
+    torch.manual_seed(0)
+    assert torch.equal(a, drop(x))  # the seeded torch generator decides the mask
+    hidden = (a == 0).flatten().float()
+    # each 64-bit draw gives four masks: every one of the four slices must drop at the
+    # rate (a draw with its top bit always 0 would never drop the fourth); 64k units per
+    # slice, standard deviation 0.0012
+    for j in range(4):
+        assert abs(float(hidden[j::4].mean()) - 0.1) < 0.006, j
+    assert abs(float(a.mean()) - 1.0) < 0.01  # inverted dropout: the mean is kept
+    values = torch.unique(a).tolist()
+    assert len(values) == 2 and values[0] == 0 and values[1] == pytest.approx(1 / 0.9, abs=1e-4)
+    drop.eval()
+    assert torch.equal(drop(x), x)
+
+
 def test_training_stops_at_its_step_budget(health):
     real, schema = health
     # 1,350 training rows in batches of 256: 6 steps an epoch, so 8 steps end in epoch 2
