@@ -215,6 +215,19 @@ def _condition_mask(
 _LOWEST_BIT = np.array([(b & -b).bit_length() - 1 for b in range(256)], dtype=np.int64)
 
 
+def _and_rows(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """For each row of ``ids``, the AND of the ``table`` rows (bitsets) it names."""
+    acc = table[ids[:, 0]]  # fancy indexing: a copy, safe to AND into
+    for j in range(1, ids.shape[1]):
+        acc &= table[ids[:, j]]
+    return acc
+
+
+def _popcounts(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Set bits of each :func:`_and_rows` bitset: the rows matching every condition."""
+    return np.bitwise_count(_and_rows(table, ids)).sum(axis=1, dtype=np.int64)
+
+
 def _bitset_counts(
     codes: np.ndarray, distinct: np.ndarray, inverse: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -226,7 +239,7 @@ def _bitset_counts(
     blocks so the bitsets stay within ``_MASK_BLOCK`` bytes.
     """
     n_rows = codes.shape[1]
-    n_q, m = inverse.shape
+    n_q = inverse.shape[0]
     counts = np.zeros(n_q, dtype=np.int64)
     first = np.full(n_q, -1, dtype=np.int64)
     rows_per_block = max(64, (_MASK_BLOCK * 8 // max(len(distinct), 1)) // 64 * 64)
@@ -234,18 +247,16 @@ def _bitset_counts(
         block = codes[:, r0 : r0 + rows_per_block]
         n_bytes = -(-block.shape[1] // 8)
         bits = np.empty((len(distinct), n_bytes), dtype=np.uint8)
-        for u, (c, a, b, negated) in enumerate(distinct):
-            x = block[c]
-            cond = (x >= a) & (x <= b)
-            if negated:
-                cond = ~cond & (x >= 0)
-            bits[u] = np.packbits(cond, bitorder="little")
+        # conditions in groups whose masks stay within _MASK_BLOCK entries
+        per = max(1, _MASK_BLOCK // block.shape[1])
+        for u0 in range(0, len(distinct), per):
+            d = distinct[u0 : u0 + per]
+            mask = _condition_mask(block, d[:, 0], d[:, 1], d[:, 2], d[:, 3].astype(bool))
+            bits[u0 : u0 + per] = np.packbits(mask, axis=1, bitorder="little")
         chunk = max(1, _MASK_BLOCK // n_bytes)
         for q0 in range(0, n_q, chunk):
             sl = slice(q0, min(n_q, q0 + chunk))
-            acc = bits[inverse[sl, 0]]
-            for j in range(1, m):
-                acc &= bits[inverse[sl, j]]
+            acc = _and_rows(bits, inverse[sl])
             c_blk = np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
             counts[sl] += c_blk
             found = np.flatnonzero((c_blk > 0) & (first[sl] < 0))
@@ -349,11 +360,7 @@ class _BitIndex:
             at = cols == c
             v = vals[at]
             local[at] = np.where(v >= 0, np.searchsorted(self.present[c], v) + 1, 0)
-        ids = self.offsets[cols] + local
-        acc = self.table[ids[:, 0]].copy()
-        for j in range(1, ids.shape[1]):
-            acc &= self.table[ids[:, j]]
-        return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
+        return _popcounts(self.table, self.offsets[cols] + local)
 
 
 def _generator_index(
@@ -612,25 +619,19 @@ class _CellBits:
             np.bitwise_or.at(table, (offsets[c] + cell[c], pos // 64), bit)
         return table
 
-    def _popcount(self, table: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        acc = table[ids[:, 0]].copy()
-        for j in range(1, ids.shape[1]):
-            acc &= table[ids[:, j]]
-        return np.bitwise_count(acc).sum(axis=1, dtype=np.int64)
-
     def counts(self, targets: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Rows sharing each target's cells on its columns (``cols``: one row each);
         exact up to 1, a lower bound of 2 or more beyond (read as "not singled out")."""
         ids = self.offsets[cols] + self.cell[cols, targets[:, None]]
         if self.sample is None:
-            return self._popcount(self.table, ids)
+            return _popcounts(self.table, ids)
         # the target itself is in the sample when its row is a multiple of the step
-        others = self._popcount(self.sample, ids)
+        others = _popcounts(self.sample, ids)
         others -= targets % self.step == 0
         out = np.full(len(targets), 2, dtype=np.int64)
         alive = np.flatnonzero(others == 0)
         if alive.size:
-            out[alive] = self._popcount(self.table, ids[alive])
+            out[alive] = _popcounts(self.table, ids[alive])
         return out
 
 
