@@ -140,7 +140,7 @@ if model == VIEW:
                 int(cal["max_training"]),
                 100,
                 help="Bounds the time: the pool of unseen rows is as large, the holdout "
-                "1/r of it. The default takes about 40 s on the demo (two cores).",
+                "1/r of it. The default takes 40-60 s on the demo (two cores).",
             )
             cal_seed = g2.number_input("Seed", 0, 2**31 - 1, int(cal["seed"]), key="cal_seed_input")
             a1, a2 = st.columns(2)
@@ -210,7 +210,7 @@ if model == VIEW:
         st.info(
             "Press **Run calibration** — it is slow work and never starts on its own. "
             "The default (every privacy measure × 5 leak fractions × 3 ratios on at "
-            "most 500 training rows) takes about 40 s on the demo data (two cores)."
+            "most 500 training rows) takes 40-60 s on the demo data (two cores)."
         )
         explanation("calibration")
         st.stop()

@@ -53,8 +53,10 @@ CAL_MEASURES = tuple(measure_names("privacy"))
 LEVEL_CHOICES = sorted({*(round(x / 10, 1) for x in range(11)), 0.25, 0.75})
 RATIO_CHOICES = [1.0, 1.5, 2.0, 3.0, 4.0, 8.0]
 # Every privacy measure at five levels and three ratios on at most 500 training rows:
-# about 38 s on the demo data on two cores (s30); the papers' singling-out protocol (2,000
-# attacks at each of 11 widths per cell) takes 14 s of it, RAPID 6 s, contrastive DCR 6 s.
+# 36-38 s of computation on the demo data on two cores (s30), 58 s in the app with a
+# headless browser on the same cores drawing the live preview; the papers' singling-out
+# protocol (2,000 attacks at each of 11 widths per cell) takes 14 s, RAPID 6 s, contrastive
+# DCR 6 s.
 CAL_DEFAULTS: dict[str, Any] = {
     "measures": CAL_MEASURES,
     "levels": tuple(DEFAULT_LEVELS),
