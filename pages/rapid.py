@@ -184,8 +184,10 @@ def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
     categorical = base.kind == "categorical"
     if categorical:
         method = choice
-        hi = 3.0 if method == "conditional" else 1.0
-        default = 1.0 if method == "conditional" else 0.3
+        # the engine's range and default of τ for this gain (one place: the CLI checks
+        # the same range)
+        hi = pc.TAU_RANGE[method][1]
+        default = pc.DEFAULT_TAU[method]
         key = f"rapid_tau_{method}"
         keep(key, default)
         threshold = st.slider(

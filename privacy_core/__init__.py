@@ -106,9 +106,24 @@ from .risk.agreement import (
 from .risk.attacks import SINGLING_OUT_MODES, informative_split
 from .risk.cap import GTCAP_WEIGHTINGS
 from .risk.mds import MdsResult, membership_disclosure_score
-from .risk.rapid import CATEGORICAL_METHODS, DEFAULT_PERMUTATIONS, ERROR_METRICS, LABEL_PERMUTATIONS
+from .risk.rapid import (
+    CATEGORICAL_METHODS,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_TAU,
+    ERROR_METRICS,
+    LABEL_PERMUTATIONS,
+    TAU_RANGE,
+)
 from .scenarios import RELEASE_LABELS, TAU_GRID
-from .scorecard import DEFAULT_THRESHOLDS, Threshold, scorecard
+from .scorecard import (
+    DEFAULT_THRESHOLDS,
+    CandidateVerdict,
+    Threshold,
+    candidate_verdict,
+    exit_status,
+    scorecard,
+    verdict_of,
+)
 from .synth import GENERATORS, half_split, make_generator, synthesize
 from .synth.leaky import leaky_shadow_options
 from .threat import (
@@ -128,6 +143,12 @@ __all__ = [
     "DEFAULT_PERMUTATIONS",
     "LABEL_PERMUTATIONS",
     "CATEGORICAL_METHODS",
+    "CandidateVerdict",
+    "DEFAULT_TAU",
+    "TAU_RANGE",
+    "candidate_verdict",
+    "exit_status",
+    "verdict_of",
     "ERROR_METRICS",
     "EVALUATORS",
     "EVALUATOR_LABELS",

@@ -645,7 +645,7 @@ def _cell_task(
     by_generator = getattr(spec, "evaluates", "release") == "generator"
     if by_generator:  # the shadow generators leak f_l of their own training rows
         kwargs.update(leaky_shadow_options(level))
-    run_ratios = ratios if spec.uses_holdout and not by_generator else ratios[:1]
+    run_ratios = ratios if spec.varies_with_holdout else ratios[:1]
     cell_rows = []
     for ratio in run_ratios:
         # a measure of the generator draws its unseen rows from the release pool, the
@@ -721,8 +721,7 @@ def calibration_result(
 
 
 def _varies_with_holdout(metric: str) -> bool:
-    spec = get_measure(metric)
-    return spec.uses_holdout and getattr(spec, "evaluates", "release") != "generator"
+    return get_measure(metric).varies_with_holdout
 
 
 def _evaluate(

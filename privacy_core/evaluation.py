@@ -249,7 +249,7 @@ def _call(
     elif threat is not None and spec.uses_threat:
         kwargs["threat"] = threat
     if holdout is not None and (spec.needs_holdout or spec.uses_holdout):
-        kwargs["holdout"] = holdout
+        kwargs[spec.holdout_keyword] = holdout
     if progress is not None and _accepts(spec.function, "progress"):
         kwargs["progress"] = progress
     kwargs.update(options)

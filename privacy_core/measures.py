@@ -81,6 +81,9 @@ class MeasureSpec:
     # the widest range the value can take; a result's own ``bounds`` lie inside it (DCR's
     # and F_rel's lower ends depend on the data)
     bounds: tuple[float, float] = (0.0, 1.0)
+    # the keyword the measure's function takes the holdout by (RAPID: ``control``, its
+    # non-members, consensus R7)
+    holdout_keyword: str = "holdout"
 
     def mode_options(self, mode: str) -> dict[str, Any]:
         """Keyword arguments of one calibration mode (``default`` for measures with one)."""
@@ -98,6 +101,13 @@ class MeasureSpec:
             if name != "default" and opts and all(params.get(k) == v for k, v in opts):
                 return name
         return "default" if "default" in self.mode_names else self.modes[0][0]
+
+    @property
+    def varies_with_holdout(self) -> bool:
+        """Whether the training:holdout ratio can move the reading (the calibration's
+        ratio check): a measure that reads the holdout as its reference; an absolute
+        measure (RAPID's headline) or one of the generator (MDS) does not."""
+        return self.uses_holdout and not self.absolute and self.evaluates != "generator"
 
     @property
     def mode_names(self) -> tuple[str, ...]:
@@ -133,6 +143,7 @@ def _m(
     before: tuple[str, ...] = (),
     goal: MeasureGoal = LOWER,
     bounds: tuple[float, float] = (0.0, 1.0),
+    holdout_keyword: str = "holdout",
 ) -> MeasureSpec:
     return MeasureSpec(
         name,
@@ -156,6 +167,7 @@ def _m(
         before,
         goal,
         bounds,
+        holdout_keyword,
     )
 
 
@@ -175,7 +187,10 @@ MEASURES: dict[str, MeasureSpec] = {
             "privacy",
             rapid,
             holdout=False,
-            uses_holdout=False,
+            # with a holdout, the same attackers score non-members too: the relative
+            # reading (members minus non-members, R7) that decides the verdict
+            uses_holdout=True,
+            holdout_keyword="control",
             native=True,
             absolute=True,
             calibrated=False,
@@ -403,6 +418,21 @@ MEASURES: dict[str, MeasureSpec] = {
         ),
     ]
 }
+
+
+# The quick measures a review starts with: the Overview fills its cards with them on
+# first load and ``review`` runs them (with RAPID) by default; the slow ones (GTCAP,
+# DOMIAS, MDS, ML affinity, Wasserstein) are asked for by name.
+QUICK_REVIEW = (
+    "singling_out",
+    "linkability",
+    "inference",
+    "membership",
+    "dcr",
+    "ims",
+    "query_error",
+    "discriminator",
+)
 
 
 def get_measure(name: str) -> MeasureSpec:

@@ -26,6 +26,7 @@ from .commands import (
     cmd_privacy,
     cmd_rapid,
     cmd_report,
+    cmd_review,
     cmd_synthesize,
 )
 from .common import CLIError, _add_mds, _add_membership, _add_ray, _add_shared, _Parser
@@ -345,6 +346,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_membership(p)
     _add_ray(p, "the calibration cells (one task per leak level, measure and mode)")
     p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser(
+        "review",
+        help="the whole review from one TOML file; exit 0 below the lines, 3 above a "
+        "line, 4 inconclusive, 2 bad input",
+    )
+    p.add_argument("--config", required=True, help="the review's TOML file (see the README)")
+    p.add_argument("--out", default=None, help="also write the report: .html or .pdf")
+    p.add_argument("--json", help="write the review's JSON to PATH ('-' for stdout)")
+    p.add_argument(
+        "--db", default=None, metavar="URL", help="also store the review (SQLAlchemy URL)"
+    )
+    _add_ray(p, "the parallel parts of the measures")
+    p.set_defaults(func=cmd_review)
 
     register_sweep(sub)
     return parser

@@ -36,6 +36,7 @@ from .common import (
     _summary,
     _threat,
     _write_table,
+    check_report_path,
 )
 
 
@@ -136,7 +137,7 @@ def cmd_rapid(args: argparse.Namespace) -> int:
     threat = _threat(args, real)
     attackers = args.attackers or (preset["attackers"] if preset else DEFAULT_ATTACKERS)
     tau = args.tau if args.tau is not None or preset is None else preset["tau"]
-    n_trees = args.n_trees or (preset["n_trees"] if preset else 500)
+    n_trees = args.n_trees if args.n_trees is not None else (preset["n_trees"] if preset else 500)
     forest_encoding = args.forest_encoding or (preset["forest_encoding"] if preset else "one-hot")
     control = _load(args.control, "control") if args.control else None
     result = rapid(
@@ -241,13 +242,14 @@ def _measure_timer(names: list[str]) -> Any:
 
 
 def _run_measures(
-    args: argparse.Namespace, family: str, default: list[str], options: dict[str, dict[str, Any]]
+    args: argparse.Namespace, family: str, default: list[str], options_for: Any
 ) -> tuple[dict[str, MetricResult], Any]:
     from ..evaluation import evaluate_measures
     from ..measures import get_measure
     from ..risk.neighbors import search_backend
 
     real, synthetic, control = _measure_inputs(args)
+    options = options_for(args, len(real))
     names = _csv_list(args.metrics) or default
     for n in names:
         if get_measure(n).family != family:
@@ -277,31 +279,35 @@ def _run_measures(
     return results, (real, synthetic, control, threat)
 
 
+def _options(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]:
+    """The measures' options from a command's flags, through the one table the app and
+    ``review`` use too (:func:`privacy_core.review.measure_options`)."""
+    from ..review import measure_options
+
+    get = lambda name, default=None: getattr(args, name, default)  # noqa: E731
+    return measure_options(
+        n_rows,
+        alpha=get("alpha", 2.0),
+        k=get("k", 5),
+        space=get("space", "shared"),
+        max_queries="auto" if get("max_queries") is None else (get("max_queries") or None),
+        n_attacks=get("n_attacks"),
+        singling_out_mode=get("singling_out_mode", "multivariate"),
+        singling_out_cols=get("singling_out_cols", 3),
+        radius=get("radius", 0.1),
+        gtcap_weighting=_gtcap_weighting(args) if hasattr(args, "gtcap_weighting") else "box_pooled",
+        membership=_membership_options(args) if hasattr(args, "h") else None,
+        mds=_mds_options(args) if hasattr(args, "shadow_method") else None,
+        max_rows=get("max_rows", 3000),
+        backend=_ray_options(args),
+    )
+
+
 def cmd_privacy(args: argparse.Namespace) -> int:
     from ..measures import measure_names
 
-    space = {"space": args.space}
-    queries = {"max_queries": "auto" if args.max_queries is None else (args.max_queries or None)}
-    options: dict[str, dict[str, Any]] = {
-        "dcr": {"alpha": args.alpha, **space, **queries},
-        "knn": {"alpha": args.alpha, "k_max": args.k, **space, **queries},
-        # "auto": 500 predicates, 2,000 per configuration under the paper protocol
-        "singling_out": {
-            "n_attacks": args.n_attacks or "auto",
-            "mode": args.singling_out_mode,
-            "n_cols": args.singling_out_cols,
-            **space,
-        },
-        "linkability": {"n_attacks": args.n_attacks, **space},
-        "inference": {"n_attacks": args.n_attacks, **space},
-        "ml_inference": {"n_attacks": args.n_attacks},
-        "gtcap": {"radius": args.radius, "weighting": _gtcap_weighting(args)},
-        "membership": _membership_options(args),
-        "rapid": {"bootstrap": 200, **_ray_options(args)},
-        "mds": _mds_options(args),
-    }
     default = [n for n in measure_names("privacy") if n != "rapid"]
-    results, (real, synthetic, _, _) = _run_measures(args, "privacy", default, options)
+    results, (real, synthetic, _, _) = _run_measures(args, "privacy", default, _options)
     _emit(args, _payload("privacy", real, synthetic, args.seed, results), _summary(results))
     return 0
 
@@ -309,9 +315,8 @@ def cmd_privacy(args: argparse.Namespace) -> int:
 def cmd_fidelity(args: argparse.Namespace) -> int:
     from ..measures import measure_names
 
-    options = {"wasserstein": {"max_rows": args.max_rows}}
     results, (real, synthetic, _, _) = _run_measures(
-        args, "fidelity", measure_names("fidelity"), options
+        args, "fidelity", measure_names("fidelity"), _options
     )
     _emit(args, _payload("fidelity", real, synthetic, args.seed, results), _summary(results))
     return 0
@@ -329,7 +334,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         "query_error",
         "discriminator",
     ]
-    # a bad --db fails now, not after minutes of computing
+    # a bad --out or --db fails now, not after minutes of computing
+    check_report_path(args.out)
     store = _open_store(args.db) if args.db else None
     try:
         return _report(args, names, store)
@@ -348,7 +354,7 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
     threat = _threat(args, real)
     if control is None:
         names = [n for n in names if not get_measure(n).needs_holdout]
-    measure_opts = {"rapid": {"bootstrap": 200}, "membership": _membership_options(args)}
+    measure_opts = _options(args, len(real))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = infer_schema(real)
@@ -420,6 +426,45 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
             sys.stderr.write(sentence + "\n")
     _emit(args, payload, summary)
     return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """The whole review from one TOML file; the exit status follows the verdicts: 0 every
+    candidate below its lines, 3 any above a line, 4 none above but some inconclusive."""
+    from ..report import render_html, render_pdf
+    from ..review import load_review_config, review_document, run_review
+
+    if args.out:
+        check_report_path(args.out)
+    config = load_review_config(args.config)
+    store = _open_store(args.db) if args.db else None
+    try:
+        report = run_review(config, backend=_ray_options(args))
+        if args.out:
+            try:
+                if Path(args.out).suffix.lower() == ".pdf":
+                    Path(args.out).write_bytes(render_pdf(report))
+                else:
+                    Path(args.out).write_text(render_html(report), encoding="utf-8")
+            except OSError as exc:
+                raise CLIError(f"cannot write {args.out!r}: {exc.strerror or exc}") from None
+        doc = review_document(report, seed=config.seed)
+        lines = [
+            f"{name}: {c['verdict']} - {c['sentence']}" for name, c in doc["candidates"].items()
+        ]
+        if args.out:
+            lines.append(f"wrote {args.out}")
+        if store is not None:
+            stored, sentence = _store_review(store, report)
+            doc["stored_review"] = stored
+            lines.append(sentence)
+            if args.json == "-":
+                sys.stderr.write(sentence + "\n")
+    finally:
+        if store is not None:
+            store.close()
+    _emit(args, doc, "\n".join(lines))
+    return int(doc["exit_status"])
 
 
 def _open_store(url: str) -> Any:

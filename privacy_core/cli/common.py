@@ -41,6 +41,26 @@ def _load(path: str, label: str) -> pd.DataFrame:
     return load_table(path)
 
 
+REPORT_SUFFIXES = (".html", ".htm", ".pdf")
+
+
+def check_report_path(out: str) -> None:
+    """A report's output path, checked before any computation: an HTML or PDF file in a
+    folder that exists."""
+    path = Path(out)
+    if path.suffix.lower() not in REPORT_SUFFIXES:
+        raise CLIError(
+            f"--out must end in .html or .pdf (the report's format); got {out!r}."
+        )
+    parent = path.expanduser().parent
+    if not parent.is_dir():
+        raise CLIError(
+            f"--out {out!r}: the folder {str(parent)!r} does not exist; create it first."
+        )
+    if path.is_dir():
+        raise CLIError(f"--out {out!r} is a folder; give a file name ending in .html or .pdf.")
+
+
 def _write_table(frame: pd.DataFrame, out: str) -> None:
     path = Path(out)
     export = frame.copy()

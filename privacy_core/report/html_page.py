@@ -443,6 +443,11 @@ def render_html(
             ],
             "notes": d["notes"].split("\n") if d["notes"] else [],
             "candidates_sentence": _candidates_sentence(cands),
+            "verdicts": [
+                {"name": c["name"], "verdict": c["verdict"], "sentence": c["sentence"]}
+                for c in cands
+                if c.get("verdict")
+            ],
             "table": _measure_table(d, table, cands) if table else None,
         }
     ]

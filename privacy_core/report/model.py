@@ -22,7 +22,13 @@ from ..data import Schema, fingerprint
 from ..errors import ParameterError
 from ..measures import MEASURES, goal_phrase
 from ..results import MetricResult, jsonable
-from ..scorecard import Threshold, scorecard, thresholds_record
+from ..scorecard import (
+    Threshold,
+    headline,
+    scorecard,
+    thresholds_record,
+    verdict_of,
+)
 from ..threat import ThreatModel
 from ..version import __version__
 
@@ -253,10 +259,19 @@ def build_report(
         references=_reference_record(references or {}),
         alternatives=[dict(a) for a in alternatives],
         thresholds=thresholds_record(thresholds, set_by=thresholds_set_by),
-        scorecards={
-            c["name"]: [card.to_dict() for card in scorecard(c["metrics"], thresholds=thresholds)]
-            for c in candidates
-        },
+    )
+    # the one verdict policy (privacy_core.scorecard): each candidate's cards and verdict
+    # under the thresholds in force and, when one ran, the calibration on this data
+    cal_summary = (report.calibration or {}).get("summary")
+    cards = {
+        c["name"]: scorecard(c["metrics"], thresholds=thresholds, calibration=cal_summary)
+        for c in candidates
+    }
+    for c in candidates:
+        c.update(verdict_of(cards[c["name"]]).to_dict())
+    report = dataclasses.replace(
+        report,
+        scorecards={n: [card.to_dict() for card in cs] for n, cs in cards.items()},
     )
     checklist = consensus_checklist(report.to_dict(), answers=answers, thresholds=report.thresholds)
     return dataclasses.replace(report, checklist=checklist.to_dict())
@@ -269,12 +284,13 @@ def _reference_record(
     for measure, by_kind in references.items():
         kinds = {}
         for kind, res in by_kind.items():
-            if res is None or res.value is None:
+            # the same statistic as the candidates' headline (RAPID: strongest attacker)
+            head = None if res is None else headline(measure, res.to_dict())
+            if head is None:
                 continue
-            ci = res.ci if res.ci is not None and all(c is not None for c in res.ci) else None
             kinds[kind] = {
-                "value": float(res.value),
-                "ci": None if ci is None else [float(ci[0]), float(ci[1])],
+                "value": head.value,
+                "ci": None if head.ci is None else list(head.ci),
             }
         if kinds:
             out[measure] = kinds
@@ -361,11 +377,16 @@ def candidate_table(report_dict: Mapping[str, Any]) -> list[dict[str, Any]]:
                 continue
             goal = goal or (goal_phrase(name) if spec else f"{m.get('goal', '')} is better")
             reps, sd = replicate_spread(m)
-            ci = m.get("ci")
+            head = headline(name, m)
             cells[c["name"]] = {
-                "value": m.get("value"),
-                "ci": ci if ci and None not in ci else None,
-                "baseline": m.get("baseline"),
+                "value": None if head is None else head.value,
+                "ci": None if head is None or head.ci is None else list(head.ci),
+                "estimate": None if head is None else head.estimate,
+                # a baseline on the headline's own scale only: an attack's random guess
+                # is a raw success rate, shown with the raw rates (``rates``), never
+                # beside its normalised risk
+                "baseline": None if m.get("attack_rate") is not None else m.get("baseline"),
+                "rates": attack_rates_text(m),
                 "sd": sd,
                 "replicates": reps,
                 "n_releases": int(c.get("n_releases", 1)),
@@ -381,6 +402,19 @@ def candidate_table(report_dict: Mapping[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def attack_rates_text(metric: Mapping[str, Any]) -> str:
+    """An attack's raw success rates side by side, on one scale (attack, control, random
+    guess); '' for a measure that is not an attack."""
+    attack, guess = metric.get("attack_rate"), metric.get("baseline_rate")
+    if attack is None or guess is None:
+        return ""
+    parts = [f"attack {float(attack):.3f}"]
+    if metric.get("control_rate") is not None:
+        parts.append(f"control {float(metric['control_rate']):.3f}")
+    parts.append(f"random guess {float(guess):.3f}")
+    return "success rates: " + " · ".join(parts)
 
 
 def format_cell(cell: Mapping[str, Any] | None, *, digits: int = 4) -> str:
@@ -399,8 +433,13 @@ def format_cell(cell: Mapping[str, Any] | None, *, digits: int = 4) -> str:
     ci = cell.get("ci")
     if ci:
         text += f"; 95% CI {ci[0]:.{digits}f} – {ci[1]:.{digits}f}"
+    estimate = cell.get("estimate")
+    if estimate is not None and value is not None and abs(estimate - value) > 5e-4:
+        text += f"; unclipped estimate {estimate:.{digits}f}"
     if cell.get("baseline") is not None:
         text += f"; baseline {cell['baseline']:.{digits}f}"
+    if cell.get("rates"):
+        text += f"; {cell['rates']}"
     return text
 
 
@@ -548,9 +587,13 @@ def _param_summary(params: Mapping[str, Any]) -> str:
 # side by side per candidate and the key figure of the page that computes them.
 FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("inference", "Attribute inference (RAPID)", ("rapid", "inference", "ml_inference", "gtcap")),
-    ("attacks", "Privacy attacks: singling out and linkability", ("singling_out", "linkability")),
+    (
+        "attacks",
+        "Privacy attacks: singling out and linkability",
+        ("singling_out", "singling_out_outliers", "linkability"),
+    ),
     ("similarity", "Similarity indicators (not disclosure measures)", ("ims", "dcr", "knn")),
-    ("membership", "Membership inference", ("domias", "membership")),
+    ("membership", "Membership inference", ("domias", "membership", "mds")),
     ("fidelity", "Fidelity & utility", ("wasserstein", "mla", "query_error", "discriminator")),
     ("map", "Risk–utility map", ()),
     ("other", "Other measures", ()),
@@ -644,7 +687,14 @@ def _cal_summary(d: Mapping[str, Any], measure: str) -> Mapping[str, Any] | None
     return (cal.get("summary") or {}).get(measure)
 
 
-_LEVEL_MARK = {"green": "✓ within", "amber": "! review", "red": "✗ above", "none": "– none"}
+_LEVEL_MARK = {
+    "green": "✓ below",
+    "amber": "! over amber",
+    "red": "✗ over red",
+    "inconclusive": "? inconclusive",
+    "uninformative": "~ uninformative",
+    "none": "– none",
+}
 
 
 def _fmt_plain(value: Any) -> str:

@@ -378,6 +378,14 @@ def _pdf_pass(
     pdf.cell(0, 10, text(f"Decision: {d['decision']}"), fill=True, **next_line)
     pdf.set_font("Helvetica", "", 9)
     pdf.ln(1)
+    # the verdict per candidate, as the Overview states it (privacy_core.scorecard)
+    for c in d.get("candidates") or []:
+        if c.get("verdict"):
+            pdf.set_font("Helvetica", "B", 9)
+            para(f"Verdict for {c['name']}: {c['verdict']}.", 4.5)
+            pdf.set_font("Helvetica", "", 9)
+            para(c["sentence"], 4.2)
+    pdf.ln(1)
     for label, value in (
         ("Reviewer", sign.get("reviewer")),
         ("Role", sign.get("role")),
@@ -614,7 +622,7 @@ def _pdf_scorecard_and_checklist(
                                 _LEVEL_MARK[card["level"]],
                                 _clip(
                                     (evidence + (" " + note if note and evidence else note)) or "-",
-                                    400,
+                                    1200,
                                 ),
                             )
                         ]

@@ -494,8 +494,22 @@ class DcrResult(MetricResult):
         out["at_risk"] = out["srd"].to_numpy() < self.threshold
         return out
 
+    @property
+    def uninformative(self) -> str:
+        """Why the score cannot tell on this data ('' when it can): with α % of the
+        real-to-real distances zero, no synthetic distance falls below the threshold,
+        so even a full copy reads no risk."""
+        if self.rrd_sorted.size and self.threshold == 0.0:
+            return (
+                f"at least {self.alpha:g}% of the real-to-real distances are zero (natural "
+                "duplicates), so the DCR score cannot detect copies on this data"
+            )
+        return ""
+
     def to_dict(self, *, include_records: bool = False) -> dict[str, Any]:
         out = super().to_dict(include_records=include_records)
+        if self.uninformative:
+            out["uninformative"] = self.uninformative
         out.update(
             jsonable({"share_below": self.share_below, "threshold_distance": self.threshold})
         )

@@ -83,6 +83,16 @@ CATEGORICAL_METHODS = ("marginal", "conditional", "nce")
 ERROR_METRICS = ("relative", "absolute", "normalized", "symmetric")
 INTERVALS = ("bootstrap", "wilson", "clopper-pearson")
 DEFAULT_TAU = {"marginal": 0.3, "conditional": 1.0, "nce": 0.3}
+# The range of τ per gain method, once for the engine, the app's slider and the command
+# line: the marginal and NCE gains lie in [0, 1]; the conditional gain is a ratio to the
+# base rate (the page's slider runs to 3).
+TAU_RANGE = {"marginal": (0.0, 1.0), "conditional": (0.0, 3.0), "nce": (0.0, 1.0)}
+
+
+def check_tau(tau: Any, method: str) -> float:
+    """τ for a categorical gain method, range-checked (NaN and infinities refused)."""
+    low, high = TAU_RANGE[check_choice("method", method, CATEGORICAL_METHODS)]
+    return check_in_range("tau", tau, low, high)
 DEFAULT_EPSILON = 0.10
 # Above this many stored bootstrap weights (B x n float32 = 4 bytes each) the weights
 # are redrawn in chunks at each aggregation instead of kept: bounded memory on 1M rows.
@@ -303,6 +313,8 @@ class RapidResult(MetricResult):
                 threshold = DEFAULT_TAU[params["method"]]
         elif self.kind == "continuous":
             threshold = check_epsilon(threshold, error=params["error"], allow_zero=True)
+        else:
+            threshold = check_tau(threshold, params["method"])
         scores, index = self.scores, self.boot_index
         if (self.kind == "categorical" and params["method"] != self.params["method"]) or (
             self.kind == "continuous" and params["error"] != self.params["error"]
@@ -935,7 +947,7 @@ def rapid(
     spec = data.schema[target]
     kind = "categorical" if spec.is_categorical else "continuous"
     if kind == "categorical":
-        threshold = DEFAULT_TAU[method] if tau is None else float(tau)
+        threshold = DEFAULT_TAU[method] if tau is None else check_tau(tau, method)
     else:
         threshold = DEFAULT_EPSILON if epsilon is None else check_epsilon(epsilon, error=error)
 

@@ -41,7 +41,7 @@ def _review(metrics, *, qis=("age", "sex"), n_real=1000, releases=("r1",), n_can
 def test_reading_levels_follow_the_lines(value, level):
     r = read_value("singling_out", value, None, Threshold(0.05, 0.2))
     assert r.level == level
-    assert {"green": "below the amber line", "amber": "between", "red": "red line"}[
+    assert {"green": "under the amber line", "amber": "over the amber line", "red": "red line"}[
         level
     ] in r.words
 
@@ -75,13 +75,15 @@ def test_r8_relative_high_but_absolute_low_is_not_red():
     both = {**_m(0.6), "difference": {"value": 0.3, "ci": [0.25, 0.35]}}
     card = next(c for c in scorecard({"rapid": both}) if c.family.key == "attribute")
     assert card.level == "red"
-    # the population's pattern: high absolute, nothing beyond non-members
+    # the population's pattern: high absolute, nothing beyond non-members: the relative
+    # reading decides (R7, R8) and the absolute one is context
     pattern = {**_m(0.6), "difference": {"value": 0.0, "ci": [-0.02, 0.02]}}
     card = next(c for c in scorecard({"rapid": pattern}) if c.family.key == "attribute")
-    assert card.level == "amber" and "population" in card.note
-    # without a control: the absolute reading, and the card says what is missing
+    assert card.level == "green" and "relative reading" in card.note
+    assert [r.role for r in card.readings] == ["decides", "context"]
+    # without a control the absolute reading cannot decide: listed, never colouring
     alone = next(c for c in scorecard({"rapid": _m(0.6)}) if c.family.key == "attribute")
-    assert alone.level == "red" and "holdout" in alone.note
+    assert alone.level == "uninformative" and "holdout" in alone.note
 
 
 def test_user_thresholds_change_the_reading():
@@ -210,7 +212,9 @@ def test_report_json_carries_checklist_scorecard_and_thresholds(review_report):
     assert d["checklist"]["answers"]["scenario"] == "release"
     assert d["thresholds"]["set_by"] == "Data board" and d["thresholds"]["changed"] == ["rapid"]
     cards = {c["family"]: c for c in next(iter(d["scorecards"].values()))}
-    assert cards["attribute"]["readings"][0]["red"] == 0.25
+    # the reviewer's line is on the absolute RAPID (context beside the relative reading)
+    absolute = next(r for r in cards["attribute"]["readings"] if r["role"] == "context")
+    assert absolute["red"] == 0.25
     assert cards["similarity"]["indicator"] is True
     # R8 is met: RAPID ran without a control, but the inference attack had its control
     items = {i["code"]: i for i in d["checklist"]["items"]}
