@@ -2,18 +2,28 @@
 
 import streamlit as st
 
+import privacy_core as pc
 import privacy_core.plots as plots
-from ui.evaluations import rapid_cached, rapid_fit_params, rapid_run, rapid_should_autorun
+from ui.evaluations import (
+    rapid_at_page_settings,
+    rapid_cached,
+    rapid_fit_params,
+    rapid_run,
+    rapid_should_autorun,
+)
+from ui.report import session_references
 from ui.runner import guarded
 from ui.scorecard import (
     candidate_cards,
+    candidate_verdicts,
     draw_scorecard,
+    draw_verdicts,
     fill_quick,
     missing_quick,
+    quick_should_autorun,
     thresholds_editor,
 )
 from ui.state import require_workspace
-from ui.widgets import fmt_ci
 
 st.title("Synthetic data privacy review")
 st.markdown(
@@ -40,14 +50,26 @@ c3.metric(
 
 
 def draw_scorecards(ws) -> None:
-    """Every measure family at a glance, per candidate, read against the thresholds."""
-    st.subheader("Scorecard")
+    """The verdict per candidate, then every measure family at a glance, per candidate,
+    read against the thresholds by the engine's one verdict policy."""
+    if (missing := missing_quick(ws)) and quick_should_autorun(ws):
+        # the built-in demo and small uploads: every quick card filled on first load
+        with st.spinner("Computing the quick measures for every card…"):
+            guarded(lambda: fill_quick(ws))
+        missing = missing_quick(ws)
+    by_candidate = candidate_cards(ws)
+    st.subheader("Verdict")
+    draw_verdicts(candidate_verdicts(by_candidate))
     st.caption(
-        "Each family of measures read against your thresholds: the worst reading "
-        "decides the card and is named on it. Cards fill in as results are computed on "
-        "the other pages; nothing is computed here twice."
+        "Each disclosure measure is read from its interval: below the lines (its upper "
+        "bound under the amber line), over a line (its lower bound over it), "
+        "inconclusive (the interval crosses the amber line) or uninformative on this "
+        "data (listed, never counted). Similarity indicators, fidelity and utility "
+        "never decide it. The same verdict is in every export and in `review`'s exit "
+        "status."
     )
-    if missing := missing_quick(ws):
+    st.subheader("Scorecard")
+    if missing:
         names = sorted({m for ms in missing.values() for m in ms})
         clicked = st.button(
             f"Fill the empty cards ({len(names)} quick measures)",
@@ -59,19 +81,19 @@ def draw_scorecards(ws) -> None:
         )
         if clicked and guarded(lambda: fill_quick(ws)):
             st.rerun()
-    by_candidate = candidate_cards(ws)
+    refs = pc.reference_record(session_references(ws))
     if len(by_candidate) == 1:
-        draw_scorecard(next(iter(by_candidate.values())))
+        draw_scorecard(next(iter(by_candidate.values())), refs)
     else:
         for tab, cards in zip(st.tabs(list(by_candidate)), by_candidate.values(), strict=True):
             with tab:
-                draw_scorecard(cards)
+                draw_scorecard(cards, refs)
     with st.expander("Thresholds: the amber and red lines", icon=":material/tune:"):
         thresholds_editor()
 
 
 if ws.releases:
-    # one headline per candidate (release group): replicates of one generator are averaged
+    # one reading per candidate (release group): replicates of one generator are averaged
     # (consensus R10), different candidates are shown side by side, never averaged
     views = ws.candidate_views()
     # the same budget as one run over every loaded release: small data computes itself
@@ -82,27 +104,12 @@ if ws.releases:
         result = rapid_cached(view, params)
         if result is None and auto:
             result = rapid_run(view, params)
-        results[name] = result
+        # at the RAPID page's score and threshold: the number the RAPID page shows
+        results[name] = None if result is None else rapid_at_page_settings(result)
     shown = {name: r for name, r in results.items() if r is not None}
     draw_scorecards(ws)
     if shown:
-        st.subheader("Headline: attribute-inference risk (RAPID)")
-        if len(views) > 1:
-            st.caption(f"{len(views)} candidates side by side, each on its own releases.")
-        for name, result in shown.items():
-            n = len(views[name].releases)
-            m0, m1, m2 = st.columns([2, 2, 2])
-            m0.markdown(f"**{name}**" + (f"  \n{n} replicates: mean over them" if n > 1 else ""))
-            m1.metric(
-                "RAPID (mean of attackers)",
-                f"{result.value:.3f}",
-                help="Share of real records whose sensitive value an attacker trained on "
-                "the release predicts confidently and correctly beyond the base "
-                "rate.",
-            )
-            m1.caption(fmt_ci(result.ci))
-            m2.metric("RAPID max (strongest attacker)", f"{result.rate_max:.3f}")
-            m2.caption(fmt_ci(result.ci_max))
+        st.subheader("Attribute-inference risk against the threshold (RAPID)")
         if len(shown) == 1:
             st.plotly_chart(
                 plots.rapid_threshold_curve(next(iter(shown.values()))), width="stretch"

@@ -1,6 +1,7 @@
 """Review & report: the decision record of a review, exported as HTML, PDF or JSON."""
 
 import datetime as dt
+import json
 
 import streamlit as st
 
@@ -8,6 +9,7 @@ import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core import MEASURES
 from ui.history import ALTERNATIVES, LAST_SAVED, db_url_input, save_review
+from ui.privacy import privacy_params
 from ui.report import (
     candidate_results,
     compute_measures,
@@ -233,9 +235,11 @@ if report is not None:
         mime="application/pdf",
         on_click="ignore",
     )
+    # the same document as `review --json`: verdicts by candidate, thresholds, and the
+    # whole review record under "review"
     d3.download_button(
         "Download JSON record",
-        report.to_json(),
+        json.dumps(pc.review_document(report, seed=int(privacy_params(ws)["seed"])), indent=2),
         file_name="privacy_review.json",
         mime="application/json",
         on_click="ignore",

@@ -77,10 +77,12 @@ from .report import (
     build_report,
     candidate_table,
     format_cell,
+    reference_record,
     render_html,
     render_pdf,
 )
 from .results import MetricResult
+from .review import load_review_config, review_document, run_review
 from .risk import (
     ATTACKER_LABELS,
     ATTACKERS,
@@ -145,6 +147,10 @@ __all__ = [
     "CATEGORICAL_METHODS",
     "CandidateVerdict",
     "DEFAULT_TAU",
+    "load_review_config",
+    "reference_record",
+    "review_document",
+    "run_review",
     "TAU_RANGE",
     "candidate_verdict",
     "exit_status",

@@ -96,7 +96,9 @@ def measure_options(
     if epsilon is not None:
         check_in_range("epsilon", epsilon, 0, math.inf, low_inclusive=False, high_inclusive=False)
     targets = attack_targets(n_rows, n_attacks)
-    predicates = 2000 if singling_out_mode == "paper" else singling_out_predicates(n_rows, n_attacks)
+    predicates = (
+        2000 if singling_out_mode == "paper" else singling_out_predicates(n_rows, n_attacks)
+    )
     sp = {"space": space}
     queries = {"max_queries": max_queries}
     ray = dict(backend or {})
@@ -428,4 +430,3 @@ __all__ = [
     "run_review",
     "singling_out_predicates",
 ]
-

@@ -166,7 +166,9 @@ def _value_ci(metric: Mapping[str, Any]) -> tuple[float | None, tuple[float, flo
         return None, None
     ci_t = (
         (float(ci[0]), float(ci[1]))
-        if isinstance(ci, (list, tuple)) and len(ci) >= 2 and None not in ci[:2]
+        if isinstance(ci, (list, tuple))
+        and len(ci) >= 2
+        and None not in ci[:2]
         and all(math.isfinite(float(c)) for c in ci[:2])
         else None
     )
@@ -267,9 +269,9 @@ class Reading:
         }
 
 
-def _badness(measure: str, value: float, ci: tuple[float, float] | None) -> tuple[
-    float, tuple[float, float], str
-]:
+def _badness(
+    measure: str, value: float, ci: tuple[float, float] | None
+) -> tuple[float, tuple[float, float], str]:
     """The reading on the lines' scale: the value for lower-is-better measures, the
     distance from the target for a target measure (the discriminator's 0.5), with the
     interval mapped the same way (its lower end 0 when the interval holds the target)."""
@@ -334,8 +336,7 @@ def judge(
     narrow = narrowing_hint(measure)
     if not uninformative and share is not None and share > UNINFORMATIVE_WIDTH:
         uninformative = (
-            f"its interval spans {share:.0%} of the measure's range, too wide to read; "
-            f"{narrow}"
+            f"its interval spans {share:.0%} of the measure's range, too wide to read; {narrow}"
         )
     subject = f"{shown}: its {scale}" if scale else shown
     status: Status
@@ -351,9 +352,8 @@ def judge(
         words = f"{subject} is at least {lo:.3f}, at or over the red line {threshold.red:g}"
     elif lo >= threshold.amber:
         status, level = "above", "amber"
-        words = (
-            f"{subject} is at least {lo:.3f}, at or over the amber line {threshold.amber:g}"
-            + (f" (it may reach the red line {threshold.red:g})" if hi >= threshold.red else "")
+        words = f"{subject} is at least {lo:.3f}, at or over the amber line {threshold.amber:g}" + (
+            f" (it may reach the red line {threshold.red:g})" if hi >= threshold.red else ""
         )
     else:
         status, level = "inconclusive", "inconclusive"
@@ -393,7 +393,10 @@ def _uninformative_reason(
         first = spec.calibration_note.split(":")[0].split(". ")[0]
         return f"not calibrated to read 0 on unseen rows and 1 on a copy ({first})"
     summary = (calibration or {}).get(measure)
-    if isinstance(summary, Mapping) and summary.get("verdict", "pass" if summary.get("pass") else "fail") == "fail":
+    if (
+        isinstance(summary, Mapping)
+        and summary.get("verdict", "pass" if summary.get("pass") else "fail") == "fail"
+    ):
         return "it failed the calibration contract on this data (see the calibration)"
     return ""
 
@@ -429,13 +432,20 @@ def measure_readings(
                 label="RAPID members minus non-members",
             )
             absolute = judge(
-                "rapid", head.value, head.ci, th["rapid"], role="context",
+                "rapid",
+                head.value,
+                head.ci,
+                th["rapid"],
+                role="context",
                 label="RAPID (strongest attacker, absolute)",
             )
             return [rel, absolute]
         return [
             judge(
-                "rapid", head.value, head.ci, th["rapid"],
+                "rapid",
+                head.value,
+                head.ci,
+                th["rapid"],
                 label="RAPID (strongest attacker, absolute)",
                 uninformative="an absolute risk with no relative reading: give a holdout of "
                 "real rows the generator never saw for members against non-members (R7, R8)",
@@ -445,12 +455,19 @@ def measure_readings(
         base = float(metric["baseline"])
         ci = (head.ci[0] - base, head.ci[1] - base) if head.ci else None
         rel = judge(
-            "ims", head.value - base, ci, th["ims"], uninformative=reason,
+            "ims",
+            head.value - base,
+            ci,
+            th["ims"],
+            uninformative=reason,
             label="Identical match share beyond its holdout baseline",
         )
         return [rel, judge("ims", head.value, head.ci, th["ims"], role="context")]
-    return [judge(measure, head.value, head.ci, th[measure], estimate=head.estimate,
-                  uninformative=reason)]
+    return [
+        judge(
+            measure, head.value, head.ci, th[measure], estimate=head.estimate, uninformative=reason
+        )
+    ]
 
 
 @dataclass(frozen=True)
@@ -554,13 +571,20 @@ def scorecard(
             if m in metrics:
                 readings.extend(measure_readings(m, metrics[m], th, calibration=calibration))
         level = _card_level(readings)
-        note = "" if readings else f"Not computed yet: {', '.join(_label(m) for m in family.measures)}."
+        note = (
+            ""
+            if readings
+            else f"Not computed yet: {', '.join(_label(m) for m in family.measures)}."
+        )
         if family.key == "attribute":
             cap, note = _r8_cap(readings, th)
             if cap is not None and _ORDER[level] > _ORDER[cap]:
                 level = cap
             if any(r.measure == "rapid" and r.status == "uninformative" for r in readings):
-                note = "Absolute risk only: RAPID's relative reading (members against non-members, R7) needs a holdout of real rows the generator never saw."
+                note = (
+                    "Absolute risk only: RAPID's relative reading (members against "
+                    "non-members, R7) needs a holdout of real rows the generator never saw."
+                )
         cards.append(Card(family, level, tuple(readings), note))
     return tuple(cards)
 
@@ -602,7 +626,8 @@ def _short(r: Reading) -> str:
         which = "red" if r.level == "red" else "amber"
         return f"{r.label} (at least {lo:.3f}, over the {which} line {line:g})"
     if r.status == "inconclusive":
-        return f"{r.label} ({lo:.3f} to {hi:.3f} across the amber line {r.threshold.amber:g}; {r.narrow})"
+        line = r.threshold.amber
+        return f"{r.label} ({lo:.3f} to {hi:.3f} across the amber line {line:g}; {r.narrow})"
     return f"{r.label} (at most {hi:.3f})"
 
 
@@ -624,7 +649,11 @@ def verdict_of(cards: Sequence[Card]) -> CandidateVerdict:
     if above:
         verdict: Verdict = "above"
         chosen = above
-        sentence = "Discloses more than a fresh real sample would on: " + "; ".join(map(_short, above)) + "."
+        sentence = (
+            "Discloses more than a fresh real sample would on: "
+            + "; ".join(map(_short, above))
+            + "."
+        )
         if unsure:
             sentence += " Inconclusive on: " + "; ".join(r.label for r in unsure) + "."
     elif unsure:

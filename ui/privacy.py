@@ -216,7 +216,8 @@ def nearest_records(ws: Workspace, release: int, record: Any):
 
 # ------------------------------------------------------------------ card text
 #: An interval wider than this share of the measure's range says little about the value.
-UNINFORMATIVE_WIDTH = 0.5
+# the engine's rule (privacy_core.scorecard): one width for the cards and the verdict
+from privacy_core.scorecard import UNINFORMATIVE_WIDTH  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -72,9 +72,9 @@ def candidate_results(ws: Workspace) -> list[CandidateResults]:
         if rapid is not None:
             results["rapid"] = rapid_at_page_settings(rapid)
         results.update(cached_results(view, PRIVACY_MEASURES, privacy_params(view)))
-        # MDS scores the generating method the user chose for its shadows, not a release:
-        # it belongs to the review when there is one candidate, never to each of several
-        mds = mds_cached(view, mds_settings(view)) if len(views) == 1 else None
+        # MDS scores the generating method the user chose for its shadows: it belongs to
+        # the candidate whose view the Privacy page computed it under (each its own)
+        mds = mds_cached(view, mds_settings(view))
         if mds is not None and not mds.stopped:
             results["mds"] = mds
         fid = fidelity_view(view, fidelity_params(view), scope_releases(view, ALL_RELEASES))

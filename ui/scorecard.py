@@ -15,14 +15,17 @@ import streamlit as st
 
 import privacy_core as pc
 from privacy_core.checklist import REVIEWER_QUESTIONS, STATUSES, Checklist
-from privacy_core.measures import MEASURES
+from privacy_core.measures import MEASURES, QUICK_REVIEW
+from privacy_core.report import reference_reading
 from privacy_core.scorecard import (
     DEFAULT_THRESHOLDS,
     LEVEL_WORDS,
+    CandidateVerdict,
     Card,
     Threshold,
     scorecard,
     user_threshold,
+    verdict_of,
 )
 
 from .state import keep, keep_shared, mirror, remembered
@@ -38,10 +41,17 @@ PAGE_FILES = {
     "fidelity": "pages/fidelity.py",
 }
 _BADGE = {
-    "green": ":green-badge[:material/check_circle: within threshold]",
-    "amber": ":orange-badge[:material/error: review]",
-    "red": ":red-badge[:material/cancel: above threshold]",
+    "green": ":green-badge[:material/check_circle: below the lines]",
+    "amber": ":orange-badge[:material/error: over the amber line]",
+    "red": ":red-badge[:material/cancel: over the red line]",
+    "inconclusive": ":blue-badge[:material/help: inconclusive]",
+    "uninformative": ":gray-badge[:material/block: uninformative here]",
     "none": ":gray-badge[:material/pending: not computed]",
+}
+_VERDICT = {
+    "below": (":material/check_circle:", "success"),
+    "above": (":material/cancel:", "error"),
+    "inconclusive": (":material/help:", "info"),
 }
 _STATUS_BADGE = {
     "met": ":green-badge[met]",
@@ -133,20 +143,48 @@ def thresholds_editor() -> None:
     )
 
 
+def _calibration_summary(ws: Workspace) -> dict[str, Any] | None:
+    from .report import session_calibration
+
+    cal = session_calibration(ws)
+    return None if cal is None else cal.to_dict().get("summary")
+
+
 def candidate_cards(ws: Workspace) -> dict[str, tuple[Card, ...]]:
-    """Candidate -> its cards, from the results this session already holds."""
+    """Candidate -> its cards, from the results this session already holds, read by the
+    engine's verdict policy under the thresholds in force and the session's calibration."""
     from .report import candidate_results  # the review glue: cached results per candidate
 
     th = thresholds()
+    cal = _calibration_summary(ws)
     return {
-        c.name: scorecard({m: r.to_dict() for m, r in c.results.items()}, thresholds=th)
+        c.name: scorecard(
+            {m: r.to_dict() for m, r in c.results.items()}, thresholds=th, calibration=cal
+        )
         for c in candidate_results(ws)
     }
 
 
-def draw_scorecard(cards: tuple[Card, ...]) -> None:
+def candidate_verdicts(cards: dict[str, tuple[Card, ...]]) -> dict[str, CandidateVerdict]:
+    """Each candidate's verdict: the engine's one policy over its cards."""
+    return {name: verdict_of(cs) for name, cs in cards.items()}
+
+
+def draw_verdicts(verdicts: dict[str, CandidateVerdict]) -> None:
+    """One sentence per candidate, above the cards: the stakeholder's answer."""
+    for name, v in verdicts.items():
+        icon, kind = _VERDICT[v.verdict]
+        box = getattr(st, kind)
+        box(f"**{name}: {v.verdict}.** {v.sentence}", icon=icon)
+
+
+def draw_scorecard(
+    cards: tuple[Card, ...], references: dict[str, dict[str, Any]] | None = None
+) -> None:
     """Cards in a grid: title, level in words (badge colour repeats it), headline value
-    with its interval, the line it crossed, and a link to the page that explains it."""
+    with its interval, the line it crossed, where it sits between HALF and SELF (when
+    those references were computed), and a link to the page that explains it."""
+    refs = references or {}
     for start in range(0, len(cards), 4):
         cols = st.columns(4)
         for col, card in zip(cols, cards[start : start + 4], strict=False):
@@ -159,14 +197,24 @@ def draw_scorecard(cards: tuple[Card, ...]) -> None:
             if head is not None:
                 box.markdown(f"### {head.value:.3f}")
                 box.caption(f"{head.label}: {head.words}")
+                where = reference_reading(head.value, refs.get(head.measure))
+                if where and head.role == "decides" and "members minus" not in head.label:
+                    box.caption(f"Against the references: {where}.")
                 others = [r for r in card.readings if r is not head]
                 if others:
                     box.caption(
                         "Also: "
                         + "; ".join(
-                            f"{r.label} {r.value:.3f} ({LEVEL_WORDS[r.level]})" for r in others
+                            f"{r.label} {r.value:.3f} ({LEVEL_WORDS[r.level]}"
+                            + (", context" if r.role == "context" else "")
+                            + ")"
+                            for r in others
                         )
                     )
+                if card.family.key == "fidelity":
+                    note = _fidelity_note(card)
+                    if note:
+                        box.caption(note)
             else:
                 box.caption(card.family.question)
             if card.note and head is not None:
@@ -176,18 +224,21 @@ def draw_scorecard(cards: tuple[Card, ...]) -> None:
             )
 
 
-# Quick measures that fill the empty cards in seconds on the demo (the slow ones, e.g.
-# GTCAP, DOMIAS, ML affinity, Wasserstein, stay on their pages).
-QUICK = (
-    "singling_out",
-    "linkability",
-    "inference",
-    "membership",
-    "dcr",
-    "ims",
-    "query_error",
-    "discriminator",
-)
+def _fidelity_note(card: Card) -> str:
+    """Say why a discriminator below chance is not good news (memorisation)."""
+    disc = next((r for r in card.readings if r.measure == "discriminator"), None)
+    if disc is None or disc.value >= 0.5 or disc.level == "green":
+        return ""
+    return (
+        f"The discriminator's AUC {disc.value:.3f} is below 0.5: it does worse than chance, "
+        "which near-copies of training records cause (memorisation); check the privacy "
+        "measures."
+    )
+
+
+# Quick measures that fill the empty cards in seconds on the demo (the engine's list,
+# which ``review`` runs by default too; the slow ones stay on their pages).
+QUICK = QUICK_REVIEW
 
 
 def missing_quick(ws: Workspace) -> dict[str, list[str]]:
@@ -206,6 +257,15 @@ def missing_quick(ws: Workspace) -> dict[str, list[str]]:
         if wanted:
             out[c.name] = wanted
     return out
+
+
+def quick_should_autorun(ws: Workspace) -> bool:
+    """Fill the quick cards without a click when the data are small (the pages' one
+    auto-run limit, real rows x releases): the built-in demo shows every quick card on
+    first load."""
+    from .evaluations import AUTO_RUN_MAX_CELLS
+
+    return len(ws.real.frame) * max(len(ws.releases), 1) <= AUTO_RUN_MAX_CELLS
 
 
 def fill_quick(ws: Workspace) -> bool:
@@ -331,6 +391,9 @@ __all__ = [
     "STATUSES",
     "answers",
     "candidate_cards",
+    "candidate_verdicts",
+    "draw_verdicts",
+    "quick_should_autorun",
     "checklist_for",
     "checklist_questions",
     "draw_checklist",

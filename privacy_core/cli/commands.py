@@ -284,7 +284,9 @@ def _options(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]
     ``review`` use too (:func:`privacy_core.review.measure_options`)."""
     from ..review import measure_options
 
-    get = lambda name, default=None: getattr(args, name, default)  # noqa: E731
+    def get(name: str, default: Any = None) -> Any:
+        return getattr(args, name, default)
+
     return measure_options(
         n_rows,
         alpha=get("alpha", 2.0),
@@ -295,7 +297,9 @@ def _options(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]
         singling_out_mode=get("singling_out_mode", "multivariate"),
         singling_out_cols=get("singling_out_cols", 3),
         radius=get("radius", 0.1),
-        gtcap_weighting=_gtcap_weighting(args) if hasattr(args, "gtcap_weighting") else "box_pooled",
+        gtcap_weighting=_gtcap_weighting(args)
+        if hasattr(args, "gtcap_weighting")
+        else "box_pooled",
         membership=_membership_options(args) if hasattr(args, "h") else None,
         mds=_mds_options(args) if hasattr(args, "shadow_method") else None,
         max_rows=get("max_rows", 3000),

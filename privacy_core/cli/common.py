@@ -49,9 +49,7 @@ def check_report_path(out: str) -> None:
     folder that exists."""
     path = Path(out)
     if path.suffix.lower() not in REPORT_SUFFIXES:
-        raise CLIError(
-            f"--out must end in .html or .pdf (the report's format); got {out!r}."
-        )
+        raise CLIError(f"--out must end in .html or .pdf (the report's format); got {out!r}.")
     parent = path.expanduser().parent
     if not parent.is_dir():
         raise CLIError(

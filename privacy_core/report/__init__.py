@@ -32,6 +32,7 @@ from .model import (
     family_of,
     format_cell,
     reference_reading,
+    reference_record,
     replicate_spread,
 )
 from .pdf import LAST_PAGE_MIN_MM, pdf_layout, render_pdf
@@ -54,6 +55,7 @@ __all__ = [
     "format_cell",
     "pdf_layout",
     "reference_reading",
+    "reference_record",
     "render_html",
     "render_pdf",
     "replicate_spread",

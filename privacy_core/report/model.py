@@ -256,7 +256,7 @@ def build_report(
             if isinstance(review_date, _dt.date)
             else str(review_date).strip()
         ),
-        references=_reference_record(references or {}),
+        references=reference_record(references or {}),
         alternatives=[dict(a) for a in alternatives],
         thresholds=thresholds_record(thresholds, set_by=thresholds_set_by),
     )
@@ -277,9 +277,12 @@ def build_report(
     return dataclasses.replace(report, checklist=checklist.to_dict())
 
 
-def _reference_record(
+def reference_record(
     references: Mapping[str, Mapping[str, MetricResult | None]],
 ) -> dict[str, dict[str, dict[str, Any]]]:
+    """Measure -> reference kind (``half``, ``self``, ``histogram``) -> its headline
+    (``value``, ``ci``): the same statistic as the candidates' (RAPID: the strongest
+    attacker), aggregates only."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for measure, by_kind in references.items():
         kinds = {}

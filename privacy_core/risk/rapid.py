@@ -93,6 +93,8 @@ def check_tau(tau: Any, method: str) -> float:
     """τ for a categorical gain method, range-checked (NaN and infinities refused)."""
     low, high = TAU_RANGE[check_choice("method", method, CATEGORICAL_METHODS)]
     return check_in_range("tau", tau, low, high)
+
+
 DEFAULT_EPSILON = 0.10
 # Above this many stored bootstrap weights (B x n float32 = 4 bytes each) the weights
 # are redrawn in chunks at each aggregation instead of kept: bounded memory on 1M rows.

@@ -42,7 +42,7 @@ def test_mds_runs_from_the_form_and_joins_the_drill_down():
     # with one candidate, the review's exports carry it (aggregates, its shadow set-up)
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
-    doc = json.loads(download(at, "Download JSON record"))
+    doc = json.loads(download(at, "Download JSON record"))["review"]
     assert json.dumps(doc["metrics"]).count('"shadow_models": 4') >= 1
 
 

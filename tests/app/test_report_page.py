@@ -41,7 +41,7 @@ def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export():
     at.radio(key="report_decision").set_value("do not release").run()
     assert not at.exception
 
-    record = json.loads(download(at, "Download JSON record"))
+    record = json.loads(download(at, "Download JSON record"))["review"]
     assert record["sign_off"] == {
         "reviewer": "Zoë <b>Łukasz</b>",
         "role": "privacy officer",
@@ -121,7 +121,7 @@ def test_the_report_shows_the_rapid_figure_of_the_page_for_every_scoring_method(
         assert not at.exception
         mean, strongest = _page_rapid(at)
         goto(at, "pages/report.py")
-        record = json.loads(download(at, "Download JSON record"))
+        record = json.loads(download(at, "Download JSON record"))["review"]
         rapid = record["candidates"][0]["metrics"]["rapid"]
         assert rapid["params"]["method"] == method
         assert rapid["params"]["tau"] == tau

@@ -19,18 +19,31 @@ def _texts(at: AppTest) -> str:
 def _badge(at: AppTest, family: str) -> str:
     """The level badge drawn right after a card's title."""
     values = [m.value for m in at.markdown]
-    return values[values.index(f"**{family}**") + 1]
+    title = next(i for i, v in enumerate(values) if v.startswith(f"**{family}**"))
+    return values[title + 1]
 
 
-def test_overview_scorecard_fills_in_and_reads_against_edited_thresholds():
+def _verdicts(at) -> list[str]:
+    """The verdict lines above the cards (one alert per candidate)."""
+    return [
+        e.value
+        for e in [*at.success, *at.error, *at.info]
+        if isinstance(e.value, str)
+        and e.value.startswith("**")
+        and ("below." in e.value or "above." in e.value or "inconclusive." in e.value)
+    ]
+
+
+def test_overview_answers_with_no_click_and_reads_against_edited_thresholds():
     # the demo's evaluations are shared by every session (and every test in this process):
-    # start from none, as a fresh server does, so that the empty cards are there to fill
+    # start from none, as a fresh server does
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=600)
-    at.run()  # the demo: RAPID runs itself on the overview
+    at.run()  # the demo: RAPID and every quick card compute themselves on first load
     assert not at.exception, at.exception
     text = _texts(at)
-    assert "Scorecard" in [h.value for h in at.subheader]
+    heads = [h.value for h in at.subheader]
+    assert heads.index("Verdict") < heads.index("Scorecard")  # the answer above the cards
     for family in (
         "Attribute inference",
         "Identity (singling out)",
@@ -41,38 +54,37 @@ def test_overview_scorecard_fills_in_and_reads_against_edited_thresholds():
         "Utility",
     ):
         assert f"**{family}**" in text
-    # RAPID is computed: its card has a level in words and the line it was read against
-    assert "RAPID attribute inference" in text and "line" in text
-    assert "not computed" in text  # the families no page has computed yet say so
-    # one click fills the empty cards with the quick measures; the button then goes
-    at.button(key="overview_fill").click().run()
-    assert not at.exception, at.exception
-    assert "not computed" not in _texts(at)
+    # every quick card is filled on first load: no button to press
+    for family in ("Identity (singling out)", "Linkability", "Similarity indicators", "Fidelity"):
+        assert "not computed" not in _badge(at, family), family
     assert not [b for b in at.button if b.key == "overview_fill"]
+    # RAPID decides on its relative reading (the demo has a holdout); the absolute is context
+    assert "RAPID members minus non-members" in text and "amber line" in text
+    (verdict,) = _verdicts(at)  # one candidate, one sentence naming what decided it
+    assert "Comparable to a fresh real sample" in verdict or " on: " in verdict
 
-    # stricter lines turn the RAPID card red; the change survives a page switch
-    # the thresholds table (AppTest cannot type into a data editor: set what its edit sets)
-    assert any(len(df.value) == 17 and "amber from" in df.value.columns for df in at.dataframe)
-    # absolute alone above its red line stays amber (R8: the demo's release adds little
-    # beyond what non-members reveal); with the relative line lowered too, it turns red
-    at.session_state["review_thresholds"] = {"rapid": (0.0, 0.01)}
+    # lines at 0 put any risk clipped at 0 over the red line: the card and the verdict
+    # turn, and the export says the same
+    at.session_state["review_thresholds"] = {"singling_out": (0.0, 0.0)}
     at.run()
-    assert "review" in _badge(at, "Attribute inference")
-    assert "R8: the absolute risk" in _texts(at)
-    at.session_state["review_thresholds"] = {"rapid": (0.0, 0.01), "rapid_relative": (0.0, 0.001)}
-    at.run()
-    assert "above threshold" in _badge(at, "Attribute inference")
+    assert "over the red line" in _badge(at, "Identity (singling out)")
+    (verdict,) = _verdicts(at)
+    assert "above." in verdict and "Singling out (at least" in verdict
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
-    record = json.loads(download(at, "Download JSON record"))
-    assert record["thresholds"]["changed"] == ["rapid", "rapid_relative"]
-    assert record["thresholds"]["lines"]["rapid"] == {
+    doc = json.loads(download(at, "Download JSON record"))
+    record = doc["review"]
+    assert record["thresholds"]["changed"] == ["singling_out"]
+    assert record["thresholds"]["lines"]["singling_out"] == {
         "amber": 0.0,
-        "red": 0.01,
+        "red": 0.0,
         "basis": "set by the reviewer",
     }
-    card = next(c for c in next(iter(record["scorecards"].values())) if c["family"] == "attribute")
+    card = next(c for c in next(iter(record["scorecards"].values())) if c["family"] == "identity")
     assert card["level"] == "red"
+    (cand,) = doc["candidates"].values()
+    assert cand["verdict"] == "above" and "singling_out" in cand["deciding"]
+    assert cand["sentence"] in verdict
 
 
 def test_review_page_walks_r1_to_r10_and_takes_the_reviewers_answers():
@@ -92,7 +104,7 @@ def test_review_page_walks_r1_to_r10_and_takes_the_reviewers_answers():
     at.radio(key="review_answer_scenario").set_value("release").run()
     at.text_input(key="review_thresholds_set_by").set_value("Ethics board").run()
     assert not at.exception, at.exception
-    record = json.loads(download(at, "Download JSON record"))
+    record = json.loads(download(at, "Download JSON record"))["review"]
     items = {i["code"]: i for i in record["checklist"]["items"]}
     assert items["R1"]["status"] == "met" and "public register" in items["R1"]["evidence"]
     assert items["R10"]["status"] == "not applicable"

@@ -46,7 +46,7 @@ def test_regenerate_compares_records_and_adds_a_candidate():
 
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
-    record = json.loads(download(at, "Download JSON record"))
+    record = json.loads(download(at, "Download JSON record"))["review"]
     assert record["alternatives"][0]["description"] == "release regenerated with cart (min_leaf 80)"
     assert len(record["candidates"]) == 2
 

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
+from test_cli import run  # the in-process runner of the CLI contract tests
 
 from privacy_core.datasets import simulate_health
 from privacy_core.review import measure_options
 from privacy_core.synth import synthesize
-from test_cli import run  # the in-process runner of the CLI contract tests
 
 QIS = ["gender", "age", "education"]
 PRIVACY = ["ims", "dcr", "singling_out", "linkability", "inference", "membership"]
@@ -50,15 +50,31 @@ def _review(cfg: Path, *more: str):
 
 
 def test_review_numbers_equal_the_privacy_rapid_and_fidelity_commands(files):
-    cfg = _config(files, [("cart.csv", "CART")], measures=["rapid", *PRIVACY], extra=(
-        f"\nfidelity = {json.dumps(FIDELITY)}\n"
-    ))
+    cfg = _config(
+        files,
+        [("cart.csv", "CART")],
+        measures=["rapid", *PRIVACY],
+        extra=(f"\nfidelity = {json.dumps(FIDELITY)}\n"),
+    )
     out, doc = _review(cfg)
     assert out.returncode in (0, 3, 4), out.stderr
     review = doc["candidates"]["CART"]["metrics"]
-    shared = ["--real", str(files / "train.csv"), "--synthetic", str(files / "cart.csv"),
-              "--control", str(files / "hold.csv"), "--qi", ",".join(QIS),
-              "--sensitive", "disease", "--seed", "3", "--json", "-"]
+    shared = [
+        "--real",
+        str(files / "train.csv"),
+        "--synthetic",
+        str(files / "cart.csv"),
+        "--control",
+        str(files / "hold.csv"),
+        "--qi",
+        ",".join(QIS),
+        "--sensitive",
+        "disease",
+        "--seed",
+        "3",
+        "--json",
+        "-",
+    ]
     privacy = json.loads(run("privacy", *shared, "--metrics", ",".join(PRIVACY)).stdout)
     fidelity = json.loads(run("fidelity", *shared, "--metrics", ",".join(FIDELITY)).stdout)
     rapid = json.loads(run("rapid", *shared).stdout)["metrics"]["rapid"]
@@ -76,7 +92,9 @@ def test_review_numbers_equal_the_privacy_rapid_and_fidelity_commands(files):
 
 
 def test_review_json_holds_a_verdict_per_candidate(files, tmp_path):
-    cfg = _config(files, [("cart.csv", "CART"), ("copy.csv", "COPY")], measures=["singling_out", "inference"])
+    cfg = _config(
+        files, [("cart.csv", "CART"), ("copy.csv", "COPY")], measures=["singling_out", "inference"]
+    )
     html = tmp_path / "r.html"
     out, doc = _review(cfg, "--out", str(html))
     assert set(doc["candidates"]) == {"CART", "COPY"}
@@ -87,21 +105,32 @@ def test_review_json_holds_a_verdict_per_candidate(files, tmp_path):
     assert copy["verdict"] == "above" and copy["deciding"]
     assert out.returncode == doc["exit_status"] == 3
     assert doc["metrics"] == {}  # several candidates are never merged
-    assert doc["thresholds"]["lines"]["singling_out"] == {"amber": 0.05, "red": 0.2,
-                                                           "basis": "product default"}
+    assert doc["thresholds"]["lines"]["singling_out"] == {
+        "amber": 0.05,
+        "red": 0.2,
+        "basis": "product default",
+    }
     page = html.read_text()
     assert "COPY: above." in page and copy["sentence"].split(":")[0] in page
 
 
 def test_review_exit_status_below_and_inconclusive(files):
     # generous lines, one candidate that never saw the data: below (exit 0)
-    calm = _config(files, [("cart.csv", "CART")], measures=["singling_out"],
-                   lines={"singling_out": (0.95, 0.99)})
+    calm = _config(
+        files,
+        [("cart.csv", "CART")],
+        measures=["singling_out"],
+        lines={"singling_out": (0.95, 0.99)},
+    )
     out, doc = _review(calm)
     assert doc["candidates"]["CART"]["verdict"] == "below" and out.returncode == 0
     # an amber line inside every interval that starts at 0: inconclusive (exit 4)
-    tight = _config(files, [("cart.csv", "CART")], measures=["singling_out"],
-                    lines={"singling_out": (1e-6, 0.99)})
+    tight = _config(
+        files,
+        [("cart.csv", "CART")],
+        measures=["singling_out"],
+        lines={"singling_out": (1e-6, 0.99)},
+    )
     out, doc = _review(tight)
     assert doc["candidates"]["CART"]["verdict"] == "inconclusive" and out.returncode == 4
 
@@ -110,8 +139,8 @@ def test_review_exit_status_below_and_inconclusive(files):
     "extra, message",
     [
         ("\n[typo]\nx = 1\n", "unknown key"),
-        ('\n[thresholds]\ntau = 2\n', "`tau` must be in"),
-        ('\n[thresholds]\nalpha = 100\n', "`alpha` must be in"),
+        ("\n[thresholds]\ntau = 2\n", "`tau` must be in"),
+        ("\n[thresholds]\nalpha = 100\n", "`alpha` must be in"),
         ("\n[thresholds.lines]\nsingling_out = [0.3, 0.1]\n", "amber <= red"),
     ],
 )
@@ -137,20 +166,50 @@ def test_review_refuses_a_missing_file_and_a_bad_out_before_computing(files, tmp
 
 @pytest.mark.parametrize("tau", ["nan", "inf", "2", "-0.5"])
 def test_rapid_refuses_a_tau_outside_its_range(files, tau):
-    out = run("rapid", "--real", str(files / "train.csv"), "--synthetic", str(files / "copy.csv"),
-              "--qi", ",".join(QIS), "--sensitive", "disease", "--tau", tau)
+    out = run(
+        "rapid",
+        "--real",
+        str(files / "train.csv"),
+        "--synthetic",
+        str(files / "copy.csv"),
+        "--qi",
+        ",".join(QIS),
+        "--sensitive",
+        "disease",
+        "--tau",
+        tau,
+    )
     assert out.returncode == 2 and out.stderr.startswith("error:") and "tau" in out.stderr
 
 
 def test_rapid_refuses_zero_trees(files):
-    out = run("rapid", "--real", str(files / "train.csv"), "--synthetic", str(files / "cart.csv"),
-              "--qi", ",".join(QIS), "--sensitive", "disease", "--n-trees", "0")
+    out = run(
+        "rapid",
+        "--real",
+        str(files / "train.csv"),
+        "--synthetic",
+        str(files / "cart.csv"),
+        "--qi",
+        ",".join(QIS),
+        "--sensitive",
+        "disease",
+        "--n-trees",
+        "0",
+    )
     assert out.returncode == 2 and "n_trees" in out.stderr
 
 
 def test_report_checks_its_output_path_before_computing(files, tmp_path):
-    args = ["--real", str(files / "train.csv"), "--synthetic", str(files / "cart.csv"),
-            "--qi", ",".join(QIS), "--sensitive", "disease"]
+    args = [
+        "--real",
+        str(files / "train.csv"),
+        "--synthetic",
+        str(files / "cart.csv"),
+        "--qi",
+        ",".join(QIS),
+        "--sensitive",
+        "disease",
+    ]
     start = time.perf_counter()
     out = run("report", *args, "--out", str(tmp_path / "missing" / "r.html"))
     assert out.returncode == 2 and "does not exist" in out.stderr

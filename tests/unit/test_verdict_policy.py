@@ -89,7 +89,9 @@ def test_a_failed_calibration_makes_a_measure_uninformative_here():
     cal = {"singling_out": {"pass": False}}
     cards = scorecard({"singling_out": _m(0.5, (0.4, 0.6))}, calibration=cal)
     assert _card(cards, "identity").level == "uninformative"
-    ok = scorecard({"singling_out": _m(0.5, (0.4, 0.6))}, calibration={"singling_out": {"pass": True}})
+    ok = scorecard(
+        {"singling_out": _m(0.5, (0.4, 0.6))}, calibration={"singling_out": {"pass": True}}
+    )
     assert _card(ok, "identity").level == "red"
 
 
