@@ -290,6 +290,11 @@ if model == VIEW:
                 f":orange-badge[:material/warning: uncalibrated on this data] "
                 f"**{row.measure}** — {row.reasons}.{note}"
             )
+        elif row.status.startswith("?"):
+            st.markdown(
+                f":blue-badge[:material/help: inconclusive] **{row.measure}** — "
+                f"{row.reasons}.{note}"
+            )
         elif row.status.startswith("✓") and note:
             st.markdown(f":green-badge[:material/check: calibrated] **{row.measure}** —{note}")
     unfinished = table.loc[table["status"].str.startswith("…"), "measure"].tolist()

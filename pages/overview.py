@@ -12,7 +12,7 @@ from ui.evaluations import (
     rapid_should_autorun,
 )
 from ui.report import session_references
-from ui.runner import guarded
+from ui.runner import collected_notes, guarded
 from ui.scorecard import (
     candidate_cards,
     candidate_verdicts,
@@ -53,9 +53,18 @@ def draw_scorecards(ws) -> None:
     """The verdict per candidate, then every measure family at a glance, per candidate,
     read against the thresholds by the engine's one verdict policy."""
     if (missing := missing_quick(ws)) and quick_should_autorun(ws):
-        # the built-in demo and small uploads: every quick card filled on first load
-        with st.spinner("Computing the quick measures for every card…"):
+        # the built-in demo and small uploads: every quick card filled on first load; the
+        # measures' notes belong to their pages (the Privacy page shows each one)
+        with (
+            st.expander("Computing the quick measures", icon=":material/bolt:"),
+            collected_notes() as notes,
+        ):
             guarded(lambda: fill_quick(ws))
+        if notes:
+            st.caption(
+                f"The quick measures left {len(notes)} note(s) on their pages "
+                "(Privacy metrics, Fidelity & utility): read them before you decide."
+            )
         missing = missing_quick(ws)
     by_candidate = candidate_cards(ws)
     st.subheader("Verdict")
@@ -72,7 +81,7 @@ def draw_scorecards(ws) -> None:
     if missing:
         names = sorted({m for ms in missing.values() for m in ms})
         clicked = st.button(
-            f"Fill the empty cards ({len(names)} quick measures)",
+            f"Compute the quick measures ({len(names)} missing)",
             icon=":material/bolt:",
             key="overview_fill",
             help="Computes " + ", ".join(names) + " for every candidate, "

@@ -62,7 +62,9 @@ with st.expander("Settings (recomputes the affected measures)"):
             100_000,
             int(params["n_attacks"]),
             100,
-            help="Consensus R2: evaluate all records; a sample is faster.",
+            help="Consensus R2: evaluate all records; a sample is faster. Singling out "
+            "draws 500 random predicates (2,000 per configuration under the papers' "
+            "protocol) unless you set a number here.",
         )
         k = c2.number_input("k-NN: largest k", 1, 20, int(params["k"]))
         radius = c3.number_input(
@@ -327,6 +329,9 @@ for i, (name, res) in enumerate(shown.items()):
         if cal is not None:
             if cal.status == "uncalibrated":
                 st.badge("uncalibrated on this data", icon=":material/warning:", color="orange")
+                st.caption(f"**Why:** {cal.reasons}.")
+            elif cal.status == "inconclusive":
+                st.badge("calibration inconclusive", icon=":material/help:", color="blue")
                 st.caption(f"**Why:** {cal.reasons}.")
             elif cal.status == "incomplete":
                 st.badge("calibration incomplete", icon=":material/hourglass_top:", color="gray")

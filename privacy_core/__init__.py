@@ -82,7 +82,13 @@ from .report import (
     render_pdf,
 )
 from .results import MetricResult
-from .review import load_review_config, review_document, run_review
+from .review import (
+    attack_targets,
+    load_review_config,
+    measure_options,
+    review_document,
+    run_review,
+)
 from .risk import (
     ATTACKER_LABELS,
     ATTACKERS,
@@ -147,7 +153,9 @@ __all__ = [
     "CATEGORICAL_METHODS",
     "CandidateVerdict",
     "DEFAULT_TAU",
+    "attack_targets",
     "load_review_config",
+    "measure_options",
     "reference_record",
     "review_document",
     "run_review",

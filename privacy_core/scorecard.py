@@ -19,6 +19,10 @@ line, *inconclusive* when one straddles a line (or none can decide), else *below
 one sentence that names the measures behind it. Similarity indicators (R3), fidelity and
 utility have cards but never decide the verdict.
 
+Why one module: judging a reading, combining readings into a card and cards into a
+candidate's verdict are the three steps of one policy; every view reads them together,
+and a change to one step (what decides, what is context) changes the others.
+
 The cards work on metric dictionaries (``MetricResult.to_dict()``, or a stored report's
 ``candidates[i]["metrics"]``), so a review opened from the history reads the same as a
 live one, and nothing is computed here. Thresholds are policy, not science (consensus
@@ -246,6 +250,9 @@ class Reading:
     estimate: float | None = None
     role: Literal["decides", "context"] = "decides"
     narrow: str = ""
+    # a relative reading (members minus non-members, beyond a baseline), not on the
+    # scale of the measure's own references (HALF, SELF)
+    relative: bool = False
 
     @property
     def decides(self) -> bool:
@@ -262,6 +269,7 @@ class Reading:
             "status": self.status,
             "level": self.level,
             "role": self.role,
+            "relative": self.relative,
             "amber": self.threshold.amber,
             "red": self.threshold.red,
             "basis": self.threshold.basis,
@@ -431,6 +439,7 @@ def measure_readings(
                 th["rapid_relative"],
                 label="RAPID members minus non-members",
             )
+            rel = replace(rel, relative=True)
             absolute = judge(
                 "rapid",
                 head.value,
@@ -462,6 +471,7 @@ def measure_readings(
             uninformative=reason,
             label="Identical match share beyond its holdout baseline",
         )
+        rel = replace(rel, relative=True)
         return [rel, judge("ims", head.value, head.ci, th["ims"], role="context")]
     return [
         judge(

@@ -50,10 +50,13 @@ def keep_choice(key: str, options: Sequence[Any], default: Any) -> None:
 
 
 # ============================================================================ fidelity page
+# the engine's defaults (privacy_core.review.measure_options): the CLI and `review` use
+# the same, so the page and the command line compute the same numbers
+_ENGINE = pc.measure_options(0)
 FIDELITY_DEFAULTS: dict[str, Any] = {
-    "max_rows": 1000,
-    "evaluators": ("linear", "tree", "rf", "xgb"),
-    "bootstrap": 200,
+    "max_rows": _ENGINE["wasserstein"]["max_rows"],
+    "evaluators": _ENGINE["mla"]["evaluators"],
+    "bootstrap": _ENGINE["discriminator"]["bootstrap"],
     "seed": 0,
 }
 ALL_RELEASES = -1
@@ -77,12 +80,13 @@ def fidelity_metrics(ws: Workspace) -> list[str]:
 
 
 def metric_options(metric: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The engine options of one measure under the page's settings."""
-    if metric == "wasserstein":
-        return {"max_rows": int(params["max_rows"]) if params["max_rows"] else None}
-    if metric == "mla":
-        return {"evaluators": tuple(params["evaluators"]), "bootstrap": int(params["bootstrap"])}
-    return {"bootstrap": int(params["bootstrap"])}
+    """The engine options of one measure under the page's settings (the engine's table)."""
+    return pc.measure_options(
+        0,
+        max_rows=int(params["max_rows"]) if params["max_rows"] else None,
+        fidelity_bootstrap=int(params["bootstrap"]),
+        evaluators=tuple(params["evaluators"]),
+    )[metric]
 
 
 def scope_releases(ws: Workspace, scope: int) -> tuple[int, ...]:

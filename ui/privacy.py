@@ -38,10 +38,10 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
         aux_a, aux_b = linkability_halves(ws.real.fingerprint, qis, ws)
     else:
         aux_a, aux_b = qis, qis[:1]
-    # every record is attacked up to 50,000 rows (consensus R2; 500 sampled targets read a
-    # private release as 0.2 by chance); singling out's predicates stay at 500 above 5,000
+    # the engine's rule (pc.attack_targets): every record up to 50,000 rows (consensus R2;
+    # 500 sampled targets read a private release as 0.2 by chance), shown as 0
     defaults = {
-        "n_attacks": 0 if n <= 50_000 else 500,
+        "n_attacks": pc.attack_targets(n) or 0,
         "k": 5,
         "radius": 0.1,
         "gtcap_weighting": "box_pooled",
@@ -60,37 +60,29 @@ def privacy_params(ws: Workspace) -> dict[str, Any]:
 
 
 def _options(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    n_attacks = params["n_attacks"] or None  # 0 means every record (consensus R2)
-    # singling out draws one predicate per distinct record for "every record": affordable
-    # up to 5,000 rows, 500 predicates (the attack's default) above
-    so_attacks = n_attacks or (None if params.get("n_rows", 0) <= 5000 else 500)
-    space = {"space": params.get("space", "shared")}
-    opts: dict[str, dict[str, Any]] = {
-        "dcr": space,
-        "knn": {"k_max": params["k"], **space},
-        # the paper protocol fixes its own N_A (2,000 predicates per configuration)
-        "singling_out": {
-            "n_attacks": 2000 if params["so_mode"] == "paper" else so_attacks,
-            "mode": params["so_mode"],
-            "n_cols": params["so_cols"] if params["so_mode"] == "multivariate" else 1,
-            **space,
-        },
-        "linkability": {
-            "n_attacks": n_attacks,
-            "aux_cols": (list(params["aux_a"]), list(params["aux_b"])),
-            **space,
-        },
-        "inference": {"n_attacks": n_attacks, **space},
-        "ml_inference": {"n_attacks": n_attacks},
-        "gtcap": {"radius": params["radius"], "weighting": params["gtcap_weighting"]},
-        "membership": {
+    """One measure's options under the page's settings, through the engine's one table
+    (``pc.measure_options``): the ``privacy`` and ``review`` commands build theirs with it
+    too, so the app and the command line compute the same numbers."""
+    mode = params["so_mode"]
+    opts = pc.measure_options(
+        int(params.get("n_rows", 0)),
+        k=params["k"],
+        space=params.get("space", "shared"),
+        n_attacks=params["n_attacks"],  # 0 means every record (consensus R2)
+        singling_out_mode=mode,
+        singling_out_cols=params["so_cols"] if mode == "multivariate" else 1,
+        radius=params["radius"],
+        gtcap_weighting=params["gtcap_weighting"],
+        membership={
             "sampling_fraction": params["mem_t"],
             "h": params["mem_h"],
             "beta": params["mem_beta"],
             "scenario": params["mem_scenario"],
             "population_share": params["mem_share"] if params["mem_scenario"] == "B" else None,
         },
-    }
+    )
+    # the informative halves the page shows (the engine's default split, computed once)
+    opts["linkability"]["aux_cols"] = (list(params["aux_a"]), list(params["aux_b"]))
     return opts.get(name, {})
 
 

@@ -15,8 +15,10 @@ finds them there (:func:`stoppable_result`) and shows them as a stopped result.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -84,7 +86,26 @@ def _attempt(compute: Callable[[ProgressFn], T], progress: ProgressFn) -> T | Fa
         )
 
 
+# While set, measures' notes are collected here instead of drawn (the Overview fills its
+# cards quietly: each note is shown on the page of its measure)
+_COLLECTING: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "collected_notes", default=None
+)
+
+
+@contextlib.contextmanager
+def collected_notes() -> Iterator[list[str]]:
+    """Collect the measures' warnings of the work inside, instead of drawing them."""
+    notes: list[str] = []
+    token = _COLLECTING.set(notes)
+    try:
+        yield notes
+    finally:
+        _COLLECTING.reset(token)
+
+
 def show_warnings(caught: list[Any]) -> None:
+    collecting = _COLLECTING.get()
     seen = set()
     for w in caught:
         # The data page shows the unseen-category note when the tables are loaded; every
@@ -94,7 +115,10 @@ def show_warnings(caught: list[Any]) -> None:
             continue
         if issubclass(w.category, pc.PrivacyCoreWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
-            st.warning(str(w.message))
+            if collecting is not None:
+                collecting.append(str(w.message))
+            else:
+                st.warning(str(w.message))
 
 
 def guarded(fn: Callable[[], T], *, control: str | None = None) -> T | None:

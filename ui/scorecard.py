@@ -49,9 +49,9 @@ _BADGE = {
     "none": ":gray-badge[:material/pending: not computed]",
 }
 _VERDICT = {
-    "below": (":material/check_circle:", "success"),
-    "above": (":material/cancel:", "error"),
-    "inconclusive": (":material/help:", "info"),
+    "below": ":green-badge[:material/check_circle: below the lines]",
+    "above": ":red-badge[:material/cancel: above a line]",
+    "inconclusive": ":blue-badge[:material/help: inconclusive]",
 }
 _STATUS_BADGE = {
     "met": ":green-badge[met]",
@@ -171,11 +171,11 @@ def candidate_verdicts(cards: dict[str, tuple[Card, ...]]) -> dict[str, Candidat
 
 
 def draw_verdicts(verdicts: dict[str, CandidateVerdict]) -> None:
-    """One sentence per candidate, above the cards: the stakeholder's answer."""
+    """One sentence per candidate, above the cards: the stakeholder's answer (a bordered
+    box with a badge: alerts stay for errors)."""
     for name, v in verdicts.items():
-        icon, kind = _VERDICT[v.verdict]
-        box = getattr(st, kind)
-        box(f"**{name}: {v.verdict}.** {v.sentence}", icon=icon)
+        box = st.container(border=True)
+        box.markdown(f"{_VERDICT[v.verdict]} **Verdict for {name}: {v.verdict}.** {v.sentence}")
 
 
 def draw_scorecard(
@@ -197,9 +197,13 @@ def draw_scorecard(
             if head is not None:
                 box.markdown(f"### {head.value:.3f}")
                 box.caption(f"{head.label}: {head.words}")
-                where = reference_reading(head.value, refs.get(head.measure))
-                if where and head.role == "decides" and "members minus" not in head.label:
-                    box.caption(f"Against the references: {where}.")
+                # HALF and SELF are absolute readings: placed against the reading on
+                # their scale (RAPID's absolute headline, not its relative reading)
+                for r in card.readings:
+                    where = reference_reading(r.value, refs.get(r.measure))
+                    if where and not r.relative:
+                        box.caption(f"{r.label} against the references: {where}.")
+                        break
                 others = [r for r in card.readings if r is not head]
                 if others:
                     box.caption(
@@ -242,17 +246,16 @@ QUICK = QUICK_REVIEW
 
 
 def missing_quick(ws: Workspace) -> dict[str, list[str]]:
-    """Candidate -> the quick measures of families whose card is still empty."""
+    """Candidate -> the quick measures it lacks (each card's deciding evidence: a card
+    with RAPID alone still lacks distance-based inference)."""
     from .report import candidate_results
 
     out = {}
     for c in candidate_results(ws):
-        cards = scorecard({m: r.to_dict() for m, r in c.results.items()})
-        empty = {m for card in cards if not card.readings for m in card.family.measures}
         wanted = [
             m
             for m in QUICK
-            if m in empty and (not MEASURES[m].needs_holdout or c.view.holdout is not None)
+            if m not in c.results and (not MEASURES[m].needs_holdout or c.view.holdout is not None)
         ]
         if wanted:
             out[c.name] = wanted

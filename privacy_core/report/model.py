@@ -463,7 +463,11 @@ def calibration_record(calibration: CalibrationResult) -> dict[str, Any]:
 def _calibration_status(summary: Mapping[str, Any], stopped: bool, complete: bool = True) -> str:
     if stopped and not complete:
         return "incomplete (stopped)"
-    return "pass" if summary.get("pass") else "uncalibrated on this data"
+    if summary.get("pass"):
+        return "pass"
+    if summary.get("verdict") == "inconclusive":
+        return "inconclusive (more rows or attacks needed)"
+    return "uncalibrated on this data"
 
 
 def _calibration_complete(cal: Mapping[str, Any]) -> dict[str, bool]:

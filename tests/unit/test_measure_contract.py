@@ -155,7 +155,7 @@ def test_bad_input_raises_a_privacy_core_error(name, tables):
     if MEASURES[name].needs_threat or MEASURES[name].uses_threat:
         kwargs["threat"] = threat
     if MEASURES[name].needs_holdout or MEASURES[name].uses_holdout:
-        kwargs["holdout"] = holdout
+        kwargs[MEASURES[name].holdout_keyword] = holdout  # RAPID calls it ``control``
     with pytest.raises(PrivacyCoreError):
         MEASURES[name].function(real, syn, **kwargs)
 

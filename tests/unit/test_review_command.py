@@ -220,8 +220,10 @@ def test_report_checks_its_output_path_before_computing(files, tmp_path):
 
 def test_one_options_table_sets_attack_sizes_from_the_rows():
     small, large = measure_options(2_000), measure_options(80_000)
-    assert small["singling_out"]["n_attacks"] is None  # one predicate per distinct record
-    assert measure_options(6_000)["singling_out"]["n_attacks"] == 500
+    # 500 random predicates (the papers' protocol: 2,000 per configuration), never one per
+    # record: that saturates and reads a full copy as 0.23
+    assert small["singling_out"]["n_attacks"] == "auto" == large["singling_out"]["n_attacks"]
+    assert measure_options(2_000, n_attacks=300)["singling_out"]["n_attacks"] == 300
     assert small["inference"]["n_attacks"] is None and large["inference"]["n_attacks"] == 500
     with pytest.raises(ValueError, match="alpha"):
         measure_options(100, alpha=0)

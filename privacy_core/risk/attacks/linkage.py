@@ -76,6 +76,30 @@ def informative_split(real: pd.DataFrame, columns: Sequence[str]) -> tuple[list[
     return ([c for c in cols if c in halves[0]], [c for c in cols if c in halves[1]])
 
 
+# A full copy that links fewer records than this cannot show a risk at the scorecard's
+# lines: the reading is then flagged as uninformative on this data.
+COPY_CEILING_MIN = 0.1
+
+
+def copy_ceiling(real: pd.DataFrame, cols_a: Sequence[str], cols_b: Sequence[str]) -> float:
+    """The share of records a full copy of ``real`` would let the attack link (k = 1).
+
+    A target's nearest synthetic record on A is, in a copy, drawn at random among the
+    c_A rows that share its A values, and likewise on B; the two draws are the same record
+    with probability c_AB / (c_A c_B), c_AB the rows sharing both. Averaged over the
+    records, this is the success a copy reaches: when the halves single out few people
+    (natural duplicates on demographic quasi-identifiers), even a copy links almost nobody
+    and the measure cannot tell a leaky release from a safe one on this data.
+    """
+    if not len(real):
+        return float("nan")
+    frame = real[list(cols_a) + list(cols_b)].astype(str)
+    c_a = frame.groupby(list(cols_a), dropna=False)[cols_b[0]].transform("size")
+    c_b = frame.groupby(list(cols_b), dropna=False)[cols_a[0]].transform("size")
+    c_ab = frame.groupby(list(cols_a) + list(cols_b), dropna=False)[cols_a[0]].transform("size")
+    return float((c_ab / (c_a * c_b)).mean())
+
+
 def _random_neighbours(n_syn: int, n: int, k: int, rng: np.random.Generator) -> np.ndarray:
     """k distinct random synthetic rows per attack, in random order."""
     out = rng.integers(0, n_syn, size=(n, k))
@@ -254,8 +278,19 @@ def linkability(
         "seed": seed,
         **space_info,
     }
+    extra: dict[str, Any] = {}
+    if space == "shared":  # exact ties decide the copy's links (an embedding has none)
+        ceiling = copy_ceiling(data.real, cols_a, cols_b)
+        extra["copy_ceiling"] = ceiling
+        if ceiling < COPY_CEILING_MIN:
+            extra["uninformative"] = (
+                f"the two halves of the quasi-identifiers single out few records: even a "
+                f"full copy of the training rows would link about {ceiling:.1%} of them, "
+                "so the attack cannot tell a leaky release from a safe one on this data"
+            )
     shell = LinkabilityResult(
         name="linkability",
+        extra=extra,
         value=float("nan"),
         ci=None,
         params=params,
