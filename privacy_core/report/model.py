@@ -390,6 +390,7 @@ def candidate_table(report_dict: Mapping[str, Any]) -> list[dict[str, Any]]:
                 # beside its normalised risk
                 "baseline": None if m.get("attack_rate") is not None else m.get("baseline"),
                 "rates": attack_rates_text(m),
+                "relative": _relative_text(name, m),
                 "sd": sd,
                 "replicates": reps,
                 "n_releases": int(c.get("n_releases", 1)),
@@ -420,6 +421,17 @@ def attack_rates_text(metric: Mapping[str, Any]) -> str:
     return "success rates: " + " · ".join(parts)
 
 
+def _relative_text(name: str, metric: Mapping[str, Any]) -> str:
+    """RAPID's relative reading (members minus non-members, R7), which decides its
+    verdict, for the cell beside its absolute headline; '' without one."""
+    diff = metric.get("difference") if name == "rapid" else None
+    if not isinstance(diff, Mapping) or diff.get("value") is None:
+        return ""
+    ci = diff.get("ci")
+    ci_text = f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci and None not in ci else ""
+    return f"members minus non-members {float(diff['value']):.4f}{ci_text} (decides)"
+
+
 def format_cell(cell: Mapping[str, Any] | None, *, digits: int = 4) -> str:
     """One candidate's reading as text: value, interval, and for replicates mean ± sd over
     n releases with each release's value."""
@@ -443,6 +455,8 @@ def format_cell(cell: Mapping[str, Any] | None, *, digits: int = 4) -> str:
         text += f"; baseline {cell['baseline']:.{digits}f}"
     if cell.get("rates"):
         text += f"; {cell['rates']}"
+    if cell.get("relative"):
+        text += f"; {cell['relative']}"
     return text
 
 
