@@ -66,6 +66,9 @@ from .validation import check_choice, check_positive_int, check_seed
 DEFAULT_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 DEFAULT_RATIOS = (1.0, 2.0, 4.0)
 FLOOR_MAX = 0.05
+# the floor's upper bound must be small too: an interval too wide to decide is
+# "inconclusive: more rows or attacks needed", never a pass (issue 31)
+FLOOR_UPPER_MAX = 0.15
 CEILING_MIN = 0.9
 RATIO_GAP_MAX = 0.1
 # A fall between neighbouring levels smaller than this (or than the points' combined
@@ -98,11 +101,17 @@ def calibration_key(metric: str, mode: str) -> str:
 
 
 def calibration_targets(measures: Sequence[str] | None = None) -> list[tuple[str, str]]:
-    """(measure, mode) pairs to calibrate: every mode of each chosen privacy measure."""
+    """(measure, mode) pairs to calibrate: every mode of each chosen privacy measure, or
+    the one a ``"measure:mode"`` key names."""
     names = measure_names("privacy") if measures is None else list(measures)
     out: list[tuple[str, str]] = []
-    for name in names:
+    for key in names:
+        name, _, only = str(key).partition(":")
         spec = get_measure(name)
+        if only:
+            spec.mode_options(only)  # a specific error for an unknown mode
+            out.append((name, only))
+            continue
         if spec.family != "privacy":
             raise ParameterError(
                 f"{spec.label} is a fidelity measure; calibration checks disclosure measures only."
@@ -132,6 +141,17 @@ class CalibrationSummary:
     reasons: tuple[str, ...]
     note: str = ""
     ratio_gap_beyond_noise: float = 0.0
+    # the response between the ends: the largest distance of the normalised reading
+    # (v - floor) / (ceiling - floor) from the inserted risk f_l at an interior level,
+    # and the band the measure keeps (its registry entry)
+    response_gap: float = math.nan
+    response_band: float = math.nan
+    # "pass", "fail" or "inconclusive" (intervals too wide to decide)
+    verdict: str = "fail"
+
+    @property
+    def floor_upper(self) -> float:
+        return self.floor_ci[1] if self.floor_ci is not None else self.floor
 
     @property
     def key(self) -> str:
@@ -158,6 +178,10 @@ class CalibrationSummary:
                 "ratio_gap": self.ratio_gap,
                 "ratio_gap_beyond_noise": self.ratio_gap_beyond_noise,
                 "documented_ceiling": self.documented_ceiling,
+                "floor_upper": self.floor_upper,
+                "response_gap": self.response_gap,
+                "response_band": self.response_band,
+                "verdict": self.verdict,
                 "pass": self.passed,
                 "reasons": list(self.reasons),
                 "note": self.note,
@@ -287,10 +311,15 @@ def summarise(
     # interval excludes 0 by chance in about 1 of 13 such triples.)
     floors = at(lo_level).sort_values("ratio")
     worst_floor = floors.iloc[0]
-    floor_ok = bool(
-        worst_floor["value"] <= FLOOR_MAX
-        or (np.isfinite(worst_floor["ci_low"]) and worst_floor["ci_low"] <= 0)
+    floor_upper = (
+        float(worst_floor["ci_high"])
+        if np.isfinite(worst_floor["ci_high"])
+        else float(worst_floor["value"])
     )
+    # small in its estimate *and* its upper bound; a small estimate with a wide interval
+    # cannot be told from a floor of 0.3 and is inconclusive, never a pass
+    floor_ok = bool(worst_floor["value"] <= FLOOR_MAX and floor_upper <= FLOOR_UPPER_MAX)
+    floor_unsure = bool(worst_floor["value"] <= FLOOR_MAX and not floor_ok)
     ceilings = at(hi_level).sort_values("ratio")
     worst_ceiling = ceilings.iloc[0]
     need = CEILING_MIN if spec.documented_ceiling is None else spec.documented_ceiling
@@ -312,10 +341,15 @@ def summarise(
             slack = max(MONOTONE_SLACK, math.hypot(hw[i], hw[i + 1]))
             if v[i + 1] < v[i] - slack:
                 monotone = False
-    # the gap between the smallest and the largest ratio, and how much of it is beyond
-    # the two readings' own uncertainty (small holdouts give wide intervals; a gap inside
-    # them is not evidence of a size bias)
-    gap, gap_beyond = 0.0, 0.0
+    # the response between the ends, at the smallest ratio: the reading normalised by the
+    # floor and the ceiling should track the inserted risk f_l (a step or a response
+    # saturated half-way does not)
+    response_gap = _response_gap(g[g["ratio"] == ratios[0]], lo_level, hi_level)
+    band = spec.response_band
+    # the gap between the smallest and the largest ratio, and the readings' own
+    # uncertainty: a gap over the line with intervals narrow enough to see one fails; with
+    # intervals too wide to see a 0.1 gap, the ratio check is inconclusive
+    gap, gap_beyond, gap_noise = 0.0, 0.0, 0.0
     if len(ratios) > 1:
         first, last = ratios[0], ratios[-1]
         for level in sorted(g["level"].unique()):
@@ -328,12 +362,24 @@ def summarise(
                     _half_width(ra["ci_low"], ra["ci_high"]),
                     _half_width(rb["ci_low"], rb["ci_high"]),
                 )
-                gap = max(gap, d)
+                if d > gap:
+                    gap, gap_noise = d, noise
                 gap_beyond = max(gap_beyond, d - noise)
-    if not floor_ok:
+    unsure: list[str] = []
+    if floor_unsure:
+        unsure.append(
+            f"its floor {worst_floor['value']:.2f} has an upper bound {floor_upper:.2f} above "
+            f"{FLOOR_UPPER_MAX:g}: more rows or attacks needed to decide"
+        )
+    elif not floor_ok:
         reasons.append(
             f"reads {worst_floor['value']:.2f} on unseen real rows (ratio "
-            f"{worst_floor['ratio']:g}:1), interval above 0"
+            f"{worst_floor['ratio']:g}:1; upper bound {floor_upper:.2f})"
+        )
+    if math.isfinite(response_gap) and response_gap > band:
+        reasons.append(
+            f"does not track the inserted risk between the ends: its normalised reading "
+            f"is {response_gap:.2f} from f_l at an interior level (band {band:g})"
         )
     if not ceiling_ok:
         why = ""
@@ -353,11 +399,15 @@ def summarise(
         )
     if not monotone:
         reasons.append("falls as the leak grows")
-    if gap > RATIO_GAP_MAX and gap_beyond > RATIO_GAP_MAX:
-        reasons.append(
-            f"moves by {gap:.2f} between size ratios {ratios[0]:g}:1 and "
-            f"{ratios[-1]:g}:1, {gap_beyond:.2f} beyond its intervals"
-        )
+    if gap > RATIO_GAP_MAX:
+        where = f"between size ratios {ratios[0]:g}:1 and {ratios[-1]:g}:1"
+        if gap_noise <= RATIO_GAP_MAX:
+            reasons.append(f"moves by {gap:.2f} {where}")
+        else:
+            unsure.append(
+                f"moves by {gap:.2f} {where}, inside intervals too wide (±{gap_noise:.2f}) "
+                "to see a 0.1 gap: more rows or attacks needed to decide"
+            )
     if spec.absolute and not floor_ok:
         reasons.append("absolute measure (see note)")
 
@@ -379,10 +429,29 @@ def summarise(
         ratio_gap=float(gap),
         ratio_gap_beyond_noise=float(gap_beyond),
         documented_ceiling=spec.documented_ceiling,
-        passed=not reasons,
-        reasons=tuple(reasons),
+        passed=not reasons and not unsure,
+        reasons=tuple(reasons + unsure),
         note=spec.calibration_note,
+        response_gap=float(response_gap),
+        response_band=float(band),
+        verdict="fail" if reasons else "inconclusive" if unsure else "pass",
     )
+
+
+def _response_gap(g: pd.DataFrame, lo_level: float, hi_level: float) -> float:
+    """The largest |(v - floor) / (ceiling - floor) - f| over the interior levels f of one
+    ratio's rows (f rescaled to [0, 1] between the lowest and the highest level); NaN with
+    no interior level or a flat response (the ceiling check speaks for that)."""
+    by = g.groupby("level")["value"].mean()
+    if lo_level not in by.index or hi_level not in by.index:
+        return math.nan
+    v0, v1 = float(by[lo_level]), float(by[hi_level])
+    inner = by[(by.index > lo_level) & (by.index < hi_level)]
+    if inner.empty or v1 - v0 <= 1e-9:
+        return math.nan
+    f = (inner.index.to_numpy(dtype=float) - lo_level) / (hi_level - lo_level)
+    r = (inner.to_numpy(dtype=float) - v0) / (v1 - v0)
+    return float(np.max(np.abs(r - f)))
 
 
 # ============================================================================ engine
@@ -475,7 +544,8 @@ def calibrate(
         Schema of ``real`` (inferred when omitted).
     measures
         Registry names of privacy measures; default every one. Every mode of a measure is
-        calibrated (singling out: univariate and multivariate).
+        calibrated (singling out: univariate and multivariate), or only the one a
+        ``"measure:mode"`` key names.
     levels
         Leak fractions f_l in [0, 1]; the lowest is the floor, the highest the ceiling.
     ratios

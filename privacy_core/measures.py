@@ -84,6 +84,9 @@ class MeasureSpec:
     # the keyword the measure's function takes the holdout by (RAPID: ``control``, its
     # non-members, consensus R7)
     holdout_keyword: str = "holdout"
+    # Calibration contract: how far the normalised reading (v - floor) / (ceiling - floor)
+    # may stray from the inserted risk f_l between the ends (a linear response keeps 0)
+    response_band: float = 0.25
 
     def mode_options(self, mode: str) -> dict[str, Any]:
         """Keyword arguments of one calibration mode (``default`` for measures with one)."""
@@ -144,6 +147,7 @@ def _m(
     goal: MeasureGoal = LOWER,
     bounds: tuple[float, float] = (0.0, 1.0),
     holdout_keyword: str = "holdout",
+    response_band: float = 0.25,
 ) -> MeasureSpec:
     return MeasureSpec(
         name,
@@ -168,6 +172,7 @@ def _m(
         goal,
         bounds,
         holdout_keyword,
+        response_band,
     )
 
 
@@ -177,6 +182,14 @@ _SPACES: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
     ("default", ()),
     ("contrastive", (("space", "contrastive"),)),
 )
+
+# Singling out responds convexly to the leak: a leaked record is singled out only when a
+# predicate drawn from the release isolates it among the real rows, and the share of such
+# predicates grows faster than the share of leaked rows. Measured on the health simulation
+# and Adult (every other column known, 4,500 rows, seeds 201-203, levels 0-1 in quarters),
+# the normalised reading strays from f_l by up to 0.29 (contrastive targets) and 0.22-0.27
+# (outlier targets), against 0.00-0.17 for the other measures: its band is 0.35.
+SINGLING_OUT_BAND = 0.35
 
 MEASURES: dict[str, MeasureSpec] = {
     m.name: m
@@ -246,6 +259,7 @@ MEASURES: dict[str, MeasureSpec] = {
             singling_out,
             holdout=False,
             fast=True,
+            response_band=SINGLING_OUT_BAND,
             modes=(
                 ("univariate", (("mode", "univariate"), ("space", "shared"))),
                 ("multivariate", (("mode", "multivariate"), ("space", "shared"))),
@@ -263,6 +277,7 @@ MEASURES: dict[str, MeasureSpec] = {
             singling_out_outliers,
             holdout=False,
             fast=False,
+            response_band=SINGLING_OUT_BAND,
             # calibrated as the paper defines it, targets found in the contrastive embedding;
             # space="shared" is an option (unseen rows read 0.00-0.09 over four seeds, 7 of 8
             # intervals reaching 0), not a calibrated mode
@@ -306,8 +321,18 @@ MEASURES: dict[str, MeasureSpec] = {
             gtcap,
             holdout=True,
             fast=False,
+            calibrated=False,
+            calibration_note="GTCAP rests on few attributions: only synthetic records whose "
+            "match class is homogeneous in the sensitive value count, so its interval on "
+            "unseen real rows is wide and its estimate moves with the table. Under the "
+            "calibration gate (floor estimate at most 0.05 and upper bound at most 0.15) it "
+            "is not calibrated: on the health simulation (every other column known) its "
+            "floor read 0.00-0.03 with upper bounds 0.18-0.32 at 4,500 rows and 0.09-0.19 "
+            "with upper bounds 0.35-0.52 at 12,000; on Adult 0.04-0.15 with upper bounds "
+            "0.36-0.41. It reads 1 on a full copy. Read it against the calibration curve of "
+            "your data, never against 0 and 1.",
             # box matching, attributions pooled over records (default) or the per-record TCAP
-            # mean of eq. 7: both read 1 on a full copy and about 0 on unseen rows
+            # mean of eq. 7: both read 1 on a full copy; their floor is too wide to decide
             modes=(
                 ("default", (("weighting", "box_pooled"),)),
                 ("per_record", (("weighting", "box_per_record"),)),

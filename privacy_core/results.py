@@ -100,6 +100,17 @@ class MetricResult:
         if self.baseline is not None:
             out["baseline"] = self.baseline
         out.update(self.extra)
+        # the point estimate as computed, beside a reading clipped to the measure's range
+        # (attack risks and GTCAP clip at 0; an unseen release's -0.05 is not 0.000)
+        unclipped = next(
+            (
+                self.extra[k]
+                for k in ("risk_unclipped", "raw_risk")
+                if self.extra.get(k) is not None
+            ),
+            self.value,
+        )
+        out.setdefault("estimate", unclipped)
         if include_records and self.records is not None:
             out["records"] = self.records
         return jsonable(out)

@@ -659,6 +659,7 @@ def _comparison_text(comparison: Any) -> str:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..calibration import DEFAULT_LEVELS, DEFAULT_RATIOS, calibrate
+    from ..measures import measure_label
 
     real = _load(args.real, "real")
     if args.synthetic:
@@ -692,18 +693,20 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         "seed": args.seed,
         **result.to_dict(),
     }
-    frame = result.summary_frame()
     lines = [
         f"calibration: {result.params['n_training']} training rows, ratios "
         f"{', '.join(f'{r:g}:1' for r in result.ratios)}, "
         f"{result.params['seconds']:.1f} s",
-        f"{'measure':<34} {'floor':>6} {'ceiling':>7} {'slope':>6} {'gap':>5}  result",
+        f"{'measure':<34} {'floor':>6} {'upper':>6} {'ceiling':>7} {'response':>8} "
+        f"{'band':>5} {'gap':>5}  verdict",
     ]
-    for r in frame.to_dict("records"):
-        verdict = "pass" if r["pass"] else f"FAIL: {r['reasons']}"
+    for s in result.summaries:
+        label = measure_label(s.key)
+        why = "" if s.verdict == "pass" else f": {'; '.join(s.reasons)}"
         lines.append(
-            f"{r['measure']:<34} {r['floor']:>6.3f} {r['ceiling']:>7.3f} "
-            f"{r['slope']:>6.2f} {r['ratio_gap']:>5.2f}  {verdict}"
+            f"{label:<34} {s.floor:>6.3f} {s.floor_upper:>6.3f} {s.ceiling:>7.3f} "
+            f"{s.response_gap:>8.2f} {s.response_band:>5.2f} {s.ratio_gap:>5.2f}  "
+            f"{s.verdict}{why}"
         )
     _emit(args, payload, "\n".join(lines))
     return 0

@@ -45,9 +45,15 @@ CEILING_COLOUR = "#555"
 STATUS_TEXT = {
     "pass": "✓ pass",
     "uncalibrated": "✗ uncalibrated on this data",
+    "inconclusive": "? inconclusive (more rows or attacks needed)",
     "incomplete": "… incomplete (stopped)",
 }
-_TITLE_MARK = {"pass": "✓ pass", "uncalibrated": "✗ uncalibrated", "incomplete": "… incomplete"}
+_TITLE_MARK = {
+    "pass": "✓ pass",
+    "uncalibrated": "✗ uncalibrated",
+    "inconclusive": "? inconclusive",
+    "incomplete": "… incomplete",
+}
 
 
 def _label(metric: str, mode: str = "default") -> str:
@@ -67,11 +73,14 @@ def _complete(result: CalibrationResult, metric: str, mode: str) -> bool:
 
 
 def calibration_status(result: CalibrationResult, summary: CalibrationSummary) -> str:
-    """``"pass"``, ``"uncalibrated"`` or ``"incomplete"`` (a stopped run that did not reach
-    every level and ratio of this measure: its floor and ceiling are provisional)."""
+    """``"pass"``, ``"uncalibrated"``, ``"inconclusive"`` (intervals too wide to decide)
+    or ``"incomplete"`` (a stopped run that did not reach every level and ratio of this
+    measure: its floor and ceiling are provisional)."""
     if result.stopped and not _complete(result, summary.metric, summary.mode):
         return "incomplete"
-    return "pass" if summary.passed else "uncalibrated"
+    if summary.passed:
+        return "pass"
+    return "inconclusive" if summary.verdict == "inconclusive" else "uncalibrated"
 
 
 def _panels(result: CalibrationResult) -> list[tuple[str, str]]:

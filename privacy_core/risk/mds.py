@@ -154,6 +154,8 @@ def _shadow_task(i: int, ctx: _ShadowContext) -> tuple[int, np.ndarray]:
     from ..synth.autoregressive import torch_threads
 
     train = ctx.table[ctx.keep[i]]
+    if ctx.method == "half":
+        return i, _half_shadow(i, ctx, train)
     params = dict(ctx.params)
     if ctx.method == "leaky":
         params["pool"] = ctx.pool
@@ -183,6 +185,23 @@ def _shadow_task(i: int, ctx: _ShadowContext) -> tuple[int, np.ndarray]:
                 for j in range(ctx.sets)
             )
     return i, d / ctx.sets
+
+
+def _half_shadow(i: int, ctx: _ShadowContext, train: pd.DataFrame) -> np.ndarray:
+    """HALF as the systematic-assessment paper defines it (§4, "HALF (upper bound)"): the
+    shadow's tables are real records of the other half of the population, never its own
+    training rows, so a record's presence cannot move them (MDS about 0). The same
+    construction as the HALF reference: ``ctx.sets`` draws from the pool, each of the
+    training half's size. (The ``half`` generator, which releases half of the rows it is
+    fitted on, is a partial copy: as a shadow method it read like a leaky generator.)"""
+    pool = cast(pd.DataFrame, ctx.pool)
+    targets = _encode(ctx, ctx.table.iloc[ctx.targets])
+    d = np.zeros(len(ctx.targets))
+    for j in range(ctx.sets):
+        rng = np.random.default_rng(int(ctx.seeds[i, 1 + j]))
+        take = rng.choice(len(pool), len(train), replace=len(train) > len(pool))
+        d += _distances(ctx, targets, pool.iloc[take])
+    return np.broadcast_to(d / ctx.sets, (len(ctx.levels), len(ctx.targets))).copy()
 
 
 @dataclass(frozen=True)
@@ -440,6 +459,12 @@ def _mds(a: dict[str, Any], levels: tuple[float | None, ...]) -> list[MdsResult]
     from ..synth import GENERATORS
 
     check_choice("shadow_method", shadow_method, GENERATORS)
+    if shadow_method == "half" and holdout is None:
+        raise ParameterError(
+            "HALF shadows emit real records they never saw (the systematic-assessment "
+            "paper's upper bound of privacy, MDS about 0): give a holdout to draw them "
+            "from, or choose another shadow method."
+        )
     if shadow_method == "leaky" and holdout is None:
         raise ParameterError(
             "Leaky shadows fill the rows they do not copy with real records they never saw: "

@@ -19,6 +19,7 @@ import pytest
 from privacy_core.calibration import (
     CEILING_MIN,
     FLOOR_MAX,
+    FLOOR_UPPER_MAX,
     RATIO_GAP_MAX,
     calibrate,
     calibration_targets,
@@ -57,19 +58,36 @@ def test_every_privacy_measure_and_mode_is_calibrated():
     assert ("singling_out", "paper") in TARGETS
 
 
+# (measure, mode) whose size-ratio check this table cannot decide: the 4:1 holdout is
+# small, and their readings' intervals are too wide (about ±0.2) to see a 0.1 gap. The gate
+# reports them as inconclusive, never as a pass; every other part of the contract holds.
+RATIO_UNDECIDED_HERE = {
+    ("singling_out", "contrastive"): "few isolated targets in the embedding at 4:1",
+    ("singling_out_outliers", "default"): "few isolated targets in the embedding at 4:1",
+}
+
+
 @pytest.mark.parametrize(("metric", "mode"), TARGETS, ids=[f"{m}:{d}" for m, d in TARGETS])
 def test_calibration_contract(health_calibration, metric, mode):
+    """The gate of DESIGN.md's contract, part by part: the floor small in its estimate and
+    its upper bound, the ceiling, monotone, the response within the measure's band, and
+    the size-ratio gap at most 0.1 (judged with intervals that can see it)."""
     spec = get_measure(metric)
     s = health_calibration.summary(metric, mode)
     assert s is not None, "every target gets a summary"
     assert math.isfinite(s.floor) and math.isfinite(s.ceiling)
     if spec.calibrated:
         need = CEILING_MIN if spec.documented_ceiling is None else spec.documented_ceiling
-        assert s.floor <= FLOOR_MAX or (s.floor_ci is not None and s.floor_ci[0] <= 0), s
+        assert s.floor <= FLOOR_MAX and s.floor_upper <= FLOOR_UPPER_MAX, s
         assert s.ceiling >= need, s
         assert s.monotone, s
-        assert s.ratio_gap <= RATIO_GAP_MAX or s.ratio_gap_beyond_noise <= RATIO_GAP_MAX, s
-        assert s.passed and not s.reasons
+        assert not s.response_gap > s.response_band, s  # NaN: a flat response, no interior
+        if (metric, mode) in RATIO_UNDECIDED_HERE and s.ratio_gap > RATIO_GAP_MAX:
+            assert s.verdict == "inconclusive" and not s.passed, s
+            assert all("more rows or attacks needed" in r for r in s.reasons), s
+        else:
+            assert s.ratio_gap <= RATIO_GAP_MAX, s
+            assert s.verdict == "pass" and s.passed and not s.reasons, s
         if spec.documented_ceiling is not None:
             # a capped measure says why, in the registry (shown in the app) and the summary
             assert spec.calibration_note and s.note == spec.calibration_note
@@ -78,6 +96,7 @@ def test_calibration_contract(health_calibration, metric, mode):
         assert spec.calibration_note, f"{metric} fails the contract without saying why"
         assert s.note == spec.calibration_note
         assert s.monotone and s.ceiling > s.floor + 0.05, s
+        assert not s.passed  # the gate does not let it through either
 
 
 def test_full_copy_and_unseen_rows_at_both_ratios(health_calibration):

@@ -1,0 +1,162 @@
+"""Tests of the tests: deliberate mutants of the core formulas, each of which a paper or
+calibration check must fail, and the unmutated code, which the same check passes.
+
+A check that no plausible wrong implementation fails is not a check (issue 31). Each
+mutant below is patched into the engine for one test only:
+
+- no control baseline in the attack risk (risk = the attack's raw success rate);
+- no normalisation (risk = attack - control, not divided by 1 - control);
+- no size correction in singling out (the reference table's dilution left in);
+- a uniform RAPID baseline (b = 1/K instead of the class prevalence, §2.3);
+- a HALF that returns its own training rows (a partial copy, issue 31 finding 6);
+- the relative MDS anchored at 0 instead of HALF (raw / SELF).
+
+Not yet covered by a mutant here: a linkability without its control and a DCR without
+its holdout reference (the checks below would not see them on this data: unseen rows
+link no one, and training-to-training distances resemble holdout-to-training ones).
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privacy_core.risk.attacks.common as attack_common
+import privacy_core.risk.mds as mds_module
+from privacy_core.calibration import calibrate
+from privacy_core.datasets import simulate_health
+from privacy_core.risk.mds import membership_disclosure_score
+from privacy_core.risk.rapid import categorical_scores, rapid
+from privacy_core.synth import make_generator, synthesize
+from privacy_core.threat import ThreatModel
+
+# the module, not the function of the same name that privacy_core.risk re-exports
+rapid_module = importlib.import_module("privacy_core.risk.rapid")
+SEED = 11  # not a seed any figure or band was tuned on
+
+
+@pytest.fixture(scope="module")
+def health():
+    real = simulate_health(3000, kappa=1, seed=SEED)
+    return real, ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
+
+
+def _calibrated(health, key: str) -> str:
+    """The calibration gate's verdict for one measure and mode on the health table."""
+    real, threat = health
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cal = calibrate(
+            real,
+            threat=threat,
+            measures=[key],
+            levels=(0.0, 0.5, 1.0),
+            ratios=(1.0, 4.0),
+            seed=SEED,
+        )
+    (summary,) = cal.summaries
+    return summary.verdict
+
+
+def _rapid_uses_prevalence(_: object = None) -> bool:
+    """RAPID's marginal gain is (g - b_k) / (1 - b_k) with b_k the class's share of the
+    real records (§2.3), recomputed here by hand from the result's own g."""
+    real = simulate_health(600, kappa=5, seed=SEED)
+    release = synthesize(real, method="cart", seed=SEED)
+    threat = ThreatModel(["age", "education", "gender"], ["disease"])
+    res = rapid(real, release, threat=threat, attackers=("rf",), n_trees=50, bootstrap=0, seed=1)
+    shares = pd.Series(np.asarray(res.classes, dtype=object)[res.y_true]).value_counts(
+        normalize=True
+    )
+    b = np.array([shares[res.classes[k]] for k in res.y_true])[:, None, None]
+    expected = (res.g - b) / (1 - b)
+    return bool(np.allclose(res.scores, expected))
+
+
+def _worked_example(scores=categorical_scores) -> bool:
+    """The paper's worked example (§2.3): g = 0.70, 0.85, 0.55 with b = 0.60 give
+    r = 0.25, 0.625, -0.125 and RAPID(0.3) = 1/3."""
+    g = np.array([0.70, 0.85, 0.55])
+    r = scores(g, np.zeros(3, dtype=int), np.array([0.6, 0.4]), method="marginal", n_classes=2)
+    return bool(np.allclose(r, [0.25, 0.625, -0.125]) and np.isclose((r > 0.3).mean(), 1 / 3))
+
+
+def _mds_half_and_self() -> bool:
+    """The systematic-assessment paper's ends: HALF (a method that emits unseen real
+    records) reads about 0, SELF (a copy) about 1."""
+    real = simulate_health(1200, seed=SEED)
+    hold = simulate_health(1200, seed=SEED + 1)
+    opts = {"shadow_models": 8, "shadow_sets": 3, "records": 300, "bootstrap": 100}
+    half = membership_disclosure_score(real, holdout=hold, shadow_method="half", seed=2, **opts)
+    copy = membership_disclosure_score(real, holdout=hold, shadow_method="self", seed=2, **opts)
+    # HALF is consistent with 0: its interval reaches 0 (to 0.01), its estimate is small
+    lo, hi = half.ci
+    return abs(half.value) <= 0.05 and lo <= 0.01 and hi >= -0.01 and copy.value >= 0.9
+
+
+# --------------------------------------------------------------- the unmutated code passes
+@pytest.mark.parametrize("key", ["inference:default", "singling_out:univariate"])
+def test_the_correct_attacks_pass_the_calibration_gate(health, key):
+    assert _calibrated(health, key) == "pass"
+
+
+def test_the_correct_formulas_pass_the_paper_checks():
+    assert _rapid_uses_prevalence() and _worked_example() and _mds_half_and_self()
+
+
+# --------------------------------------------------------------- every mutant is caught
+def test_no_control_baseline_in_the_attack_risk_fails_calibration(health, monkeypatch):
+    monkeypatch.setattr(attack_common, "control_baseline_risk", lambda ra, rc: ra)
+    assert _calibrated(health, "inference:default") == "fail"  # floor = raw success ~0.55
+
+
+def test_no_normalisation_of_the_attack_risk_fails_calibration(health, monkeypatch):
+    monkeypatch.setattr(attack_common, "control_baseline_risk", lambda ra, rc: ra - rc)
+    assert _calibrated(health, "inference:default") == "fail"  # ceiling = 1 - control
+
+
+def test_no_size_correction_in_singling_out_does_not_pass_calibration(health, monkeypatch):
+    monkeypatch.setattr(attack_common, "_undilute", lambda risk, rho: risk)
+    # the reading moves with the training:holdout ratio (0.29 at 4:1)
+    assert _calibrated(health, "singling_out:univariate") != "pass"
+
+
+def test_a_uniform_rapid_baseline_fails_the_paper_checks(monkeypatch):
+    original = rapid_module.categorical_scores
+
+    def uniform(g, y_codes, prevalence, *, method, n_classes):
+        flat = np.full_like(prevalence, 1 / len(prevalence), dtype=float)
+        return original(g, y_codes, flat, method=method, n_classes=n_classes)
+
+    monkeypatch.setattr(rapid_module, "categorical_scores", uniform)
+    assert not _rapid_uses_prevalence()
+    # the worked example through the same mutant
+    assert not _worked_example(uniform)
+
+
+def test_a_half_that_returns_its_own_training_rows_fails(monkeypatch):
+    def own_rows(i, ctx, train):
+        # the `half` generator: half of the rows it is fitted on (a partial copy)
+        gen = make_generator("half").fit(train, seed=int(ctx.seeds[i, 0]))
+        targets = mds_module._encode(ctx, ctx.table.iloc[ctx.targets])
+        d = sum(
+            mds_module._distances(
+                ctx, targets, gen.sample(len(train), seed=int(ctx.seeds[i, 1 + j]))
+            )
+            for j in range(ctx.sets)
+        )
+        return np.broadcast_to(d / ctx.sets, (len(ctx.levels), len(ctx.targets))).copy()
+
+    monkeypatch.setattr(mds_module, "_half_shadow", own_rows)
+    assert not _mds_half_and_self()
+
+
+def test_the_relative_mds_anchored_at_zero_fails(monkeypatch):
+    monkeypatch.setattr(
+        mds_module, "_relative", lambda raw, half, self_: raw / self_ if self_ > 0 else np.nan
+    )
+    assert not _mds_half_and_self()
