@@ -4,6 +4,7 @@ the JSON payload and the shared options."""
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 import warnings
@@ -32,7 +33,15 @@ class _Parser(argparse.ArgumentParser):
 
 # ----------------------------------------------------------------------------- helpers
 def _csv_list(text: str | None) -> list[str]:
-    return [t.strip() for t in (text or "").split(",") if t.strip()]
+    """Comma-separated names; a name holding a comma is quoted as in a CSV file
+    (``--qi 'age,"city, region"'``)."""
+    if not text:
+        return []
+    try:
+        fields = next(csv.reader([text], skipinitialspace=True))
+    except csv.Error as exc:
+        raise CLIError(f"cannot read the list {text!r}: {exc}.") from None
+    return [t.strip() for t in fields if t.strip()]
 
 
 def _load(path: str, label: str) -> pd.DataFrame:
@@ -80,12 +89,28 @@ def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
     sensitive = _csv_list(args.sensitive)
     if not sensitive:
         raise CLIError("--sensitive is required: the column the attacker wants to learn.")
+    # named columns must exist, whichever measures run (the app lists only real columns)
+    for option, names in (("--sensitive", sensitive), ("--qi", qis)):
+        missing = [c for c in names if c not in real.columns]
+        if missing:
+            raise CLIError(
+                f"{option} names column(s) the real table does not have: "
+                f"{', '.join(map(repr, missing))}; its columns are "
+                f"{', '.join(map(str, real.columns))}."
+            )
     if not qis:
         # every other column the schema keeps: ID-like and constant columns are excluded
         # by inference (an attacker's "knowledge" of a row number is not a QI)
         kept = set(infer_schema(real).included)
         qis = [c for c in real.columns if c not in sensitive and c in kept]
         if not qis:
+            constant = [c for c in real.columns if c not in sensitive and real[c].nunique() <= 1]
+            if constant and len(constant) == len(real.columns) - len(sensitive):
+                raise CLIError(
+                    "Every column other than the sensitive one is constant (one value in "
+                    "every row), so none can tell people apart as a quasi-identifier: give "
+                    "a table whose columns vary."
+                )
             raise CLIError("No column is left to be a quasi-identifier: name them with --qi.")
         excluded = [c for c in real.columns if c not in sensitive and c not in kept]
         if excluded:

@@ -227,3 +227,53 @@ def test_one_options_table_sets_attack_sizes_from_the_rows():
     assert small["inference"]["n_attacks"] is None and large["inference"]["n_attacks"] == 500
     with pytest.raises(ValueError, match="alpha"):
         measure_options(100, alpha=0)
+
+
+def test_fidelity_refuses_an_unknown_sensitive_column_even_without_a_control(files):
+    out = run(
+        "fidelity",
+        "--real",
+        str(files / "train.csv"),
+        "--synthetic",
+        str(files / "cart.csv"),
+        "--sensitive",
+        "nope",
+    )
+    assert out.returncode == 2 and "--sensitive" in out.stderr and "'nope'" in out.stderr
+
+
+def test_a_column_name_with_a_comma_can_be_named_quoted(tmp_path):
+    frame = simulate_health(300, seed=5).rename(columns={"age": "age, in years"})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    out = run(
+        "privacy",
+        "--real",
+        str(tmp_path / "r.csv"),
+        "--synthetic",
+        str(tmp_path / "r.csv"),
+        "--qi",
+        '"age, in years",gender',
+        "--sensitive",
+        "disease",
+        "--metrics",
+        "ims",
+        "--json",
+        "-",
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["metrics"]["ims"]["value"] == 1.0
+
+
+def test_a_table_of_constant_columns_is_refused_with_its_cause(tmp_path):
+    frame = simulate_health(50, seed=5).assign(gender="x", age=1, education="y", income=2, health=3)
+    frame.to_csv(tmp_path / "c.csv", index=False)
+    out = run(
+        "privacy",
+        "--real",
+        str(tmp_path / "c.csv"),
+        "--synthetic",
+        str(tmp_path / "c.csv"),
+        "--sensitive",
+        "disease",
+    )
+    assert out.returncode == 2 and "constant" in out.stderr
