@@ -79,19 +79,25 @@ REFERENCES_AUTO_RUN_MAX_CELLS = 20_000
 
 def rapid_run(ws: Workspace, params: dict[str, Any]) -> pc.RapidResult | None:
     def compute(progress):
-        return pc.rapid(
+        # the one evaluation path (the registry), as the CLI and `review` call it
+        return pc.evaluate(
             _targets(ws, params["subset"], params["seed"]),
             [t.frame for t in ws.releases],
+            measures=["rapid"],
             threat=ws.threat,
             schema=ws.schema,
-            control=_control(ws, params),
-            attackers=tuple(params["attackers"]),
-            n_trees=int(params["n_trees"]),
-            bootstrap=int(params["bootstrap"]),
+            holdout=_control(ws, params),
             seed=int(params["seed"]),
+            options={
+                "rapid": {
+                    "attackers": tuple(params["attackers"]),
+                    "n_trees": int(params["n_trees"]),
+                    "bootstrap": int(params["bootstrap"]),
+                    **engine_backend(),
+                }
+            },
             progress=progress,
-            **engine_backend(),
-        )
+        )["rapid"]
 
     return run_cached(rapid_key(ws, params), "Fitting the attackers on the synthetic data", compute)
 

@@ -116,9 +116,10 @@ def _rapid_paper_study(args: argparse.Namespace, preset: dict[str, Any]) -> int:
 
 
 def cmd_rapid(args: argparse.Namespace) -> int:
+    from ..evaluation import evaluate
     from ..risk.rapid import (
         DEFAULT_ATTACKERS,
-        rapid,
+        RapidResult,
         rapid_null_calibration,
         rapid_paper_preset,
         rapid_permutation_threshold,
@@ -140,22 +141,29 @@ def cmd_rapid(args: argparse.Namespace) -> int:
     n_trees = args.n_trees if args.n_trees is not None else (preset["n_trees"] if preset else 500)
     forest_encoding = args.forest_encoding or (preset["forest_encoding"] if preset else "one-hot")
     control = _load(args.control, "control") if args.control else None
-    result = rapid(
+    # the one evaluation path (the registry, with the holdout as RAPID's non-members)
+    result = evaluate(
         real,
         synthetic,
+        measures=["rapid"],
         threat=threat,
-        control=control,
-        attackers=attackers,
-        tau=tau,
-        epsilon=args.epsilon,
-        method=args.method,
-        error=args.error,
-        bootstrap=args.bootstrap,
-        n_trees=n_trees,
-        forest_encoding=forest_encoding,
+        holdout=control,
         seed=args.seed,
-        **_ray_options(args),
-    )
+        options={
+            "rapid": {
+                "attackers": attackers,
+                "tau": tau,
+                "epsilon": args.epsilon,
+                "method": args.method,
+                "error": args.error,
+                "bootstrap": args.bootstrap,
+                "n_trees": n_trees,
+                "forest_encoding": forest_encoding,
+                **_ray_options(args),
+            }
+        },
+    )["rapid"]
+    assert isinstance(result, RapidResult)  # the registry's RAPID returns one
     payload = _payload("rapid", real, synthetic, args.seed, {"rapid": result})
     lo, hi = result.ci or (float("nan"), float("nan"))
     head = result.headline

@@ -57,14 +57,21 @@ def test_first_start_shows_demo_results_without_clicks():
 
 @pytest.fixture()
 def rapid_fits(monkeypatch) -> list:
-    """One entry per call of ``pc.rapid`` (a fit of the attackers) from here on."""
+    """One entry per fit of the attackers from here on: the registry's RAPID (the one
+    evaluation path the pages call) and ``pc.rapid`` (the references, calibration)."""
+    import dataclasses
+
+    from privacy_core.measures import MEASURES
+
     calls = []
-    original = pc.rapid
+    spec = MEASURES["rapid"]
+    original = spec.function
 
     def counting(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
+    monkeypatch.setitem(MEASURES, "rapid", dataclasses.replace(spec, function=counting))
     monkeypatch.setattr(pc, "rapid", counting)
     return calls
 
