@@ -57,21 +57,32 @@ def mds_run(ws: Workspace, settings: dict[str, Any], *, area: Any = None) -> pc.
     hold = ws.holdout.frame if ws.holdout is not None else None
 
     def compute(progress, should_stop, keep_partial) -> pc.MdsResult:
-        return pc.membership_disclosure_score(
+        # the one evaluation path (the registry), as `privacy --metrics mds` and `review`
+        # call it; MDS scores the generating method, so the real table stands in for a
+        # release (as when the engine is given none)
+        result = pc.evaluate(
             ws.real.frame,
+            ws.real.frame,
+            measures=["mds"],
             holdout=hold,
             schema=ws.schema,
-            shadow_method=settings["shadow_method"],
-            shadow_models=int(settings["shadow_models"]),
-            shadow_sets=int(settings["shadow_sets"]),
-            records=int(settings["records"]),
-            n_jobs=1,
-            **engine_backend(),
             seed=int(settings["seed"]),
+            options={
+                "mds": {
+                    "shadow_method": settings["shadow_method"],
+                    "shadow_models": int(settings["shadow_models"]),
+                    "shadow_sets": int(settings["shadow_sets"]),
+                    "records": int(settings["records"]),
+                    "n_jobs": 1,
+                    **engine_backend(),
+                    "should_stop": should_stop,
+                    "on_partial": keep_partial,
+                }
+            },
             progress=progress,
-            should_stop=should_stop,
-            on_partial=keep_partial,
-        )
+        )["mds"]
+        assert isinstance(result, pc.MdsResult)  # the registry's MDS returns one
+        return result
 
     return run_stoppable(
         PARTIAL,
