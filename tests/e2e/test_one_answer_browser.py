@@ -82,6 +82,11 @@ def test_tau_moved_on_the_rapid_page_is_the_tau_of_the_overview_and_every_export
         int(x.replace(",", "")) for x in _metric(page, "Records at risk").split(" of ")
     )
     assert box.is_visible() and lo <= head <= hi
+    # the page's HALF and SELF references at this τ (the same statistic: strongest attacker)
+    refs = page.get_by_text(re.compile(r"HALF, a fresh real sample used as a release, reads"))
+    text = refs.first.inner_text()
+    half = float(re.search(r"used as a release, reads (\d\.\d{3})", text).group(1))
+    copy = float(re.search(r"a copy of the real data, reads (\d\.\d{3})", text).group(1))
     page.screenshot(path=str(artifacts / "one_answer_rapid_tau.png"), full_page=True)
 
     # the Overview reads the same RAPID (absolute, as context beside the relative reading)
@@ -102,6 +107,9 @@ def test_tau_moved_on_the_rapid_page_is_the_tau_of_the_overview_and_every_export
     assert [round(x, 3) for x in rapid["headline"]["ci"]] == [lo, hi]
     assert round(rapid["headline"]["value"] * n_all) == n_risk
     assert doc["review"]["candidates"][0]["verdict"] == cand["verdict"]
+    references = doc["review"]["references"]["rapid"]
+    assert round(references["half"]["value"], 3) == half
+    assert round(references["self"]["value"], 3) == copy
     html = _download(page, "Download HTML report").decode("utf-8")
     pdf = _download(page, "Download PDF sign-off sheet")
     shown = f"{rapid['headline']['value']:.4f}"

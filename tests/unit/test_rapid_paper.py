@@ -5,7 +5,9 @@ CART release of the same size, every non-sensitive attribute a quasi-identifier,
 the sensitive attribute, tau = 0.3, ten simulations per cell (Fig. 5 uses ten; Table 1
 used 50).
 
-Rule for "reproduces": |ours - paper| <= 2 * SE, with SE = sqrt(SE_paper^2 + SE_ours^2),
+Rule for "reproduces": the README's |ours - paper| <= 2 * SE per figure, made family-wise
+here (Z below: this file checks several figures at once, on a fresh seed block), with
+SE = sqrt(SE_paper^2 + SE_ours^2),
 SE_ours = our SD / sqrt(our simulations) and SE_paper = the paper's reported SD / sqrt(its
 simulations) (Table 1: 50). Where the paper prints no SD (Fig. 5a's endpoints, read from
 its text to two digits) SE_paper is our SD / sqrt(10) (the same design, ten simulations)
@@ -24,6 +26,9 @@ from privacy_core.risk.rapid import PAPER_PRESET
 
 N_SIMS = 10
 N_TREES = 200
+# simulations 7000-7009: disjoint from every seed block the README's figures were read on
+# (0-199 and 5000-5199) or an audit used (1000-1029, 2000-2009)
+STUDY_SEED = 7000
 ROUNDING_SE = 0.005 / np.sqrt(3)
 
 # Table 1 (kappa = 10, tau = 0.3, 50 replications): RAPID, SD, accuracy, SD
@@ -40,10 +45,10 @@ def study():
     frame = pc.rapid_paper_study(
         (0.0, 5.0, 10.0, 100.0),
         n_sims=N_SIMS,
-        taus=(0.3, 0.7),
+        taus=(0.05, 0.3, 0.6, 0.7),
         attackers=("rf", "xgb", "cart"),
         n_trees=N_TREES,
-        seed=0,
+        seed=STUDY_SEED,
     )
     return frame
 
@@ -56,11 +61,19 @@ def _cell(study, kappa, attacker, tau=0.3):
     return part
 
 
+# The README's rule is |diff| <= 2 SE for each figure, a 95 % check. This file makes
+# CHECKS such checks at once, so a correct implementation would fail one of them on about
+# 1 - 0.95^CHECKS of fresh seed blocks (a third of them: the audit's "seed-lucky"); each
+# check here uses the Bonferroni z for a family-wise 95 % instead.
+CHECKS = 9  # Table 1: 3 attackers x (RAPID, accuracy); Fig. 5a: 3
+Z = 2.773  # the normal quantile 1 - 0.05 / (2 * CHECKS)
+
+
 def _within(ours: np.ndarray, paper: float, se_paper: float) -> tuple[bool, str]:
     se = np.sqrt(se_paper**2 + ours.std(ddof=1) ** 2 / len(ours))
     diff = abs(ours.mean() - paper)
-    return diff <= 2 * se, (
-        f"ours {ours.mean():.4f} vs paper {paper}: |diff| {diff:.4f}, 2 SE {2 * se:.4f}"
+    return diff <= Z * se, (
+        f"ours {ours.mean():.4f} vs paper {paper}: |diff| {diff:.4f}, {Z} SE {Z * se:.4f}"
     )
 
 
@@ -99,9 +112,10 @@ def test_fig_5a_kappa_0_level(study):
     ok, msg = _within(ours, 0.25, se_paper)
     assert ok, msg
     assert (cell["oracle_rapid"] == 0).all()
-    # The paper's attacker accuracy at kappa = 0 (0.70) is above the Bayes accuracy of its
-    # own Appendix A (the healthy share, 1 / (1 + e^-1.5 + e^-1.3) = 0.668): no attacker
-    # reaches it in expectation. Ours sits at the Bayes accuracy.
+    # The paper's attacker accuracy at kappa = 0 (0.70) is not reproduced by our pipeline:
+    # ours sits at the oracle's (the healthy share, 1 / (1 + e^-1.5 + e^-1.3) = 0.668).
+    # Not "impossible": the oracle uses the continuous age while the release has whole
+    # years, and an attacker scored on the release's own records can beat it.
     bayes = 1 / (1 + np.exp(-1.5) + np.exp(-1.3))
     assert cell["oracle_accuracy"].mean() == pytest.approx(bayes, abs=0.01)
     ok, msg = _within(cell["accuracy"].to_numpy(), bayes, 0.0)
@@ -128,22 +142,15 @@ def test_fig_5a_rises_and_saturates(study):
     assert top.mean() < _cell(study, 100.0, "rf")["oracle_rapid"].mean()
 
 
-def test_fig_5b_at_tau_0_7_is_bounded_by_accuracy(study):
-    """Fig. 5b claims curves for kappa >= 5 stay above 0.85 up to tau = 0.7. A gain above
-    tau >= 0.5 needs the true class to be the attacker's top class, so RAPID(0.7) is at
-    most the attacker's accuracy; at kappa = 5 even the Bayes-optimal attacker's accuracy
-    (the true Appendix A probabilities) is about 0.82 < 0.85, so no attacker can reproduce
-    the claim there. Ours sits below the Bayes-optimal attacker's own RAPID(0.7)."""
-    for kappa in (5.0, 10.0, 100.0):
-        for att in ("rf", "xgb", "cart"):
-            cell = _cell(study, kappa, att, tau=0.7)
-            assert (cell["rapid"] <= cell["accuracy"] + 1e-12).all()
-    k5 = _cell(study, 5.0, "rf", tau=0.7)
-    assert k5["oracle_accuracy"].mean() < 0.85 - 0.02
-    assert k5["oracle_rapid"].mean() < 0.6
-    assert k5["rapid"].mean() < k5["oracle_rapid"].mean() + 0.05
-    k10 = _cell(study, 10.0, "rf", tau=0.7)
-    assert k10["oracle_rapid"].mean() < 0.85 - 0.05
+def test_fig_5b_kappa_0_falls_to_zero(study):
+    """Fig. 5b, kappa = 0: RAPID falls from 0.50 at tau = 0.05 to about 0 by tau = 0.6 (read
+    from the figure). Ours falls from 0.52-0.54 to 0.06-0.08: the fall reproduces, the
+    0.50 does not within our rule on fresh seeds (README). A baseline that ignores the
+    class prevalence (b = 1/K) reads 0.71 and 0.31 here (seeds 7000-7009) and fails this;
+    the check it replaces, RAPID(0.7) <= accuracy, held for every formula (a gain above
+    0.5 needs the top class)."""
+    assert _cell(study, 0.0, "rf", tau=0.05)["rapid"].mean() <= 0.6
+    assert _cell(study, 0.0, "rf", tau=0.6)["rapid"].mean() <= 0.1
 
 
 def test_forest_on_factor_codes_draws_from_the_quasi_identifiers():
