@@ -169,3 +169,58 @@ def test_target_measures_read_their_distance_from_the_target():
     assert r.status == "inconclusive"
     assert judge("discriminator", 0.50, (0.47, 0.53), th).status == "below"
     assert judge("discriminator", 0.20, (0.15, 0.25), th).level == "red"
+
+
+# ------------------------------------------------- measures that cannot tell on this data
+def _register(n: int, seed: int):
+    """A census-like table: few demographic values, many people sharing all of them."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "sex": rng.choice(["f", "m"], n),
+            "age_band": rng.choice(["0-17", "18-39", "40-64", "65+"], n),
+            "region": rng.choice(list("ABCD"), n),
+            "tenure": rng.choice(["own", "rent"], n),
+            "income": rng.choice(["low", "mid", "high"], n),
+        }
+    )
+
+
+def test_dcr_says_in_its_json_when_natural_duplicates_blind_it():
+    from privacy_core.risk.distance import dcr
+    from privacy_core.threat import ThreatModel
+
+    real, hold = _register(800, 1), _register(400, 2)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        threat = ThreatModel(["sex", "age_band", "region", "tenure"], ["income"])
+        copy = dcr(real, real.copy(), threat=threat, holdout=hold).to_dict()
+    assert "natural duplicates" in copy["uninformative"]
+    card = next(c for c in scorecard({"dcr": copy}) if c.family.key == "similarity")
+    assert card.level == "uninformative"
+
+
+def test_linkability_says_when_even_a_copy_could_not_link_anyone():
+    import warnings
+
+    from privacy_core.datasets import simulate_health
+    from privacy_core.risk.attacks import linkability
+    from privacy_core.threat import ThreatModel
+
+    real, hold = simulate_health(800, seed=1), simulate_health(400, seed=2)
+    few = ThreatModel(["age", "education", "gender"], ["disease"])
+    every = ThreatModel(["age", "education", "gender", "income", "health"], ["disease"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        blind = linkability(real, real, threat=few, holdout=hold)
+        sighted = linkability(real, real, threat=every, holdout=hold)
+    # the copy's own reading agrees with the ceiling computed from the table alone
+    assert blind.extra["copy_ceiling"] < 0.01 and blind.value < 0.05
+    assert "uninformative" in blind.to_dict()
+    assert sighted.extra["copy_ceiling"] > 0.9 and sighted.value > 0.9
+    assert "uninformative" not in sighted.to_dict()
