@@ -277,3 +277,30 @@ def test_a_table_of_constant_columns_is_refused_with_its_cause(tmp_path):
         "disease",
     )
     assert out.returncode == 2 and "constant" in out.stderr
+
+
+@pytest.mark.parametrize("command", ["privacy", "fidelity", "report"])
+def test_the_command_line_defaults_are_the_engines_options(command):
+    """The flags' defaults give the engine's option table (the app's pages use it too)."""
+    from privacy_core.cli import build_parser
+    from privacy_core.cli.commands import _options
+
+    argv = [command, "--real", "r.csv", "--synthetic", "s.csv", "--sensitive", "disease"]
+    if command == "report":
+        argv += ["--out", "r.html"]
+    cli = _options(build_parser().parse_args(argv), 2_000)
+    engine = measure_options(2_000)
+    for name in (
+        "dcr",
+        "knn",
+        "singling_out",
+        "linkability",
+        "inference",
+        "ml_inference",
+        "gtcap",
+        "wasserstein",
+        "mla",
+        "query_error",
+        "discriminator",
+    ):
+        assert cli[name] == engine[name], name
