@@ -87,19 +87,30 @@ def test_preset_is_the_papers_set_up():
     assert pc.rapid_paper_preset() == PAPER_PRESET and pc.rapid_paper_preset() is not PAPER_PRESET
 
 
-# CART reproduces since the attacker prunes as rpart does, on misclassified records
-# (privacy_core/risk/rpart.py); with scikit-learn's Gini pruning it read 0.866 here.
-
-
-@pytest.mark.parametrize("attacker", ["rf", "xgb", "cart"])
+@pytest.mark.parametrize("attacker", ["rf", "xgb"])
 @pytest.mark.parametrize("quantity", ["rapid", "accuracy"])
 def test_table_1_rapid_and_accuracy(study, attacker, quantity):
-    """Table 1: RF, GBM (xgboost) and CART at kappa = 10, tau = 0.3."""
+    """Table 1: RF and GBM (xgboost) at kappa = 10, tau = 0.3 (both reproduce over 200
+    fresh simulations, README)."""
     rapid, rapid_sd, acc, acc_sd = TABLE_1[attacker]
     paper, sd = (rapid, rapid_sd) if quantity == "rapid" else (acc, acc_sd)
     ours = _cell(study, 10.0, attacker)[quantity].to_numpy()
     ok, msg = _within(ours, paper, sd / np.sqrt(TABLE_1_SIMS))
     assert ok, f"{attacker} {quantity}: {msg}"
+
+
+# CART does not reproduce over 200 fresh simulations (seeds 5000-5199: RAPID 0.867, acc
+# 0.873 against the paper's 0.876 and 0.879; README): ten simulations cannot tell a gap of
+# 0.009, so the check is against our documented figure, not a claim about the paper's
+OURS_CART_FRESH = {"rapid": (0.867, 0.0167), "accuracy": (0.873, 0.0117)}  # mean, SD
+
+
+@pytest.mark.parametrize("quantity", ["rapid", "accuracy"])
+def test_table_1_cart_reads_as_documented(study, quantity):
+    mean, sd = OURS_CART_FRESH[quantity]
+    ours = _cell(study, 10.0, "cart")[quantity].to_numpy()
+    ok, msg = _within(ours, mean, sd / np.sqrt(200))
+    assert ok, f"cart {quantity}: {msg}"
 
 
 def test_fig_5a_kappa_0_level(study):
