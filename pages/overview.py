@@ -5,15 +5,18 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from ui.evaluations import (
+    REFERENCES_AUTO_RUN_MAX_CELLS,
     rapid_at_page_settings,
     rapid_cached,
     rapid_fit_params,
+    rapid_references_run,
     rapid_run,
     rapid_should_autorun,
 )
 from ui.report import session_references
 from ui.runner import collected_notes, guarded
 from ui.scorecard import (
+    calibration_summary,
     candidate_cards,
     candidate_verdicts,
     draw_scorecard,
@@ -90,13 +93,19 @@ def draw_scorecards(ws) -> None:
         )
         if clicked and guarded(lambda: fill_quick(ws)):
             st.rerun()
+    # HALF and SELF for RAPID on small data, as the RAPID page computes them without a
+    # click: the attribute card then says where the release sits between them
+    params = rapid_fit_params(ws)
+    if rapid_should_autorun(ws, params, limit=REFERENCES_AUTO_RUN_MAX_CELLS):
+        with st.expander("Computing the reference points (HALF, SELF)", icon=":material/bolt:"):
+            guarded(lambda: rapid_references_run(ws, params))
     refs = pc.reference_record(session_references(ws))
     if len(by_candidate) == 1:
-        draw_scorecard(next(iter(by_candidate.values())), refs)
+        draw_scorecard(next(iter(by_candidate.values())), refs, calibration_summary(ws))
     else:
         for tab, cards in zip(st.tabs(list(by_candidate)), by_candidate.values(), strict=True):
             with tab:
-                draw_scorecard(cards, refs)
+                draw_scorecard(cards, refs, calibration_summary(ws))
     with st.expander("Thresholds: the amber and red lines", icon=":material/tune:"):
         thresholds_editor()
 

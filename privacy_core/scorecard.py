@@ -400,7 +400,10 @@ def _uninformative_reason(
     if spec is not None and not spec.calibrated:
         first = spec.calibration_note.split(":")[0].split(". ")[0]
         return f"not calibrated to read 0 on unseen rows and 1 on a copy ({first})"
-    summary = (calibration or {}).get(measure)
+    # calibration summaries are keyed "measure" or "measure:mode" (the mode the result
+    # was computed in: singling out has no default mode)
+    mode = spec.calibration_mode(dict(metric.get("params") or {})) if spec else "default"
+    summary = (calibration or {}).get(measure if mode == "default" else f"{measure}:{mode}")
     if (
         isinstance(summary, Mapping)
         and summary.get("verdict", "pass" if summary.get("pass") else "fail") == "fail"

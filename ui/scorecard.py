@@ -143,7 +143,7 @@ def thresholds_editor() -> None:
     )
 
 
-def _calibration_summary(ws: Workspace) -> dict[str, Any] | None:
+def calibration_summary(ws: Workspace) -> dict[str, Any] | None:
     from .report import session_calibration
 
     cal = session_calibration(ws)
@@ -156,7 +156,7 @@ def candidate_cards(ws: Workspace) -> dict[str, tuple[Card, ...]]:
     from .report import candidate_results  # the review glue: cached results per candidate
 
     th = thresholds()
-    cal = _calibration_summary(ws)
+    cal = calibration_summary(ws)
     return {
         c.name: scorecard(
             {m: r.to_dict() for m, r in c.results.items()}, thresholds=th, calibration=cal
@@ -179,12 +179,17 @@ def draw_verdicts(verdicts: dict[str, CandidateVerdict]) -> None:
 
 
 def draw_scorecard(
-    cards: tuple[Card, ...], references: dict[str, dict[str, Any]] | None = None
+    cards: tuple[Card, ...],
+    references: dict[str, dict[str, Any]] | None = None,
+    calibration: dict[str, Any] | None = None,
 ) -> None:
     """Cards in a grid: title, level in words (badge colour repeats it), headline value
-    with its interval, the line it crossed, where it sits between HALF and SELF (when
-    those references were computed), and a link to the page that explains it."""
+    with its interval, the line it crossed, where it sits between HALF and SELF (RAPID's
+    and fidelity's reference releases when computed; for the other disclosure measures
+    the calibration's floor, unseen rows, and ceiling, a copy, when one was run), and a
+    link to the page that explains it."""
     refs = references or {}
+    cal = calibration or {}
     for start in range(0, len(cards), 4):
         cols = st.columns(4)
         for col, card in zip(cols, cards[start : start + 4], strict=False):
@@ -200,7 +205,7 @@ def draw_scorecard(
                 # HALF and SELF are absolute readings: placed against the reading on
                 # their scale (RAPID's absolute headline, not its relative reading)
                 for r in card.readings:
-                    where = reference_reading(r.value, refs.get(r.measure))
+                    where = reference_reading(r.value, refs.get(r.measure), cal.get(r.measure))
                     if where and not r.relative:
                         box.caption(f"{r.label} against the references: {where}.")
                         break
@@ -393,6 +398,7 @@ def checklist_for(report_dict: dict[str, Any]) -> Checklist:
 __all__ = [
     "STATUSES",
     "answers",
+    "calibration_summary",
     "candidate_cards",
     "candidate_verdicts",
     "draw_verdicts",

@@ -54,6 +54,12 @@ def test_overview_answers_with_no_click_and_reads_against_edited_thresholds():
     assert not [b for b in at.button if b.key == "overview_fill"]
     # RAPID decides on its relative reading (the demo has a holdout); the absolute is context
     assert "RAPID members minus non-members" in text and "amber line" in text
+    # and its card says where the release sits between HALF and SELF, with no click
+    assert any(
+        "RAPID (strongest attacker, absolute) against the references:" in c.value
+        and "HALF" in c.value
+        for c in at.caption
+    )
     (verdict,) = _verdicts(at)  # one candidate, one sentence naming what decided it
     assert "Comparable to a fresh real sample" in verdict or " on: " in verdict
 

@@ -86,13 +86,13 @@ def test_a_measure_flagged_by_itself_is_uninformative():
 
 
 def test_a_failed_calibration_makes_a_measure_uninformative_here():
-    cal = {"singling_out": {"pass": False}}
-    cards = scorecard({"singling_out": _m(0.5, (0.4, 0.6))}, calibration=cal)
-    assert _card(cards, "identity").level == "uninformative"
+    cal = {"linkability": {"pass": False}}
+    cards = scorecard({"linkability": _m(0.5, (0.4, 0.6))}, calibration=cal)
+    assert _card(cards, "linkability").level == "uninformative"
     ok = scorecard(
-        {"singling_out": _m(0.5, (0.4, 0.6))}, calibration={"singling_out": {"pass": True}}
+        {"linkability": _m(0.5, (0.4, 0.6))}, calibration={"linkability": {"pass": True}}
     )
-    assert _card(ok, "identity").level == "red"
+    assert _card(ok, "linkability").level == "red"
 
 
 def test_the_relative_reading_decides_over_the_absolute_one():
@@ -224,3 +224,15 @@ def test_linkability_says_when_even_a_copy_could_not_link_anyone():
     assert "uninformative" in blind.to_dict()
     assert sighted.extra["copy_ceiling"] > 0.9 and sighted.value > 0.9
     assert "uninformative" not in sighted.to_dict()
+
+
+def test_a_failed_calibration_is_read_in_the_mode_the_result_was_computed_in():
+    # singling out has no default mode: its summaries are keyed by mode
+    metric = _m(0.5, (0.4, 0.6))
+    metric["params"] = {"mode": "multivariate", "space": "shared"}
+    failed = {"singling_out:multivariate": {"pass": False, "verdict": "fail"}}
+    other = {"singling_out:univariate": {"pass": False, "verdict": "fail"}}
+    assert _card(scorecard({"singling_out": metric}, calibration=failed), "identity").level == (
+        "uninformative"
+    )
+    assert _card(scorecard({"singling_out": metric}, calibration=other), "identity").level == "red"
