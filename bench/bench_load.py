@@ -47,7 +47,7 @@ CHROMIUM, CHROMIUM_FLAGS = _e2e.CHROMIUM, _e2e.CHROMIUM_FLAGS
 
 # page in the sidebar -> text that is on screen only when that page has drawn its results
 PAGES = {
-    "Overview": "RAPID (mean of attackers)",
+    "Overview": "Verdict for ",
     "RAPID": "RAPID max (strongest attacker)",
     "Privacy metrics": "Record drill-down",
     "Fidelity & utility": "Against the references",
