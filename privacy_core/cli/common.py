@@ -94,9 +94,8 @@ def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
         missing = [c for c in names if c not in real.columns]
         if missing:
             raise CLIError(
-                f"{option} names column(s) the real table does not have: "
-                f"{', '.join(map(repr, missing))}; its columns are "
-                f"{', '.join(map(str, real.columns))}."
+                f"{option}: {', '.join(map(repr, missing))} is not in the real table; its "
+                f"columns are {', '.join(map(str, real.columns))}."
             )
     if not qis:
         # every other column the schema keeps: ID-like and constant columns are excluded

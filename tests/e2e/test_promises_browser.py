@@ -339,9 +339,7 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
         privacy_page(page)
         download(page, "Download the flag table (record indices and flags only)")
         visit(page, "Fidelity & utility", "Fidelity & utility")
-        expect(page.get_by_text("Evaluating fidelity and utility — done").first).to_be_visible(
-            timeout=300_000
-        )
+        expect(page.get_by_text("Against the references").first).to_be_visible(timeout=300_000)
         idle(page)
         visit(page, "Risk–utility map", "Risk–utility map")
         expect(page.get_by_text("candidate × measure cell(s) — done").first).to_be_visible(

@@ -40,7 +40,7 @@ def test_added_release_keeps_results_and_candidates_are_side_by_side(page, app_u
     page.goto(app_url)
     expect(page.get_by_text(RAPID_CARD).first).to_be_visible()
     nav(page, "Fidelity & utility")
-    expect(page.get_by_text("Evaluating fidelity and utility — done").first).to_be_visible()
+    expect(page.get_by_text("Against the references").first).to_be_visible()
     nav(page, "Review & report")
     expect(page.get_by_role("button", name="Download PDF sign-off sheet")).to_be_visible()
     no_exception(page)

@@ -109,9 +109,10 @@ def test_sphere_is_the_deprecated_name_of_box_pooled():
 
 
 @pytest.mark.parametrize("weighting", ["box_pooled", "box_per_record"])
-def test_box_options_meet_the_calibration_contract(weighting):
+def test_box_options_read_a_copy_as_one_and_are_not_passed_by_the_gate(weighting):
     """A full copy reads 1 and unseen real rows about 0 (floor interval reaching 0), at
-    training:holdout ratios 1:1 and 4:1, as in test_calibration_contract."""
+    training:holdout ratios 1:1 and 4:1; but the floor's interval is too wide for the
+    calibration gate, which never passes it (GTCAP is registered as not calibrated)."""
     real = pc.simulate_health(4500, kappa=1, seed=3)
     threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
     with warnings.catch_warnings():
@@ -128,7 +129,8 @@ def test_box_options_meet_the_calibration_contract(weighting):
     s = cal.summary("gtcap")
     assert s.ceiling >= CEILING_MIN and s.ceiling == pytest.approx(1.0)
     assert s.floor <= FLOOR_MAX or s.floor_ci[0] <= 0
-    assert s.monotone and s.passed, s
+    assert s.monotone and not s.passed and s.verdict in ("inconclusive", "fail"), s
+    assert not pc.MEASURES["gtcap"].calibrated
     rows = cal.rows
     assert (rows.loc[rows["level"] == 1.0, "value"] > 0.99).all()
     assert (rows.loc[rows["level"] == 0.0, "ci_low"] <= 0.01).all()
