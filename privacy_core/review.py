@@ -416,14 +416,9 @@ def review_document(report: Any, *, seed: int, command: str = "review") -> dict[
 def review_exit_status(report_dict: Mapping[str, Any]) -> int:
     """0 when every candidate is below its lines, 3 when any is above a line, 4 when none
     is above but some are inconclusive (:func:`privacy_core.scorecard.exit_status`)."""
-    from .scorecard import CandidateVerdict
-
-    verdicts = [
-        CandidateVerdict(c["verdict"], c.get("sentence", ""), tuple(c.get("deciding", ())))
-        for c in report_dict.get("candidates", [])
-        if c.get("verdict")
-    ]
-    return exit_status(verdicts)
+    return exit_status(
+        [c["verdict"] for c in report_dict.get("candidates", []) if c.get("verdict")]
+    )
 
 
 __all__ = [

@@ -706,10 +706,11 @@ def candidate_verdict(
 EXIT_STATUS = {"below": 0, "above": 3, "inconclusive": 4}
 
 
-def exit_status(verdicts: Sequence[CandidateVerdict]) -> int:
+def exit_status(verdicts: Sequence[CandidateVerdict | str]) -> int:
     """The command line's exit status for a review: 3 when any candidate is above a
-    line, else 4 when any is inconclusive, else 0."""
-    found = {v.verdict for v in verdicts}
+    line, else 4 when any is inconclusive, else 0 (verdicts or their words, as a stored
+    review holds them)."""
+    found = {v if isinstance(v, str) else v.verdict for v in verdicts}
     if "above" in found:
         return EXIT_STATUS["above"]
     return EXIT_STATUS["inconclusive"] if "inconclusive" in found else EXIT_STATUS["below"]

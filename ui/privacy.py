@@ -10,6 +10,7 @@ import numpy as np
 import privacy_core as pc
 from privacy_core.evaluation import evaluate_measures
 from privacy_core.measures import MEASURES
+from privacy_core.scorecard import UNINFORMATIVE_WIDTH  # the cards' and the verdict's width
 
 from .cached import cached_result, get_or_compute, linkability_halves, scoped_key
 from .runner import run_cached
@@ -208,8 +209,6 @@ def nearest_records(ws: Workspace, release: int, record: Any):
 
 # ------------------------------------------------------------------ card text
 #: An interval wider than this share of the measure's range says little about the value.
-# the engine's rule (privacy_core.scorecard): one width for the cards and the verdict
-from privacy_core.scorecard import UNINFORMATIVE_WIDTH  # noqa: E402
 
 
 @dataclass(frozen=True)
