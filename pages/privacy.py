@@ -299,6 +299,18 @@ for i, (name, res) in enumerate(shown.items()):
                     ],
                     hide_index=True,
                 )
+        if "sdc" in res.extra:
+            sdc = res.extra["sdc"]
+            with st.expander("sdcMicro's counts on the quasi-identifiers"):
+                st.dataframe(pc.sdc_summary(res), hide_index=True)
+                st.caption(
+                    f"The real table's global risk {sdc['real']['global_risk']:.3f} (expected "
+                    f"re-identifications {sdc['real']['expected_reidentifications']:.1f}); the "
+                    f"release reproduces {sdc['rare_member_keys_reproduced']:,} rare training "
+                    f"records' keys, {sdc['rare_member_keys_reproduced_with_sensitive']:,} with "
+                    f"the sensitive value, {sdc['reproduced_with_l_1']:,} in a release group "
+                    "with one sensitive value (l = 1). Templ, Kowarik & Meindl (2015)."
+                )
         if text.uninformative:
             st.badge("uninformative interval", icon=":material/error:", color="orange")
             st.caption(text.uninformative)

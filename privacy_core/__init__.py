@@ -122,6 +122,11 @@ from .risk.rapid import (
     LABEL_PERMUTATIONS,
     TAU_RANGE,
 )
+from .risk.sdc import (
+    individual_risk_reproduced,
+    reproduced_uniques,
+    sdc_summary,
+)
 from .scenarios import RELEASE_LABELS, TAU_GRID
 from .scorecard import (
     DEFAULT_THRESHOLDS,
@@ -268,6 +273,9 @@ __all__ = [
     "rapid_permutation_threshold",
     "rapid_synthesizer_cv",
     "record_flags",
+    "reproduced_uniques",
+    "individual_risk_reproduced",
+    "sdc_summary",
     "render_html",
     "render_pdf",
     "reproduces",

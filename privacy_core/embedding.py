@@ -18,7 +18,13 @@ k-NN variants, distance-based inference and linkability). Because masking is par
 training, a record can be embedded from a subset of its columns (the attacker's
 quasi-identifiers): the other columns are masked. Fitted encoders are cached in memory
 per data fingerprint, columns, seed and parameters; they are never written to disk, and
-:meth:`ContrastiveEncoder.to_npz` exports the weights as plain arrays (no pickle).
+:meth:`ContrastiveEncoder.to_npz` exports the weights as plain arrays (no pickle). The
+encoder trains on a GPU when torch sees one (``device="auto"``), else on the CPU.
+
+Why one module: the parameters, the network, its training loop, its export and the cache
+of fitted encoders are one object's life cycle; each part is read only through
+:class:`ContrastiveEncoder` and :func:`contrastive_encoder`, and splitting them would
+expose the network's internals between modules.
 """
 
 from __future__ import annotations
@@ -85,6 +91,11 @@ class ContrastiveParams:
     validation_fraction: float = 0.1
     max_rows: int | None = 50_000  # training rows (a seeded subsample above this)
     threads: int = 2
+    # "auto": a GPU when torch sees one, else the CPU; the result's params record the one
+    # used. CPU runs are bit-for-bit repeatable; a GPU sums in another order, so its
+    # encoder differs in the last bits and its isolation ranking within a tolerance
+    # (tests/unit/test_embedding_device.py)
+    device: str = "auto"
 
     @classmethod
     def coerce(cls, value: ContrastiveParams | Mapping[str, Any] | None) -> ContrastiveParams:
@@ -127,7 +138,30 @@ class ContrastiveParams:
             check_positive_int("max_rows", self.max_rows, minimum=100)
         if self.max_steps is not None:
             check_positive_int("max_steps", self.max_steps)
+        resolve_device(self.device)
         return self
+
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(device: str) -> str:
+    """The torch device an encoder trains on: ``"cpu"`` or ``"cuda"`` (``"auto"``: a GPU
+    when torch sees one). A :class:`ParameterError` for another name, or for ``"cuda"``
+    where torch sees no GPU."""
+    if device not in DEVICES:
+        raise ParameterError(f"device must be one of {', '.join(DEVICES)}; got {device!r}.")
+    if device == "cpu":
+        return "cpu"
+    import torch
+
+    available = torch.cuda.is_available()
+    if device == "cuda" and not available:
+        raise ParameterError(
+            "device 'cuda' was asked for, but torch sees no GPU on this machine (this torch "
+            f"build: {torch.__version__}); use 'auto' or 'cpu'."
+        )
+    return "cuda" if available else "cpu"
 
 
 # dropout masks compare 16-bit random integers with a threshold: 6,554 / 65,536 = 0.10001
@@ -157,8 +191,10 @@ def _network(cat_sizes: list[int], n_num: int, p: ContrastiveParams, dim: int):
                 return x
             # four 16-bit draws from each uniform 64-bit integer (every bit balanced:
             # checked over 4 million draws), a third of the cost of drawing them one by one
+            # drawn from torch's CPU generator on any device: a GPU run gets the CPU
+            # run's masks, and differs from it only in the order floating point sums
             words = torch.randint(-(2**63), 2**63 - 1, (-(-x.numel() // 4),), dtype=torch.int64)
-            draw = words.view(torch.int16)[: x.numel()].view(x.shape)
+            draw = words.view(torch.int16)[: x.numel()].view(x.shape).to(x.device)
             return x * ((draw >= self.drop - _DROPOUT_LEVELS // 2) * self.scale)
 
     class Net(nn.Module):
@@ -287,9 +323,10 @@ class ContrastiveEncoder:
         val, train = order[:n_val], order[n_val:]
         sizes = [len(self.table_encoder_.categories_[c]) for c in self.cat_columns_]
         started = time.perf_counter()
+        device = torch.device(resolve_device(p.device))
         with torch_threads(p.threads):
             torch.manual_seed(seed)
-            net = _network(sizes, len(self.num_columns_), p, self.dimension)
+            net = _network(sizes, len(self.num_columns_), p, self.dimension).to(device)
             # foreach: one multi-tensor update per step, the same values as per-tensor
             opt = torch.optim.Adam(net.parameters(), lr=p.lr, foreach=True)
             n_cols = len(self.columns)
@@ -307,9 +344,7 @@ class ContrastiveEncoder:
                     m = np.zeros((len(rows), len(self.num_columns_)), dtype=np.float32)
                     for j, col in enumerate(self.num_columns_):
                         m[:, j] = hidden[:, self.columns.index(col)]
-                    out.append(
-                        (torch.from_numpy(c), torch.from_numpy(num[rows]), torch.from_numpy(m))
-                    )
+                    out.append(tuple(torch.from_numpy(x).to(device) for x in (c, num[rows], m)))
                 return out
 
             def loss_of(rows: np.ndarray, r: np.random.Generator) -> tuple[Any, float]:
@@ -318,7 +353,7 @@ class ContrastiveEncoder:
                 z = F.normalize(net(*(torch.cat(pair) for pair in zip(a, b, strict=True))), dim=1)
                 za, zb = z[: len(rows)], z[len(rows) :]
                 logits = za @ zb.T / p.temperature
-                target = torch.arange(len(rows))
+                target = torch.arange(len(rows), device=device)
                 loss = (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
                 accuracy = float((logits.argmax(dim=1) == target).float().mean())
                 return loss, accuracy
@@ -382,6 +417,7 @@ class ContrastiveEncoder:
                 net.load_state_dict(best_state)
             net.eval()
         self.net_ = net
+        self.device_ = device.type
         self.seed_ = seed
         self.n_train_ = len(train)
         self.steps_ = steps
@@ -411,14 +447,14 @@ class ContrastiveEncoder:
                 )
         codes, num, mask = self._inputs(frame, columns)
         out = np.empty((len(frame), self.dimension), dtype=np.float64)
+        device = next(self.net_.parameters()).device
         with torch_threads(self.params.threads), torch.no_grad():
             for s in range(0, len(frame), batch):
                 z = self.net_(
-                    torch.from_numpy(codes[s : s + batch]),
-                    torch.from_numpy(num[s : s + batch]),
-                    torch.from_numpy(mask[s : s + batch]),
+                    *(torch.from_numpy(x[s : s + batch]).to(device) for x in (codes, num, mask))
                 )
-                out[s : s + batch] = torch.nn.functional.normalize(z, dim=1).double().numpy()
+                z = torch.nn.functional.normalize(z, dim=1)
+                out[s : s + batch] = z.double().cpu().numpy()
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -427,6 +463,8 @@ class ContrastiveEncoder:
         best = min(self.history_, key=lambda h: h["validation_loss"]) if last else {}
         return {
             **asdict(self.params),
+            # the device it trained on ("auto" resolved)
+            "device": getattr(self, "device_", self.params.device),
             "dimension": self.dimension,
             "columns": self.columns,
             "seed": getattr(self, "seed_", None),
@@ -457,7 +495,7 @@ class ContrastiveEncoder:
             "categories": enc.categories_,
             "history": self.history_,
         }
-        arrays = {f"w:{k}": v.numpy() for k, v in self.net_.state_dict().items()}
+        arrays = {f"w:{k}": v.cpu().numpy() for k, v in self.net_.state_dict().items()}
         buf = io.BytesIO()
         np.savez(buf, header=np.array(json.dumps(header)), **arrays)
         return buf.getvalue()
@@ -470,7 +508,8 @@ class ContrastiveEncoder:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             header = json.loads(str(z["header"]))
             state = {k[2:]: torch.from_numpy(z[k].copy()) for k in z.files if k != "header"}
-        self = cls(schema, header["columns"], header["params"])
+        # rebuilt on the CPU, wherever it was trained
+        self = cls(schema, header["columns"], {**header["params"], "device": "cpu"})
         self.dimension = int(header["dimension"])
         enc = TableEncoder(schema, columns=self.columns)
         enc.minimum_, enc.scale_ = header["minimum"], header["scale"]
@@ -484,6 +523,7 @@ class ContrastiveEncoder:
         net.load_state_dict(state)
         net.eval()
         self.net_, self.seed_, self.history_ = net, header["seed"], header["history"]
+        self.device_ = "cpu"  # an exported encoder is rebuilt on the CPU
         return self
 
 

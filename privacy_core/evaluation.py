@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from . import scheduler
 from .data import Schema
 from .errors import ParameterError, PrivacyCoreError
 from .measures import MEASURES, MeasureSpec, get_measure
@@ -34,10 +36,14 @@ class Review:
     results: Mapping[str, MetricResult]
     failures: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    # each measure's wall and CPU seconds (CPU: every thread of the process that ran it)
+    timings: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    workers: int = 1  # processes the measures ran on side by side (1: one after another)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", MappingProxyType(dict(self.results)))
         object.__setattr__(self, "failures", MappingProxyType(dict(self.failures)))
+        object.__setattr__(self, "timings", MappingProxyType(dict(self.timings)))
 
     def __getitem__(self, name: str) -> MetricResult:
         return self.results[name]
@@ -58,6 +64,9 @@ def evaluate(
     options: Mapping[str, Mapping[str, Any]] | None = None,
     progress: ProgressFn | None = None,
     errors: Literal["raise", "collect"] = "raise",
+    n_jobs: int = 1,
+    backend: str = "local",
+    ray_address: str | None = None,
 ) -> Review:
     """Run registered measures on the same inputs.
 
@@ -80,6 +89,11 @@ def evaluate(
         :class:`~privacy_core.errors.PrivacyCoreError` (bad input for it, too little data)
         is left out of ``results`` and its message kept in ``failures``; the others still
         run. Any other exception is a defect and propagates either way.
+    n_jobs, backend, ray_address
+        Worker processes the measures run on side by side, the longest first (-1 = all
+        usable cores; :mod:`privacy_core.scheduler`), or ``backend="ray"`` to send them to
+        the cluster at ``ray_address``. The results are the serial run's; ``progress``
+        then moves as each measure ends.
 
     Warnings raised by the measures are passed on to the caller and also listed, once
     each, in :attr:`Review.warnings`.
@@ -95,8 +109,14 @@ def evaluate(
     if unknown:
         raise ParameterError(f"`options` names unknown measures: {', '.join(map(str, unknown))}.")
     releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
+    context = _Context(real, releases, threat, holdout, schema, seed, dict(options or {}))
+    estimate = scheduler.estimate_seconds([s.cost for s in specs], len(real))
+    jobs = scheduler.workers(n_jobs, len(specs), estimate) if backend == "local" else 2
+    if jobs > 1 and len(specs) > 1:
+        return _side_by_side(specs, names, context, jobs, backend, ray_address, progress, errors)
     results: dict[str, MetricResult] = {}
     failures: dict[str, str] = {}
+    timings: dict[str, tuple[float, float]] = {}
     error: PrivacyCoreError | None = None
     caught: list[warnings.WarningMessage] = []
     try:
@@ -104,6 +124,7 @@ def evaluate(
             warnings.simplefilter("always")
             for i, spec in enumerate(_run_order(specs, names)):
                 step = share(progress, i, len(specs), spec.label)
+                started = time.perf_counter(), time.process_time()
                 try:
                     results[spec.name] = _call(
                         spec,
@@ -121,6 +142,11 @@ def evaluate(
                         error = exc
                         break
                     failures[spec.name] = " ".join(str(exc).split())
+                finally:
+                    timings[spec.name] = (
+                        time.perf_counter() - started[0],
+                        time.process_time() - started[1],
+                    )
     finally:
         # recorded to be listed, and passed on to the caller's own filters (also when an
         # unexpected error escapes: the warnings before it may explain it)
@@ -129,13 +155,116 @@ def evaluate(
         raise error
     if progress:
         progress(1.0, "done")
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    return _review(specs, results, failures, messages, timings, 1)
+
+
+def _review(
+    specs: list[MeasureSpec],
+    results: dict[str, MetricResult],
+    failures: dict[str, str],
+    messages: list[str],
+    timings: dict[str, tuple[float, float]],
+    workers: int,
+) -> Review:
+    """The review in the order the measures were asked for (however they ran)."""
     order = list(dict.fromkeys(s.name for s in specs))
-    messages = dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, UserWarning))
     return Review(
         results={n: results[n] for n in order if n in results},
         failures={n: failures[n] for n in order if n in failures},
-        warnings=tuple(messages),
+        warnings=tuple(dict.fromkeys(messages)),
+        timings={n: timings[n] for n in order if n in timings},
+        workers=workers,
     )
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every measure of one evaluation is given (sent once per task to a worker)."""
+
+    real: pd.DataFrame
+    releases: list[pd.DataFrame]
+    threat: ThreatModel | None
+    holdout: pd.DataFrame | None
+    schema: Schema | None
+    seed: int
+    options: dict[str, Mapping[str, Any]]
+    threads: int | None = None
+
+
+def _measure_task(name: str, ctx: _Context) -> scheduler.TaskOutcome:
+    """One measure as a scheduled task (module level: it is pickled to the workers)."""
+    spec = get_measure(name)
+    return scheduler.run_task(
+        name,
+        lambda: _call(
+            spec,
+            ctx.real,
+            ctx.releases,
+            threat=ctx.threat,
+            holdout=ctx.holdout,
+            schema=ctx.schema,
+            seed=ctx.seed,
+            options=ctx.options.get(name, {}),
+            progress=None,
+        ),
+        threads=ctx.threads,
+    )
+
+
+def _side_by_side(
+    specs: list[MeasureSpec],
+    names: list[str],
+    context: _Context,
+    jobs: int,
+    backend: str,
+    address: str | None,
+    progress: ProgressFn | None,
+    errors: str,
+) -> Review:
+    """The measures as tasks on ``jobs`` workers (the scheduler), gathered as they end."""
+    from dataclasses import replace
+
+    labels = {s.name: s.label for s in specs}
+    unique = list(dict.fromkeys(s.name for s in specs))
+    context = replace(
+        context, threads=scheduler.threads_per_task(jobs) if backend == "local" else 1
+    )
+    results: dict[str, MetricResult] = {}
+    failures: dict[str, str] = {}
+    errors_by_name: dict[str, PrivacyCoreError] = {}
+    timings: dict[str, tuple[float, float]] = {}
+    warned: dict[str, tuple[tuple[str, type[Warning], str, int], ...]] = {}
+    if progress:
+        progress(0.0, f"{len(unique)} measures on {jobs} workers")
+    outcomes = scheduler.run_measures(
+        unique,
+        _measure_task,
+        context=context,
+        cost={s.name: s.cost for s in specs},
+        n_jobs=jobs,
+        backend=backend,
+        address=address,
+    )
+    for done, outcome in enumerate(outcomes, start=1):
+        timings[outcome.name] = (outcome.wall_s, outcome.cpu_s)
+        warned[outcome.name] = outcome.warnings
+        if outcome.error is not None:
+            errors_by_name[outcome.name] = outcome.error
+            failures[outcome.name] = " ".join(str(outcome.error).split())
+        else:
+            results[outcome.name] = outcome.result
+        if progress:
+            progress(done / len(unique), f"{labels[outcome.name]} done")
+    # re-issued in the order the serial run would raise them
+    rank = {n: i for i, n in enumerate(s.name for s in _run_order(specs, names))}
+    recorded = [w for n in sorted(warned, key=lambda n: rank[n]) for w in warned[n]]
+    _pass_on_recorded(recorded)
+    if errors == "raise" and errors_by_name:
+        first = min(errors_by_name, key=lambda n: rank[n])
+        raise errors_by_name[first]
+    messages = [m for m, cat, _, _ in recorded if issubclass(cat, UserWarning)]
+    return _review(specs, results, failures, messages, timings, jobs)
 
 
 def evaluate_measures(
@@ -266,6 +395,23 @@ def _accepts(function: Callable[..., Any], name: str) -> bool:
 # where re-issued warnings are remembered, as a module's __warningregistry__ is: the
 # default action shows a warning once per location, as it did before it was recorded
 _REGISTRY: dict[Any, Any] = {}
+
+
+def _pass_on_recorded(recorded: list[tuple[str, type[Warning], str, int]]) -> None:
+    """Re-issue warnings recorded in a worker (message, category, file, line)."""
+    seen = set()
+    for message, category, filename, lineno in recorded:
+        if (message, category, filename, lineno) in seen:
+            continue
+        seen.add((message, category, filename, lineno))
+        warnings.warn_explicit(
+            message,
+            category,
+            filename,
+            lineno,
+            module=_module_of(filename),
+            registry=_REGISTRY,
+        )
 
 
 def _pass_on(caught: list[warnings.WarningMessage]) -> None:

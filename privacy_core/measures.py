@@ -27,6 +27,7 @@ from .risk.distance import dcr, dcr_knn, identical_match_share
 from .risk.mds import membership_disclosure_score
 from .risk.membership import domias, membership_disclosure
 from .risk.rapid import rapid
+from .risk.sdc import individual_risk_reproduced, reproduced_uniques
 from .utility import discriminator, ml_affinity, query_error
 
 
@@ -87,6 +88,8 @@ class MeasureSpec:
     # Calibration contract: how far the normalised reading (v - floor) / (ceiling - floor)
     # may stray from the inserted risk f_l between the ends (a linear response keeps 0)
     response_band: float = 0.25
+    # rough seconds on Adult (39,073 rows, 2 cores): the scheduler starts the longest first
+    cost: float = 1.0
 
     def mode_options(self, mode: str) -> dict[str, Any]:
         """Keyword arguments of one calibration mode (``default`` for measures with one)."""
@@ -148,6 +151,7 @@ def _m(
     bounds: tuple[float, float] = (0.0, 1.0),
     holdout_keyword: str = "holdout",
     response_band: float = 0.25,
+    cost: float = 1.0,
 ) -> MeasureSpec:
     return MeasureSpec(
         name,
@@ -173,6 +177,7 @@ def _m(
         bounds,
         holdout_keyword,
         response_band,
+        cost,
     )
 
 
@@ -212,6 +217,7 @@ MEASURES: dict[str, MeasureSpec] = {
             "not 0. Read it against the HALF reference (a fresh real sample); "
             "the relative reading is the members-minus-non-members difference.",
             fast=False,
+            cost=11,
             description="Share of real records whose secret an attacker trained on the "
             "release predicts confidently beyond the base rate.",
         ),
@@ -222,6 +228,7 @@ MEASURES: dict[str, MeasureSpec] = {
             identical_match_share,
             holdout=False,
             fast=True,
+            cost=0.3,
             indicator=True,
             description="Share of synthetic rows that copy a real row.",
         ),
@@ -233,6 +240,7 @@ MEASURES: dict[str, MeasureSpec] = {
             bounds=(-math.inf, 1.0),
             holdout=False,
             fast=True,
+            cost=0.6,
             indicator=True,
             modes=_SPACES,
             description=(
@@ -247,6 +255,7 @@ MEASURES: dict[str, MeasureSpec] = {
             bounds=(-math.inf, 1.0),
             holdout=False,
             fast=False,
+            cost=4,
             indicator=True,
             modes=_SPACES,
             before=("dcr",),
@@ -259,6 +268,7 @@ MEASURES: dict[str, MeasureSpec] = {
             singling_out,
             holdout=False,
             fast=True,
+            cost=3,
             response_band=SINGLING_OUT_BAND,
             modes=(
                 ("univariate", (("mode", "univariate"), ("space", "shared"))),
@@ -277,6 +287,7 @@ MEASURES: dict[str, MeasureSpec] = {
             singling_out_outliers,
             holdout=False,
             fast=False,
+            cost=30,
             response_band=SINGLING_OUT_BAND,
             # calibrated as the paper defines it, targets found in the contrastive embedding;
             # space="shared" is an option (unseen rows read 0.00-0.09 over four seeds, 7 of 8
@@ -292,8 +303,34 @@ MEASURES: dict[str, MeasureSpec] = {
             linkability,
             holdout=False,
             fast=True,
+            cost=5,
             modes=_SPACES,
             description="Can two halves of a person's record be linked through the release?",
+        ),
+        _m(
+            "reproduced_uniques",
+            "Reproduced rare combinations",
+            "privacy",
+            reproduced_uniques,
+            holdout=False,
+            fast=True,
+            cost=0.5,
+            modes=(("default", ()), ("with_sensitive", (("with_sensitive", True),))),
+            description="sdcMicro's rare key combinations (fewer than k records on the "
+            "QIs) of the real table that the release reproduces, members against "
+            "non-members; with_sensitive: with the sensitive value too.",
+        ),
+        _m(
+            "individual_risk",
+            "Individual risk reproduced",
+            "privacy",
+            individual_risk_reproduced,
+            holdout=False,
+            fast=True,
+            cost=0.5,
+            description="sdcMicro's individual re-identification risk of the real records "
+            "(sampling weights optional), the share of it the release reproduces beyond a "
+            "fresh real sample.",
         ),
         _m(
             "inference",
@@ -302,6 +339,7 @@ MEASURES: dict[str, MeasureSpec] = {
             distance_inference,
             holdout=False,
             fast=True,
+            cost=10,
             modes=_SPACES,
             description="The closest synthetic row's secret as a guess.",
         ),
@@ -312,6 +350,7 @@ MEASURES: dict[str, MeasureSpec] = {
             ml_inference,
             holdout=True,
             fast=True,
+            cost=1.5,
             description="xgboost trained on the release: members vs non-members.",
         ),
         _m(
@@ -321,6 +360,7 @@ MEASURES: dict[str, MeasureSpec] = {
             gtcap,
             holdout=True,
             fast=False,
+            cost=4,
             calibrated=False,
             calibration_note="GTCAP rests on few attributions: only synthetic records whose "
             "match class is homogeneous in the sensitive value count, so its interval on "
@@ -347,6 +387,7 @@ MEASURES: dict[str, MeasureSpec] = {
             bounds=(-1.0, 1.0),
             holdout=True,
             fast=False,
+            cost=2,
             calibrated=False,
             calibration_note="DOMIAS is capped by its density estimator: a Gaussian KDE with "
             "Scott's bandwidth averages each density over a wide neighbourhood, "
@@ -367,6 +408,7 @@ MEASURES: dict[str, MeasureSpec] = {
             bounds=(-math.inf, 1.0),
             holdout=True,
             fast=True,
+            cost=0.4,
             calibrated=False,
             calibration_note="F_rel is relative to the naive attacker who calls everyone a "
             "member (consensus R5), not to an uninformative release: when the "
@@ -386,6 +428,7 @@ MEASURES: dict[str, MeasureSpec] = {
             bounds=(-1.0, math.inf),
             holdout=True,
             fast=False,
+            cost=25,
             threat=False,
             native=True,
             evaluates="generator",
@@ -401,6 +444,7 @@ MEASURES: dict[str, MeasureSpec] = {
             bounds=(0.0, 2.0),
             holdout=False,
             fast=False,
+            cost=6,
             threat=False,
             uses_holdout=False,
             native=True,
@@ -414,6 +458,7 @@ MEASURES: dict[str, MeasureSpec] = {
             bounds=(0.0, math.inf),
             holdout=True,
             fast=False,
+            cost=8,
             threat=False,
             uses_threat=True,
             native=True,
@@ -425,6 +470,7 @@ MEASURES: dict[str, MeasureSpec] = {
             query_error,
             holdout=False,
             fast=True,
+            cost=3,
             threat=False,
             uses_holdout=False,
             native=True,
@@ -437,6 +483,7 @@ MEASURES: dict[str, MeasureSpec] = {
             goal=MeasureGoal("target", 0.5),
             holdout=False,
             fast=True,
+            cost=10,
             threat=False,
             uses_holdout=False,
             native=True,
@@ -450,6 +497,7 @@ MEASURES: dict[str, MeasureSpec] = {
 # DOMIAS, MDS, ML affinity, Wasserstein) are asked for by name.
 QUICK_REVIEW = (
     "singling_out",
+    "reproduced_uniques",
     "linkability",
     "inference",
     "membership",

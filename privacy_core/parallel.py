@@ -13,6 +13,7 @@ process (Streamlit runs each rerun of a page on a new thread).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import socket
@@ -29,6 +30,21 @@ BACKENDS = ("local", "ray")
 _connected: str | None = None  # the Ray address this process joined
 _RAY_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ray-driver")
 _POLL_S = 0.5  # how often a Ray map looks for a stop request while tasks run
+# set while a worker runs one of the scheduler's tasks (privacy_core.scheduler): a
+# measure's own fan-out (RAPID's attackers, MDS's shadow models) then runs in that worker,
+# not in workers of the worker, which would oversubscribe the cores the tasks share
+_one_worker = False
+
+
+@contextlib.contextmanager
+def one_worker() -> Iterator[None]:
+    """Within the block, :func:`effective_jobs` is 1: local fan-out runs in this process."""
+    global _one_worker
+    before, _one_worker = _one_worker, True
+    try:
+        yield
+    finally:
+        _one_worker = before
 
 
 def usable_cores() -> int:
@@ -45,6 +61,8 @@ def effective_jobs(n_jobs: int, n_tasks: int) -> int:
         raise ParameterError(
             "`n_jobs` must be a positive number of workers or negative (-1 = all cores); got 0."
         )
+    if _one_worker:
+        return 1
     jobs = usable_cores() + 1 + n_jobs if n_jobs < 0 else n_jobs
     return max(1, min(jobs, n_tasks))
 

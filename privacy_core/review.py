@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .data import infer_schema, load_table
+from .embedding import resolve_device
 from .errors import ParameterError
 from .evaluation import evaluate
 from .fidelity import DEFAULT_MAX_ROWS
@@ -85,12 +86,15 @@ def measure_options(
     fidelity_bootstrap: int = FIDELITY_BOOTSTRAP,
     evaluators: tuple[str, ...] = DEFAULT_EVALUATORS,
     backend: Mapping[str, Any] | None = None,
+    device: str = "auto",
 ) -> dict[str, dict[str, Any]]:
     """The options of every measure of a review, from the reviewer's settings.
 
     ``n_rows`` (the real table's rows) sets how many targets the attacks use
     (:func:`attack_targets`; singling out: :func:`singling_out_predicates`). Every value is
-    range-checked here, so the app and every command refuse the same inputs.
+    range-checked here, so the app and every command refuse the same inputs. ``device``
+    is where the contrastive encoder trains (:data:`privacy_core.embedding.DEVICES`;
+    ``"auto"``, the default, is a GPU when torch sees one).
     """
     alpha = check_alpha(alpha)
     check_positive_int("k", k)
@@ -105,7 +109,12 @@ def measure_options(
         check_in_range("epsilon", epsilon, 0, math.inf, low_inclusive=False, high_inclusive=False)
     targets = attack_targets(n_rows, n_attacks)
     predicates = singling_out_predicates(n_attacks)
-    sp = {"space": space}
+    if device != "auto":  # "auto" is resolved where the encoder trains (no torch import here)
+        resolve_device(device)
+    # the encoder's options only where they differ from its defaults (params stay as
+    # they were for the default device)
+    enc = {} if device == "auto" else {"embedding_params": {"device": device}}
+    sp = {"space": space, **enc}
     queries = {"max_queries": max_queries}
     ray = dict(backend or {})
     rapid: dict[str, Any] = {**ray}
@@ -122,6 +131,7 @@ def measure_options(
             "n_cols": singling_out_cols,
             **sp,
         },
+        "singling_out_outliers": dict(enc),
         "linkability": {"n_attacks": targets, **sp},
         "inference": {"n_attacks": targets, **sp},
         "ml_inference": {"n_attacks": targets},
@@ -323,9 +333,16 @@ def run_review(
     *,
     progress: ProgressFn | None = None,
     backend: Mapping[str, Any] | None = None,
+    n_jobs: int = 1,
+    device: str = "auto",
 ) -> Any:
     """Load the review's data, evaluate every candidate and build the review object
-    (:class:`privacy_core.report.ReviewReport`, with each candidate's verdict)."""
+    (:class:`privacy_core.report.ReviewReport`, with each candidate's verdict).
+
+    ``n_jobs`` worker processes run each candidate's measures side by side (-1 = every
+    usable core; :mod:`privacy_core.scheduler`), or the Ray cluster ``backend`` names;
+    the numbers are the serial run's. ``device``: where the contrastive encoder trains
+    (:func:`measure_options`)."""
     from .report import ReleaseGroup, build_report
 
     real = load_table(config.real)
@@ -338,7 +355,12 @@ def run_review(
     )
     names = [n for n in config.measures if control is not None or not MEASURES[n].needs_holdout]
     options = measure_options(
-        len(real), alpha=config.alpha, tau=config.tau, epsilon=config.epsilon, backend=backend
+        len(real),
+        alpha=config.alpha,
+        tau=config.tau,
+        epsilon=config.epsilon,
+        backend=backend,
+        device=device,
     )
     schema = infer_schema(real)
     groups = []
@@ -355,6 +377,9 @@ def run_review(
             seed=config.seed,
             options=options,
             progress=step,
+            n_jobs=n_jobs,
+            backend=(backend or {}).get("backend", "local"),
+            ray_address=(backend or {}).get("ray_address"),
         )
         groups.append(ReleaseGroup(group, tuple(str(p) for p in paths), dict(review.results)))
     thresholds = {m: user_threshold(m, a, r) for m, (a, r) in config.lines.items()}

@@ -80,6 +80,9 @@ DEFAULT_THRESHOLDS: dict[str, Threshold] = {
     "ml_inference": Threshold(0.05, 0.2, "product default"),
     "gtcap": Threshold(0.05, 0.2, "product default"),
     "singling_out": Threshold(0.05, 0.2, "product default"),
+    "singling_out_outliers": Threshold(0.05, 0.2, "product default"),
+    "reproduced_uniques": Threshold(0.05, 0.2, "product default"),
+    "individual_risk": Threshold(0.05, 0.2, "product default"),
     "linkability": Threshold(0.05, 0.2, "product default"),
     "membership": Threshold(0.1, 0.2, "F_rel 0.2 anchor (consensus S13.2: no consensus)"),
     "domias": Threshold(0.05, 0.2, "product default"),
@@ -115,9 +118,10 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "identity",
         "Identity (singling out)",
-        ("singling_out", "singling_out_outliers"),
+        ("singling_out", "singling_out_outliers", "reproduced_uniques", "individual_risk"),
         "privacy",
-        question="Does the release isolate single real people?",
+        question="Does the release isolate single real people, or reproduce their rare "
+        "key combinations?",
     ),
     Family(
         "linkability",

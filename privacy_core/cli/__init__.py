@@ -29,7 +29,16 @@ from .commands import (
     cmd_review,
     cmd_synthesize,
 )
-from .common import CLIError, _add_mds, _add_membership, _add_ray, _add_shared, _Parser
+from .common import (
+    CLIError,
+    _add_device,
+    _add_jobs,
+    _add_mds,
+    _add_membership,
+    _add_ray,
+    _add_shared,
+    _Parser,
+)
 from .sweep import register_sweep
 
 
@@ -213,11 +222,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_membership(p)
     _add_mds(p)
+    _add_jobs(p)
+    _add_device(p)
     p.add_argument(
         "-v",
         "--verbose",
         action="store_true",
-        help="write each measure's start and its seconds to stderr",
+        help="write each measure's progress, then its wall and CPU seconds, to stderr",
     )
     p.set_defaults(func=cmd_privacy)
 
@@ -232,16 +243,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=3000,
         help="subsample size for pairs with a numeric column (Wasserstein)",
     )
+    _add_jobs(p)
     p.add_argument(
         "-v",
         "--verbose",
         action="store_true",
-        help="write each measure's start and its seconds to stderr",
+        help="write each measure's progress, then its wall and CPU seconds, to stderr",
     )
     p.set_defaults(func=cmd_fidelity)
 
     p = sub.add_parser("report", help="run the review and write an HTML report")
     _add_shared(p)
+    _add_jobs(p)
+    _add_device(p)
     p.add_argument("--metrics", help="comma-separated measure names")
     p.add_argument(
         "--out",
@@ -358,7 +372,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--db", default=None, metavar="URL", help="also store the review (SQLAlchemy URL)"
     )
-    _add_ray(p, "the parallel parts of the measures")
+    _add_jobs(p)
+    _add_device(p)
+    _add_ray(p, "the measures (one task each) and their parallel parts")
     p.set_defaults(func=cmd_review)
 
     register_sweep(sub)

@@ -225,37 +225,48 @@ def _measure_inputs(
     return real, synthetic, control
 
 
-def _measure_timer(names: list[str]) -> Any:
-    """A progress callback that writes each measure's name when it starts and its
-    seconds when it ends to stderr (``--verbose``: long reviews show where they are)."""
-    import time
-
+def _measure_progress(names: list[str]) -> Any:
+    """A progress callback for ``--verbose``: writes each measure's name to stderr when it
+    starts (one after another) or ends (side by side), so a long review shows where it
+    is; the seconds follow at the end (:func:`_write_timings`)."""
     from ..measures import get_measure
 
-    labels = {get_measure(n).label: n for n in names}
-    current: dict[str, Any] = {}
+    labels = {get_measure(n).label for n in names}
 
     def progress(_fraction: float, label: str) -> None:
-        if label not in labels and label != "done":
-            return  # a measure's own steps
-        now = time.perf_counter()
-        if current:
-            sys.stderr.write(f"  {current['name']}: {now - current['start']:.1f} s\n")
         if label in labels:
-            current.update(name=labels[label], start=now)
-            sys.stderr.write(f"{labels[label]} ...\n")
+            sys.stderr.write(f"{label} ...\n")
+        elif label.endswith(" done") and label[: -len(" done")] in labels:
+            sys.stderr.write(f"{label}\n")
+        else:
+            return  # a measure's own steps
         sys.stderr.flush()
 
     return progress
 
 
+def _write_timings(review: Any) -> None:
+    """Each measure's wall and CPU seconds, and the parallel efficiency, to stderr."""
+    from ..parallel import usable_cores
+
+    total = sum(w for w, _ in review.timings.values())
+    for name, (wall, cpu) in review.timings.items():
+        sys.stderr.write(f"  {name}: {wall:.1f} s wall, {cpu:.1f} s CPU\n")
+    sys.stderr.write(
+        f"  {len(review.timings)} measures on {review.workers} worker(s) of "
+        f"{usable_cores()} usable cores; their seconds add up to {total:.1f} s\n"
+    )
+    sys.stderr.flush()
+
+
 def _run_measures(
     args: argparse.Namespace, family: str, default: list[str], options_for: Any
 ) -> tuple[dict[str, MetricResult], Any]:
-    from ..evaluation import evaluate_measures
+    from ..evaluation import evaluate
     from ..measures import get_measure
     from ..risk.neighbors import search_backend
 
+    jobs = _jobs(args)  # a bad --n-jobs fails before the tables are read
     real, synthetic, control = _measure_inputs(args)
     options = options_for(args, len(real))
     names = _csv_list(args.metrics) or default
@@ -273,18 +284,35 @@ def _run_measures(
     # ML affinity takes its target from the threat model (--sensitive) on the command line
     needs_threat = any(get_measure(n).needs_threat or get_measure(n).uses_threat for n in names)
     threat = _threat(args, real) if (needs_threat or args.sensitive) else None
+    verbose = getattr(args, "verbose", False)
     with search_backend(**_ray_options(args)):  # --ray: large searches in query blocks
-        results = evaluate_measures(
+        review = evaluate(
             real,
             synthetic,
-            names=names,
+            measures=names,
             threat=threat,
             holdout=control,
             seed=args.seed,
             options=options,
-            progress=_measure_timer(names) if getattr(args, "verbose", False) else None,
+            progress=_measure_progress(names) if verbose else None,
+            **jobs,
         )
-    return results, (real, synthetic, control, threat)
+    if verbose:
+        _write_timings(review)
+    return dict(review.results), (real, synthetic, control, threat)
+
+
+def _jobs(args: argparse.Namespace) -> dict[str, Any]:
+    """``evaluate``'s scheduling keywords from ``--n-jobs`` and ``--ray`` (checked)."""
+    from ..parallel import effective_jobs
+
+    ray = _ray_options(args)
+    effective_jobs(getattr(args, "n_jobs", 1), 1)  # the engine's message for 0
+    return {
+        "n_jobs": getattr(args, "n_jobs", 1),
+        "backend": ray["backend"],
+        "ray_address": ray["ray_address"],
+    }
 
 
 def _options(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]:
@@ -312,6 +340,7 @@ def _options(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]
         mds=_mds_options(args) if hasattr(args, "shadow_method") else None,
         max_rows=get("max_rows", 3000),
         backend=_ray_options(args),
+        device=get("device", "auto"),
     )
 
 
@@ -358,7 +387,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
     from ..data import infer_schema
-    from ..evaluation import evaluate_measures
+    from ..evaluation import evaluate
     from ..measures import get_measure
     from ..report import build_report, render_html, render_pdf
 
@@ -370,15 +399,18 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = infer_schema(real)
-    results = evaluate_measures(
-        real,
-        synthetic,
-        names=names,
-        threat=threat,
-        holdout=control,
-        schema=schema,
-        seed=args.seed,
-        options=measure_opts,
+    results = dict(
+        evaluate(
+            real,
+            synthetic,
+            measures=names,
+            threat=threat,
+            holdout=control,
+            schema=schema,
+            seed=args.seed,
+            options=measure_opts,
+            **_jobs(args),
+        ).results
     )
     calibration = None
     if args.calibrate:
@@ -448,10 +480,13 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     if args.out:
         check_report_path(args.out)
+    _jobs(args)
     config = load_review_config(args.config)
     store = _open_store(args.db) if args.db else None
     try:
-        report = run_review(config, backend=_ray_options(args))
+        report = run_review(
+            config, backend=_ray_options(args), n_jobs=args.n_jobs, device=args.device
+        )
         if args.out:
             try:
                 if Path(args.out).suffix.lower() == ".pdf":

@@ -300,16 +300,33 @@ def _add_mds(p: argparse.ArgumentParser) -> None:
         help="relative: (MDS - HALF) / (SELF - HALF), 0 = emits unseen records, "
         "1 = copies; max: the paper's raw distance",
     )
-    g.add_argument(
-        "--n-jobs",
-        type=int,
-        default=1,
-        help="worker processes for the shadow models (-1 = all cores)",
-    )
     _add_ray(
         g,
         "the shadow models of mds, the attacker fits of rapid and the nearest-neighbour "
         "searches of over 2e9 pairs (in query blocks)",
+    )
+
+
+def _add_device(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--device",
+        default="auto",
+        choices=["auto", "cpu", "cuda"],
+        help="where the contrastive encoder trains (outlier-targeted singling out, "
+        "--space contrastive): auto = a GPU when torch sees one (default); the result's "
+        "params record the device used",
+    )
+
+
+def _add_jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--n-jobs",
+        type=int,
+        default=-1,
+        help="worker processes: the measures run side by side, the longest first, and "
+        "a measure run alone fans its own work out (MDS's shadow models); -1 = every "
+        "usable core (the default, serial when the data is too small to gain), 1 = one "
+        "after another; the numbers do not change",
     )
 
 

@@ -610,8 +610,14 @@ FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("inference", "Attribute inference (RAPID)", ("rapid", "inference", "ml_inference", "gtcap")),
     (
         "attacks",
-        "Privacy attacks: singling out and linkability",
-        ("singling_out", "singling_out_outliers", "linkability"),
+        "Privacy attacks: singling out, linkability and reproduced rare combinations",
+        (
+            "singling_out",
+            "singling_out_outliers",
+            "reproduced_uniques",
+            "individual_risk",
+            "linkability",
+        ),
     ),
     ("similarity", "Similarity indicators (not disclosure measures)", ("ims", "dcr", "knn")),
     ("membership", "Membership inference", ("domias", "membership", "mds")),
@@ -623,9 +629,10 @@ FAMILY_INTRO = {
     "inference": "Can an attacker who holds the release and a person's quasi-identifiers "
     "infer their sensitive attribute? RAPID is the share of real records whose "
     "secret a model trained on the release recovers (consensus R1, R2).",
-    "attacks": "Attacks on identity: singling a person out, and linking their records "
-    "across two halves of the columns; risk is the excess of success on "
-    "training records over control records the generator never saw.",
+    "attacks": "Attacks on identity: singling a person out, linking their records "
+    "across two halves of the columns, and reproducing the real table's rare key "
+    "combinations (sdcMicro's sample uniques); risk is the excess over "
+    "control records the generator never saw.",
     "similarity": "Indicators, not disclosure measures (consensus R3): closeness of synthetic "
     "rows to real ones does not show that anyone's data is revealed. Read them "
     "next to the disclosure measures above.",

@@ -71,6 +71,12 @@ def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
         if "flagged" not in rec:
             return None
         return rec.loc[rec["flagged"].astype(bool), "record"].to_numpy()
+    if name in ("reproduced_uniques", "individual_risk"):
+        # training records whose rare key combination the release reproduces (with the
+        # sensitive value too in that mode)
+        col = "reproduced_with_sensitive" if result.params.get("with_sensitive") else "reproduced"
+        hit = rec["member"].astype(bool) & rec["rare"].astype(bool) & rec[col].astype(bool)
+        return rec.loc[hit, "record"].to_numpy()
     if name == "domias":
         members = rec["member"].astype(bool)
         cut = np.nanpercentile(rec.loc[~members, "score"], 95) if (~members).any() else np.inf

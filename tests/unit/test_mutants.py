@@ -9,7 +9,8 @@ mutant below is patched into the engine for one test only:
 - no size correction in singling out (the reference table's dilution left in);
 - a uniform RAPID baseline (b = 1/K instead of the class prevalence, §2.3);
 - a HALF that returns its own training rows (a partial copy, issue 31 finding 6);
-- the relative MDS anchored at 0 instead of HALF (raw / SELF).
+- the relative MDS anchored at 0 instead of HALF (raw / SELF);
+- reproduced rare combinations without their non-member baseline (the members' share).
 
 Not yet covered by a mutant here: a linkability without its control and a DCR without
 its holdout reference (the checks below would not see them on this data: unseen rows
@@ -27,6 +28,7 @@ import pytest
 
 import privacy_core.risk.attacks.common as attack_common
 import privacy_core.risk.mds as mds_module
+import privacy_core.risk.sdc as sdc_module
 from privacy_core.calibration import calibrate
 from privacy_core.datasets import simulate_health
 from privacy_core.risk.mds import membership_disclosure_score
@@ -160,3 +162,21 @@ def test_the_relative_mds_anchored_at_zero_fails(monkeypatch):
         mds_module, "_relative", lambda raw, half, self_: raw / self_ if self_ > 0 else np.nan
     )
     assert not _mds_half_and_self()
+
+
+@pytest.fixture(scope="module")
+def adult_keys():
+    """Adult with categorical-like keys: rare combinations recur in unseen rows by chance
+    (on the health table's continuous keys they never do, and no baseline is needed)."""
+    from privacy_core.datasets import load_adult
+
+    real = load_adult().sample(4000, random_state=SEED).reset_index(drop=True)
+    return real, ThreatModel(["age", "sex", "race", "marital-status", "education"], ["income"])
+
+
+def test_reproduced_rare_combinations_without_their_baseline_fail_calibration(
+    adult_keys, monkeypatch
+):
+    assert _calibrated(adult_keys, "reproduced_uniques:default") == "pass"
+    monkeypatch.setattr(sdc_module, "relative_reading", lambda pm, po: pm)
+    assert _calibrated(adult_keys, "reproduced_uniques:default") == "fail"

@@ -236,3 +236,12 @@ def test_a_failed_calibration_is_read_in_the_mode_the_result_was_computed_in():
         "uninformative"
     )
     assert _card(scorecard({"singling_out": metric}, calibration=other), "identity").level == "red"
+
+
+def test_every_registered_measure_has_lines_to_be_judged_against():
+    # a measure without a default threshold made `review` fail with a KeyError when it
+    # was asked for (singling_out_outliers did)
+    from privacy_core.measures import MEASURES
+    from privacy_core.scorecard import DEFAULT_THRESHOLDS
+
+    assert set(MEASURES) <= set(DEFAULT_THRESHOLDS)

@@ -1,0 +1,170 @@
+"""sdcMicro's classic risk measures (``privacy_core.risk.sdc``): the reference values of
+sdcMicro's own tests, a worked example computed by hand, and the calibrated readings.
+
+Wrong implementations these catch: F_k taken as f_k when weights are given (the reference
+risks move), the f_k > 2 approximation swapped for the exact series or the reverse, no
+correction 1/f_k where F_k = f_k, rarity counted in the training rows only, a reading
+without its non-member baseline (the unseen floor rises: see test_mutants.py), the
+sensitive value ignored in the ``with_sensitive`` mode, and l-diversity counted over the
+real table instead of the release."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import privacy_core as pc
+from privacy_core.risk.sdc import (
+    distinct_l_diversity,
+    frequencies,
+    individual_risk,
+    individual_risk_reproduced,
+    k_anonymity_summary,
+    reproduced_uniques,
+    row_keys,
+)
+
+# sdcMicro's tests/testthat/test_indivRisk.R: three key variables, eight records, weights
+SDC = pd.DataFrame(
+    {"A": [2, 3, 2, 2, 3, 3, 1, 2], "B": [3, 3, 3, 3, 3, 3, 4, 3], "C": [1, 3, 1, 2, 1, 1, 1, 1]}
+)
+SDC_W = np.array([18.0, 45.5, 39.0, 17.0, 92.0, 8.0, 123.5, 51])
+
+
+def test_individual_risk_reproduces_sdcmicros_own_test_values():
+    fk, Fk = frequencies(row_keys(SDC, ["A", "B", "C"]), SDC_W)
+    assert fk.tolist() == [3, 1, 3, 1, 2, 2, 1, 3]
+    assert Fk[0] == 18 + 39 + 51
+    approx = [0.01369863, 0.08579129, 0.01369863, 0.17707583]
+    approx += [0.01877883, 0.01877883, 0.03931625, 0.01369863]
+    exact = [0.01355297, 0.08579129, 0.01355297, 0.17707583]
+    exact += [0.01877883, 0.01877883, 0.03931625, 0.01355297]
+    np.testing.assert_allclose(individual_risk(fk, Fk), approx, atol=5e-9)
+    np.testing.assert_allclose(individual_risk(fk, Fk, method="exact"), exact, atol=5e-9)
+    np.testing.assert_allclose(individual_risk(fk, Fk, qual=2), 2 * np.array(approx), atol=1e-8)
+    # no weights (survey = FALSE in sdcMicro): the sample is the population, r = 1/f_k
+    fk1, Fk1 = frequencies(row_keys(SDC, ["A", "B", "C"]))
+    np.testing.assert_allclose(individual_risk(fk1, Fk1), 1 / fk1)
+
+
+def test_l_diversity_and_k_anonymity_as_sdcmicro_counts_them():
+    # sdcMicro's tests/testthat/test_ldiversity.R, without its missing-value case
+    keys = row_keys(pd.DataFrame({"g": ["a", "a", "a", "b", "b", "c", "c"]}), ["g"])
+    assert distinct_l_diversity(keys, np.array([1, 0, 2, 1, 0, 0, 1])).tolist() == [
+        3,
+        3,
+        3,
+        2,
+        2,
+        2,
+        2,
+    ]
+    summary = k_anonymity_summary(row_keys(SDC, ["A", "B", "C"]), 3)
+    assert summary == {"records": 8, "sample_uniques": 3, "k_anonymity_violations": 5, "keys": 5}
+
+
+# ----------------------------------------------------------------- a worked example
+# key = (sex, region); the sensitive dx. Pooled frequencies: (F,N) 4, (M,N) 2, (M,S),
+# (F,S), (M,E), (F,E) 1 each; with k = 3 the rare records are t3, t4, t5 (members) and
+# h0, h1, h2 (non-members).
+TRAIN = pd.DataFrame(
+    {
+        "sex": ["F", "F", "F", "M", "M", "F"],
+        "region": ["N", "N", "N", "N", "S", "S"],
+        "dx": ["a", "b", "a", "a", "b", "c"],
+    }
+)
+HOLD = pd.DataFrame(
+    {"sex": ["M", "M", "F", "F"], "region": ["N", "E", "E", "N"], "dx": ["b", "a", "c", "a"]}
+)
+RELEASE = pd.DataFrame(
+    {"sex": ["M", "M", "F", "F"], "region": ["N", "S", "N", "N"], "dx": ["a", "c", "c", "b"]}
+)
+THREAT = pc.ThreatModel(["sex", "region"], ["dx"])
+
+
+def _run(fn, **kw):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # region E is unseen in training
+        return fn(TRAIN, RELEASE, threat=THREAT, holdout=HOLD, seed=0, **kw)
+
+
+def test_the_worked_example_by_hand():
+    res = _run(reproduced_uniques)
+    # members t3 (M,N) and t4 (M,S) reproduced, t5 (F,S) not: 2/3; non-members h0 (M,N)
+    # reproduced, h1 (M,E) and h2 (F,E) not: 1/3. Reading (2/3 - 1/3) / (1 - 1/3) = 1/2.
+    assert res.extra["p_members"] == pytest.approx(2 / 3)
+    assert res.baseline == pytest.approx(1 / 3)
+    assert res.value == pytest.approx(0.5)
+    rec = res.records
+    assert len(rec) == 6 and rec["member"].sum() == 3
+    t3 = rec[rec["member"] & (rec["f_k"] == 2)].iloc[0]
+    assert t3["release_count"] == 1 and t3["l_diversity_release"] == 1  # r0 alone, dx a
+    # with the sensitive value: only t3's (M,N,a) is in the release: 1/3 against 0
+    sens = _run(reproduced_uniques, with_sensitive=True)
+    assert sens.extra["p_members"] == pytest.approx(1 / 3)
+    assert sens.baseline == pytest.approx(0.0)
+    assert sens.value == pytest.approx(1 / 3)
+    # sdcMicro's summary of each table (training: (F,N) three times, three singletons)
+    sdc = res.extra["sdc"]
+    assert sdc["real"]["sample_uniques"] == 3 and sdc["real"]["k_anonymity_violations"] == 3
+    assert sdc["release"]["sample_uniques"] == 2 and sdc["release"]["k_anonymity_violations"] == 4
+    assert sdc["real"]["expected_reidentifications"] == pytest.approx(4.0)  # 3 x 1/3 + 3 x 1
+    assert sdc["real"]["global_risk"] == pytest.approx(4 / 6)
+    assert sdc["reproduced_with_l_1"] == 2  # t3 and t4: one release record each
+
+
+def test_the_worked_example_risk_weighted_by_hand():
+    res = _run(individual_risk_reproduced)
+    # r = 1/f_k (pooled, no weights): (F,N) 1/4, (M,N) 1/2, singletons 1. Members:
+    # (3/4 + 1/2 + 1) of 13/4 reproduced = 9/13; non-members: (1/2 + 1/4) of 11/4 = 3/11
+    assert res.extra["p_members"] == pytest.approx(9 / 13)
+    assert res.baseline == pytest.approx(3 / 11)
+    assert res.value == pytest.approx((9 / 13 - 3 / 11) / (1 - 3 / 11))
+    assert len(res.records) == 10  # every pooled record weighs in
+    d = res.to_dict()
+    assert d["estimate"] == pytest.approx(res.value)  # not clipped here
+
+
+@pytest.mark.filterwarnings("ignore::privacy_core.UnseenCategoryWarning")
+def test_a_copy_reads_one_and_unseen_rows_read_near_zero_with_the_estimate_kept():
+    adult = pc.load_adult().sample(4000, random_state=7).reset_index(drop=True)
+    train, hold = adult.iloc[:2000], adult.iloc[2000:3000]
+    fresh = adult.iloc[3000:]
+    threat = pc.ThreatModel(["age", "sex", "race", "marital-status", "education"], ["income"])
+    for fn in (reproduced_uniques, individual_risk_reproduced):
+        copy = fn(train, train, threat=threat, holdout=hold, seed=1)
+        assert copy.value == pytest.approx(1.0) and copy.ci[0] > 0.9
+        unseen = fn(train, fresh, threat=threat, holdout=hold, seed=1)
+        assert unseen.value <= 0.1 and unseen.ci[1] <= 0.2
+        assert unseen.to_dict()["estimate"] == unseen.extra["risk_unclipped"]
+        # without a holdout the members' share stands alone and cannot decide
+        alone = fn(train, fresh, threat=threat, seed=1)
+        assert alone.baseline is None and "no holdout" in alone.extra["uninformative"]
+        assert alone.value > unseen.value  # chance reproduction left in
+
+
+@pytest.mark.filterwarnings("ignore::privacy_core.UnseenCategoryWarning")
+def test_weights_and_bad_inputs_give_specific_errors():
+    real = TRAIN.assign(w=[10.0, 12, 8, 30, 50, 40])
+    hold = HOLD.assign(w=[20.0, 25, 30, 9])
+    release = RELEASE.assign(w=1.0)
+    threat = THREAT
+    res = reproduced_uniques(real, release, threat=threat, holdout=hold, weights="w")
+    # the weights reach F_k: the rare records' estimated population frequencies
+    t4 = res.records[res.records["member"] & (res.records["f_k"] == 1)]
+    assert set(t4["F_k"]) == {50.0, 40.0}
+    with pytest.raises(pc.ParameterError, match="not in the real table"):
+        reproduced_uniques(real, release, threat=threat, holdout=hold, weights="nope")
+    with pytest.raises(pc.ParameterError, match="at least 1"):
+        reproduced_uniques(
+            real.assign(w=0.5), release, threat=threat, holdout=hold.assign(w=0.5), weights="w"
+        )
+    with pytest.raises(pc.ParameterError, match="also a quasi-identifier"):
+        reproduced_uniques(real, release, threat=pc.ThreatModel(["sex", "w"], ["dx"]), weights="w")
+    common = pd.DataFrame({"sex": ["F", "M"] * 6, "dx": ["a", "b", "c"] * 4})
+    with pytest.raises(pc.InsufficientDataError, match="no rare"):
+        reproduced_uniques(common, common, threat=pc.ThreatModel(["sex"], ["dx"]))
+    with pytest.raises(pc.ParameterError, match="method"):
+        individual_risk(np.ones(2), np.ones(2), method="guess")
