@@ -4,7 +4,7 @@ gap and the verdict (pass / fail / inconclusive) that ``summarise`` gives.
 
     python bench/bench_calibration_gate.py --seeds 201,202,203 [--data health,adult]
 
-Prints one table per data set and seed; the README's calibration tables come from it.
+Prints one table per data set and seed; the calibration tables of docs/calibration.md come from it.
 """
 
 from __future__ import annotations

@@ -95,8 +95,11 @@ def evaluate(
         the cluster at ``ray_address``. The results are the serial run's; ``progress``
         then moves as each measure ends.
 
-    Warnings raised by the measures are passed on to the caller and also listed, once
-    each, in :attr:`Review.warnings`.
+    Warns
+    -----
+    UserWarning
+        Whatever the measures raise is passed on to the caller and also listed, once
+        each, in :attr:`Review.warnings`.
     """
     if errors not in ("raise", "collect"):
         raise ParameterError(f"`errors` must be 'raise' or 'collect'; got {errors!r}.")

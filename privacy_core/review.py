@@ -311,7 +311,7 @@ def parse_review_config(doc: Mapping[str, Any], *, base: Path) -> ReviewConfig:
 
 
 def load_review_config(path: str | Path) -> ReviewConfig:
-    """Read a review's TOML file (see the README's example); paths in it are relative to
+    """Read a review's TOML file (see the example in docs/cli.md); paths in it are relative to
     the file's folder."""
     p = Path(path)
     try:

@@ -366,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the whole review from one TOML file; exit 0 below the lines, 3 above a "
         "line, 4 inconclusive, 2 bad input",
     )
-    p.add_argument("--config", required=True, help="the review's TOML file (see the README)")
+    p.add_argument("--config", required=True, help="the review's TOML file (see docs/cli.md)")
     p.add_argument("--out", default=None, help="also write the report: .html or .pdf")
     p.add_argument("--json", help="write the review's JSON to PATH ('-' for stdout)")
     p.add_argument(

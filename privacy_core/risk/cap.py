@@ -138,11 +138,9 @@ def gtcap(
     confidence
         Interval level.
     seed
-        Seeds the bootstrap; recorded in ``params``.
-
-    Notes on missing values: a missing numeric matches only another missing value of the
-    same column (as the reference code's out-of-range fill does); a missing category is
-    a level of its own.
+        Seeds the bootstrap; recorded in ``params``. Missing values: a missing numeric
+        matches only another missing value of the same column (as the reference code's
+        out-of-range fill does); a missing category is a level of its own.
 
     Returns
     -------

@@ -964,9 +964,14 @@ def dcr_knn(
     ----------
     k_max
         Largest neighbourhood (at least 1, at most the number of training records).
-    Other parameters
-        As :func:`dcr` (without a holdout, the same seeded split and warning; the same
-        query sample above ``max_queries``).
+
+    Other Parameters
+    ----------------
+    real, synthetic, threat, holdout, schema, columns, alpha, metric, bootstrap
+        As :func:`dcr`; likewise ``confidence``, ``numeric_missing``, ``space``,
+        ``embedding``, ``embedding_params``, ``max_queries`` and ``seed`` (without a
+        holdout, the same seeded split and warning; the same query sample above
+        ``max_queries``).
 
     Returns
     -------

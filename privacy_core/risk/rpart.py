@@ -7,7 +7,7 @@ misclassified records than ``cp`` times the root's. scikit-learn's ``ccp_alpha``
 the Gini impurity instead, which keeps splits that sharpen the class probabilities without
 changing any node's majority class; rpart removes those, and its leaf probabilities are
 the class shares of larger groups. RAPID reads those probabilities, so the difference
-shows in the paper's Table 1 (README, "Reproducing the papers").
+shows in the paper's Table 1 (docs/papers.md).
 """
 
 from __future__ import annotations

@@ -32,11 +32,20 @@ def test_cards_drill_down_and_agreement():
         "Distance-based inference",
         "ML inference",
         "Membership disclosure (F_rel)",
+        "Reproduced rare combinations",
+        "Individual risk reproduced",
     ):
         assert expected in labels
     assert not at.error
     captions = " ".join(c.value for c in at.caption)
     assert "Indicator (not a disclosure measure)" in captions and "95% CI" in captions
+    # sdcMicro's counts of the real table, the release and the holdout under the new cards
+    sdc = [e for e in at.expander if e.label == "sdcMicro's counts on the quasi-identifiers"]
+    assert len(sdc) == 2
+    table = sdc[0].dataframe[0].value
+    assert list(table["table"]) == ["real", "release", "holdout"]
+    assert (table["sample uniques"] <= table["records"]).all()
+    assert "global risk" in " ".join(c.value for c in sdc[0].caption)
     # the drill-down lists flagged records and compares the chosen one with the release
     record_box = at.selectbox(key="privacy_record")
     assert len(record_box.options) > 1

@@ -296,8 +296,8 @@ def test_half_beats_histogram_on_adult():
 
 def test_systematic_assessment_order_half_cart_histogram():
     """The systematic assessment's order of methods (HALF < CART < HISTOGRAM in
-    Wasserstein distance to the population), reproduced as the README's "Reproducing the
-    papers" commands do: each table against an independent draw of the population."""
+    Wasserstein distance to the population), reproduced as docs/papers.md's commands do:
+    each table against an independent draw of the population."""
     real = pc.simulate_health(2000, kappa=1, seed=0)
     draw = pc.simulate_health(2000, kappa=1, seed=1000003)
     canon = pc.prepare_table(real, pc.infer_schema(real))
@@ -310,7 +310,7 @@ def test_systematic_assessment_order_half_cart_histogram():
         warnings.simplefilter("ignore")
         w = {k: wasserstein_fidelity(draw, t, seed=0).value for k, t in tables.items()}
     assert w["half"] < w["cart"] < w["histogram"], w
-    # the README's figures (0.0174 < 0.0253 < 0.0319)
+    # docs/papers.md's figures (0.0174 < 0.0253 < 0.0319)
     assert w == pytest.approx({"half": 0.0174, "cart": 0.0253, "histogram": 0.0319}, abs=5e-4)
 
 

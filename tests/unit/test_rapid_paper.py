@@ -5,7 +5,7 @@ CART release of the same size, every non-sensitive attribute a quasi-identifier,
 the sensitive attribute, tau = 0.3, ten simulations per cell (Fig. 5 uses ten; Table 1
 used 50).
 
-Rule for "reproduces": the README's |ours - paper| <= 2 * SE per figure, made family-wise
+Rule for "reproduces": docs/papers.md's |ours - paper| <= 2 * SE per figure, made family-wise
 here (Z below: this file checks several figures at once, on a fresh seed block), with
 SE = sqrt(SE_paper^2 + SE_ours^2),
 SE_ours = our SD / sqrt(our simulations) and SE_paper = the paper's reported SD / sqrt(its
@@ -26,7 +26,7 @@ from privacy_core.risk.rapid import PAPER_PRESET
 
 N_SIMS = 10
 N_TREES = 200
-# simulations 7000-7009: disjoint from every seed block the README's figures were read on
+# simulations 7000-7009: disjoint from every seed block docs/papers.md's figures were read on
 # (0-199 and 5000-5199) or an audit used (1000-1029, 2000-2009)
 STUDY_SEED = 7000
 ROUNDING_SE = 0.005 / np.sqrt(3)
@@ -61,7 +61,7 @@ def _cell(study, kappa, attacker, tau=0.3):
     return part
 
 
-# The README's rule is |diff| <= 2 SE for each figure, a 95 % check. This file makes
+# docs/papers.md's rule is |diff| <= 2 SE for each figure, a 95 % check. This file makes
 # CHECKS such checks at once, so a correct implementation would fail one of them on about
 # 1 - 0.95^CHECKS of fresh seed blocks (a third of them: the audit's "seed-lucky"); each
 # check here uses the Bonferroni z for a family-wise 95 % instead.
@@ -91,7 +91,7 @@ def test_preset_is_the_papers_set_up():
 @pytest.mark.parametrize("quantity", ["rapid", "accuracy"])
 def test_table_1_rapid_and_accuracy(study, attacker, quantity):
     """Table 1: RF and GBM (xgboost) at kappa = 10, tau = 0.3 (both reproduce over 200
-    fresh simulations, README)."""
+    fresh simulations, docs/papers.md)."""
     rapid, rapid_sd, acc, acc_sd = TABLE_1[attacker]
     paper, sd = (rapid, rapid_sd) if quantity == "rapid" else (acc, acc_sd)
     ours = _cell(study, 10.0, attacker)[quantity].to_numpy()
@@ -100,7 +100,7 @@ def test_table_1_rapid_and_accuracy(study, attacker, quantity):
 
 
 # CART does not reproduce over 200 fresh simulations (seeds 5000-5199: RAPID 0.867, acc
-# 0.873 against the paper's 0.876 and 0.879; README): ten simulations cannot tell a gap of
+# 0.873 against the paper's 0.876 and 0.879; docs/papers.md): ten simulations cannot tell a gap of
 # 0.009, so the check is against our documented figure, not a claim about the paper's
 OURS_CART_FRESH = {"rapid": (0.867, 0.0167), "accuracy": (0.873, 0.0117)}  # mean, SD
 
@@ -144,7 +144,7 @@ def test_fig_5a_rises_and_saturates(study):
     assert means[1] - means[0] > 3 * (means[3] - means[2])
     top = _cell(study, 100.0, "rf")["rapid"].to_numpy()
     # 0.97 is read from the text to two digits: SE as for kappa = 0's 0.25. With one-hot
-    # columns the forest read 0.961 here (README, "Reproducing the papers"); with the
+    # columns the forest read 0.961 here (docs/papers.md); with the
     # preset's factor codes, as ranger sees them, it reproduces.
     se_paper = np.sqrt(top.std(ddof=1) ** 2 / N_SIMS + ROUNDING_SE**2)
     ok, msg = _within(top, 0.97, se_paper)
@@ -156,7 +156,7 @@ def test_fig_5a_rises_and_saturates(study):
 def test_fig_5b_kappa_0_falls_to_zero(study):
     """Fig. 5b, kappa = 0: RAPID falls from 0.50 at tau = 0.05 to about 0 by tau = 0.6 (read
     from the figure). Ours falls from 0.52-0.54 to 0.06-0.08: the fall reproduces, the
-    0.50 does not within our rule on fresh seeds (README). A baseline that ignores the
+    0.50 does not within our rule on fresh seeds (docs/papers.md). A baseline that ignores the
     class prevalence (b = 1/K) reads 0.71 and 0.31 here (seeds 7000-7009) and fails this;
     the check it replaces, RAPID(0.7) <= accuracy, held for every formula (a gain above
     0.5 needs the top class)."""
