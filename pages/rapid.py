@@ -679,9 +679,10 @@ def candidates_side_by_side(threshold: float, interval: str, variant: dict) -> N
             {
                 "candidate": name,
                 "releases": len(view.releases),
-                "RAPID max (headline)": at.rate_max if at else None,
-                "95% CI": fmt_ci(at.ci_max) if at else "not computed yet — pick it above",
-                "RAPID mean": at.value if at else None,
+                # text cells: a candidate not computed reads so, never "None"
+                "RAPID max (headline)": f"{at.rate_max:.3f}" if at else "not computed",
+                "95% CI": fmt_ci(at.ci_max) if at else "pick it above to compute it",
+                "RAPID mean": f"{at.value:.3f}" if at else "not computed",
             }
         )
     st.markdown("**Candidates side by side** at this threshold (each on its own releases):")

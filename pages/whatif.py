@@ -186,13 +186,7 @@ if result is not None:
         width="stretch",
         column_config={"change": st.column_config.NumberColumn(format="%+.4f")},
     )
-    risk = result.comparison[result.comparison["family"] == "risk"]
-    util = result.comparison[result.comparison["family"] == "utility"]
-    st.markdown(
-        f"**Privacy:** {int((risk['better'] == 'better').sum())} of {len(risk)} "
-        f"measures better · **Fidelity and utility:** "
-        f"{int((util['better'] == 'worse').sum())} of {len(util)} worse."
-    )
+    st.markdown(pc.describe_change(result.comparison))
     b1, b2 = st.columns(2)
     if b1.button(
         "Record as a considered alternative", icon=":material/playlist_add:", key="whatif_record"

@@ -68,7 +68,7 @@ from .history import (
 from .inputs import ReviewData, prepare_review
 from .measures import MEASURES, measure_goal, measure_label, measure_names
 from .mitigation import KINDS as MITIGATION_KINDS
-from .mitigation import Mitigation
+from .mitigation import Mitigation, describe_change
 from .references import fidelity_baselines
 from .report import (
     DECISIONS,
@@ -273,6 +273,7 @@ __all__ = [
     "rapid_permutation_threshold",
     "rapid_synthesizer_cv",
     "record_flags",
+    "describe_change",
     "reproduced_uniques",
     "individual_risk_reproduced",
     "sdc_summary",

@@ -325,6 +325,35 @@ def compare_measures(
     )
 
 
+def describe_change(comparison: pd.DataFrame) -> str:
+    """The what-if's summary in one sentence, counting only changes beyond the intervals
+    (a change inside both intervals is not measurable at this data size, however it
+    points), and saying so when nothing moved measurably."""
+    moved = comparison[comparison["beyond_intervals"].astype(bool)]
+    parts = []
+    for family, title in (("risk", "Privacy"), ("utility", "Fidelity and utility")):
+        all_of = comparison[comparison["family"] == family]
+        if all_of.empty:
+            continue
+        mine = moved[moved["family"] == family]
+        better = int((mine["better"] == "better").sum())
+        worse = int((mine["better"] == "worse").sum())
+        n = f"{len(all_of)} measure{'' if len(all_of) == 1 else 's'}"
+        if better or worse:
+            parts.append(
+                f"**{title}:** of {n}, {better} better and {worse} worse beyond the intervals"
+            )
+        else:
+            parts.append(f"**{title}:** none of {n} moved beyond the intervals")
+    if moved.empty:
+        return (
+            " · ".join(parts)
+            + ". No change is measurable at this data size: every difference lies within "
+            "the intervals."
+        )
+    return " · ".join(parts) + "."
+
+
 def alternative_record(
     mitigation: Mitigation,
     comparison: pd.DataFrame,
@@ -358,4 +387,5 @@ __all__ = [
     "alternative_record",
     "apply_mitigation",
     "compare_measures",
+    "describe_change",
 ]

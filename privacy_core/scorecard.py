@@ -602,8 +602,22 @@ def scorecard(
                     "Absolute risk only: RAPID's relative reading (members against "
                     "non-members, R7) needs a holdout of real rows the generator never saw."
                 )
+        if family.key == "fidelity" and (why := _below_chance(readings)):
+            note = why
         cards.append(Card(family, level, tuple(readings), note))
     return tuple(cards)
+
+
+def _below_chance(readings: list[Reading]) -> str:
+    """Why a discriminator below chance is not good news: on every card and export."""
+    disc = next((r for r in readings if r.measure == "discriminator"), None)
+    if disc is None or disc.value >= 0.5 or disc.level == "green":
+        return ""
+    return (
+        f"The discriminator's AUC {disc.value:.3f} is below 0.5: it does worse than chance, "
+        "which near-copies of training records cause (memorisation); check the privacy "
+        "measures."
+    )
 
 
 # ------------------------------------------------------------------ one verdict per candidate

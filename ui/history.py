@@ -63,6 +63,17 @@ def save_review(report: pc.ReviewReport, url: str) -> SaveOutcome:
     return outcome
 
 
+def save_clicked(report: pc.ReviewReport, url: str) -> None:
+    """on_click of *Save review*: store the review the page showed when it was clicked
+    (its error, if any, is attached to the button and shown on the rerun)."""
+    from .runner import guarded
+    from .state import clear_error
+
+    clear_error("history_save")
+    st.session_state.pop(LAST_SAVED, None)
+    guarded(lambda: save_review(report, url), control="history_save")
+
+
 def list_reviews(url: str) -> list[pc.ReviewSummary]:
     with pc.ReviewStore(url, create=False) as store:
         return store.list()

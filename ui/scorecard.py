@@ -220,10 +220,6 @@ def draw_scorecard(
                             for r in others
                         )
                     )
-                if card.family.key == "fidelity":
-                    note = _fidelity_note(card)
-                    if note:
-                        box.caption(note)
             else:
                 box.caption(card.family.question)
             if card.note and head is not None:
@@ -231,18 +227,6 @@ def draw_scorecard(
             box.page_link(
                 PAGE_FILES[card.family.page], label="Open", icon=":material/arrow_forward:"
             )
-
-
-def _fidelity_note(card: Card) -> str:
-    """Say why a discriminator below chance is not good news (memorisation)."""
-    disc = next((r for r in card.readings if r.measure == "discriminator"), None)
-    if disc is None or disc.value >= 0.5 or disc.level == "green":
-        return ""
-    return (
-        f"The discriminator's AUC {disc.value:.3f} is below 0.5: it does worse than chance, "
-        "which near-copies of training records cause (memorisation); check the privacy "
-        "measures."
-    )
 
 
 # Quick measures that fill the empty cards in seconds on the demo (the engine's list,

@@ -96,9 +96,15 @@ def sidebar_summary(ws: Workspace | None) -> None:
         if ws.holdout is not None:
             st.markdown(f"**Holdout:** {len(ws.holdout.frame):,} rows")
         if ws.releases:
-            st.markdown(f"**Synthetic releases ({len(ws.releases)}):**")
-            for t in ws.releases:
-                st.markdown(f"- {t.name} ({len(t.frame):,} rows)")
+            # by candidate, under the name every picker, card and export uses for it
+            groups = ws.release_groups()
+            st.markdown(f"**Candidates ({len(groups)})**, {len(ws.releases)} synthetic release(s):")
+            for name, tables in groups.items():
+                rows = ", ".join(f"{len(t.frame):,}" for t in tables)
+                if len(tables) == 1:
+                    st.markdown(f"- {name} ({rows} rows)")
+                else:
+                    st.markdown(f"- {name}: {len(tables)} replicates ({rows} rows)")
         else:
             st.warning("No synthetic release loaded.")
         st.markdown("**Quasi-identifiers:** " + ", ".join(f"`{c}`" for c in ws.quasi_identifiers))

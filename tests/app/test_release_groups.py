@@ -188,11 +188,38 @@ def test_analysis_pages_evaluate_one_candidate_at_a_time_and_list_them_side_by_s
     assert float(second.value) < float(first.value)
     side = next(d.value for d in at.dataframe if "candidate" in d.value.columns)
     assert list(side["candidate"]) == list(full.release_groups())
-    assert side["RAPID max (headline)"].notna().all()  # both computed by now, never pooled
-    assert side["RAPID max (headline)"].iloc[1] == pytest.approx(float(second.value), abs=1e-3)
+    # both computed by now, never pooled; text cells that never read "None"
+    assert "None" not in side.astype(str).to_numpy().ravel().tolist()
+    headline = side["RAPID max (headline)"].astype(float)
+    assert headline.iloc[1] == pytest.approx(float(second.value), abs=1e-3)
     # the choice is shared by the fidelity page, and settings keep both candidates
     goto(at, "pages/fidelity.py")
     assert at.radio(key="candidate").value == "HISTOGRAM"
     goto(at, "pages/privacy.py")
     assert at.radio(key="candidate").value == "HISTOGRAM"
     assert len(workspace(at).releases) == 2
+
+
+def test_the_sidebar_names_each_candidate_as_the_pickers_do():
+    def script():
+        from dataclasses import replace
+
+        import privacy_core as pc
+        from ui.demo import load_default_workspace
+        from ui.widgets import sidebar_summary
+        from ui.workspace import Table
+
+        ws = load_default_workspace()
+        hist = pc.synthesize(pc.prepare_table(ws.real.frame, ws.schema), method="histogram")
+        other = Table.make("HISTOGRAM release (seed 1)", hist, "generated", group="HISTOGRAM")
+        sidebar_summary(replace(ws, releases=ws.releases + (other,)))
+
+    at = AppTest.from_function(script, default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception, at.exception
+    sidebar = [m.value for m in at.sidebar.markdown]
+    listed = [m[2:].rsplit(" (", 1)[0] for m in sidebar if m.startswith("- ")]
+    # one label per candidate everywhere: the group name the pickers show, not the
+    # release's own name ("HISTOGRAM release (seed 1)")
+    assert listed == ["CART release (seed 0)", "HISTOGRAM"]
+    assert any(m.startswith("**Candidates (2)**") for m in sidebar)

@@ -34,6 +34,9 @@ def test_regenerate_compares_records_and_adds_a_candidate():
     # large leaves stop CART hugging its training rows: DCR falls beyond its interval
     dcr = table.set_index("label").loc["DCR (SRD vs RRD)"]
     assert dcr["better"] == "better" and dcr["moved"] == "beyond the intervals"
+    # the summary counts DCR (beyond its interval), not a change inside the intervals
+    summary = next(m.value for m in at.markdown if m.value.startswith("**Privacy:**"))
+    assert "better" in summary and "beyond the intervals" in summary
 
     at.button(key="whatif_record").click().run()
     alts = at.session_state["review_alternatives"]

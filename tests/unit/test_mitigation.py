@@ -209,3 +209,28 @@ def test_figure_marks_each_change_in_words_and_keeps_the_labels_in_view():
     texts = [t.text[0] for t in fig.data if t.mode == "markers+text"]
     assert texts == ["▲ better", "▼ worse"]
     assert fig.layout.xaxis.range[1] > 0.4 and fig.layout.xaxis2.range[1] > 0.03
+
+
+def test_the_summary_counts_only_changes_beyond_the_intervals():
+    from privacy_core.mitigation import compare_measures, describe_change
+
+    def r(value, lo, hi):
+        return {"value": value, "ci": [lo, hi]}
+
+    # every change inside both intervals: nothing measurable, however each points
+    within = compare_measures(
+        {"ims": r(0.10, 0.05, 0.15), "dcr": r(0.2, 0.1, 0.3), "query_error": r(0.02, 0.01, 0.04)},
+        {"ims": r(0.08, 0.04, 0.12), "dcr": r(0.18, 0.1, 0.3), "query_error": r(0.03, 0.01, 0.05)},
+    )
+    text = describe_change(within)
+    assert "none of 2 measures moved" in text and "none of 1 measure moved" in text
+    assert "No change is measurable" in text
+    # one risk measure clearly better, the utility one clearly worse
+    moved = compare_measures(
+        {"ims": r(0.30, 0.25, 0.35), "dcr": r(0.2, 0.1, 0.3), "query_error": r(0.02, 0.01, 0.03)},
+        {"ims": r(0.05, 0.02, 0.08), "dcr": r(0.19, 0.1, 0.3), "query_error": r(0.09, 0.07, 0.11)},
+    )
+    text = describe_change(moved)
+    assert "of 2 measures, 1 better and 0 worse beyond the intervals" in text
+    assert "of 1 measure, 0 better and 1 worse beyond the intervals" in text
+    assert "No change is measurable" not in text

@@ -245,3 +245,17 @@ def test_every_registered_measure_has_lines_to_be_judged_against():
     from privacy_core.scorecard import DEFAULT_THRESHOLDS
 
     assert set(MEASURES) <= set(DEFAULT_THRESHOLDS)
+
+
+def test_a_discriminator_below_chance_says_why_on_its_card():
+    # an AUC of 0.368 is as far from 0.5 as 0.632, but it means near-copies (memorisation)
+    from privacy_core.scorecard import scorecard
+
+    def fidelity(auc):
+        cards = scorecard({"discriminator": {"value": auc, "ci": [auc - 0.02, auc + 0.02]}})
+        return next(c for c in cards if c.family.key == "fidelity")
+
+    below = fidelity(0.368)
+    assert "below 0.5" in below.note and "memorisation" in below.note
+    assert "memorisation" not in fidelity(0.632).note
+    assert "memorisation" not in fidelity(0.49).note  # within the green line: no alarm
