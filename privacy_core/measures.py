@@ -546,7 +546,12 @@ def measure_names(family: str | None = None, *, fast_only: bool = False) -> list
 # exactly one group; the utility group holds the fidelity family (never a risk axis).
 MEASURE_GROUPS: dict[str, tuple[str, ...]] = {
     "Attribute inference": ("rapid", "inference", "ml_inference", "gtcap"),
-    "Identity & singling out": ("singling_out", "singling_out_outliers"),
+    "Identity & singling out": (
+        "singling_out",
+        "singling_out_outliers",
+        "reproduced_uniques",
+        "individual_risk",
+    ),
     "Linkability": ("linkability",),
     "Membership": ("domias", "membership", "mds"),
     "Similarity indicators": ("ims", "dcr", "knn"),

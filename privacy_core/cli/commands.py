@@ -231,13 +231,13 @@ def _measure_progress(names: list[str]) -> Any:
     is; the seconds follow at the end (:func:`_write_timings`)."""
     from ..measures import get_measure
 
-    labels = {get_measure(n).label for n in names}
+    names_of = {get_measure(n).label: n for n in names}
 
     def progress(_fraction: float, label: str) -> None:
-        if label in labels:
-            sys.stderr.write(f"{label} ...\n")
-        elif label.endswith(" done") and label[: -len(" done")] in labels:
-            sys.stderr.write(f"{label}\n")
+        if label in names_of:
+            sys.stderr.write(f"{names_of[label]} ...\n")
+        elif label.endswith(" done") and label[: -len(" done")] in names_of:
+            sys.stderr.write(f"{names_of[label[: -len(' done')]]} done\n")
         else:
             return  # a measure's own steps
         sys.stderr.flush()

@@ -57,6 +57,8 @@ CHEAP_OPTIONS: dict[str, dict] = {
     "singling_out": {"n_attacks": 10, "max_attempts": 2000},
     "singling_out_outliers": {"n_attacks": 10, "embedding_params": {"hidden": 16, "max_epochs": 2}},
     "linkability": {"n_attacks": 10},
+    "reproduced_uniques": {"n_boot": 10},
+    "individual_risk": {"n_boot": 10},
     "inference": {"n_attacks": 10},
     "ml_inference": {"n_attacks": 10, "n_bootstrap": 10, "n_jobs": 1},
     "gtcap": {"bootstrap": 10},

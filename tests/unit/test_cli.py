@@ -315,6 +315,8 @@ def test_privacy_json_contract(files, holdout):
         "membership",
         "mds",
         "singling_out_outliers",
+        "reproduced_uniques",
+        "individual_risk",
     }
     for name, res in m.items():
         assert {"value", "ci", "params"} <= set(res), name

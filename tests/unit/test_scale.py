@@ -289,7 +289,12 @@ def test_cli_verbose_writes_each_measures_time_to_stderr(tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     assert "ims ..." in lines and "dcr ..." in lines
-    assert any(line.startswith("  dcr: ") and line.endswith(" s") for line in lines)
+    # each measure's wall and CPU seconds, then how many workers ran them
+    assert any(
+        line.startswith("  dcr: ") and "s wall" in line and line.endswith(" s CPU")
+        for line in lines
+    )
+    assert any("measures on 1 worker(s)" in line for line in lines)
     quiet = run("privacy", *base, "--sensitive", "disease", "--metrics", "ims")
     assert "ims ..." not in quiet.stderr
 
