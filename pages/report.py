@@ -8,7 +8,7 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core import MEASURES
-from ui.history import ALTERNATIVES, LAST_SAVED, db_url_input, save_clicked
+from ui.history import ALTERNATIVES, LAST_SAVED, db_url_input, request_save, save_pending
 from ui.privacy import privacy_params
 from ui.report import (
     candidate_results,
@@ -262,16 +262,12 @@ if report is not None:
     h1, h2 = st.columns([3, 1], vertical_alignment="bottom")
     with h1:
         url = db_url_input()
-    # saved in the click's callback, which runs to its end before the page reruns: a
-    # second click while the page was still drawing after the first used to interrupt
-    # that run before it reached the save, so two clicks stored one review
-    h2.button(
-        "Save review",
-        icon=":material/save:",
-        key="history_save",
-        on_click=save_clicked,
-        args=(report, url),
-    )
+    # each click is counted by its callback (which runs whatever happens to the page's
+    # run) and saved below with this run's report and address: a second click while the
+    # page was still drawing after the first used to interrupt that run before it reached
+    # the save, so two clicks stored one review
+    h2.button("Save review", icon=":material/save:", key="history_save", on_click=request_save)
+    save_pending(report, url)
     if error := get_error("history_save"):
         st.error(error, icon=":material/warning:")
     saved = st.session_state.get(LAST_SAVED)

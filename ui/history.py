@@ -63,15 +63,33 @@ def save_review(report: pc.ReviewReport, url: str) -> SaveOutcome:
     return outcome
 
 
-def save_clicked(report: pc.ReviewReport, url: str) -> None:
-    """on_click of *Save review*: store the review the page showed when it was clicked
-    (its error, if any, is attached to the button and shown on the rerun)."""
+SAVE_REQUESTS = "history_save_requests"  # Save review clicks, counted by the callback
+SAVES_DONE = "history_saves_done"  # of which saved (or failed with a message)
+
+
+def request_save() -> None:
+    """on_click of *Save review*: count the click (the save follows in the page's run)."""
+    st.session_state[SAVE_REQUESTS] = int(st.session_state.get(SAVE_REQUESTS, 0)) + 1
+
+
+def save_pending(report: pc.ReviewReport, url: str) -> None:
+    """Save once per click not saved yet, with the report of this run (the reviewer's
+    latest notes and answers); a failure is attached to the button and ends the batch."""
     from .runner import guarded
     from .state import clear_error
 
+    requested = int(st.session_state.get(SAVE_REQUESTS, 0))
+    done = int(st.session_state.get(SAVES_DONE, 0))
+    if requested <= done:
+        return
     clear_error("history_save")
     st.session_state.pop(LAST_SAVED, None)
-    guarded(lambda: save_review(report, url), control="history_save")
+    for _ in range(requested - done):
+        saved = guarded(lambda: save_review(report, url), control="history_save")
+        if saved is None:
+            break
+        st.session_state[SAVES_DONE] = int(st.session_state.get(SAVES_DONE, 0)) + 1
+    st.session_state[SAVES_DONE] = requested  # a failed click is not retried on its own
 
 
 def list_reviews(url: str) -> list[pc.ReviewSummary]:

@@ -92,3 +92,19 @@ def test_a_locked_database_says_so_and_saves_once_it_is_free(tmp_path):
         holder.close()
     at.button(key="history_save").click().run()
     assert "review #2" in at.success[0].value  # the earlier review was kept
+
+
+def test_a_click_whose_run_was_interrupted_is_still_saved(tmp_path):
+    """Two quick clicks: the second interrupts the first's run before it reached the
+    save. Each click is counted by its callback, so the next run saves both."""
+    url = f"sqlite:///{tmp_path / 'reviews.db'}"
+    at = _report_page(url)
+    at.session_state["history_save_requests"] = 2  # two callbacks ran, no save yet
+    at.run()
+    assert not at.exception, at.exception
+    assert at.success[0].value.startswith("Saved as review #2 in ")
+    n = sqlite3.connect(tmp_path / "reviews.db").execute("select count(*) from reviews")
+    assert n.fetchone()[0] == 2
+    at.run()  # nothing pending: a rerun saves nothing more
+    n = sqlite3.connect(tmp_path / "reviews.db").execute("select count(*) from reviews")
+    assert n.fetchone()[0] == 2
