@@ -192,7 +192,7 @@ class _Context:
     schema: Schema | None
     seed: int
     options: dict[str, Mapping[str, Any]]
-    threads: int | None = None
+    threads: Mapping[str, int] | None = None  # the scheduling process's thread counts
 
 
 def _measure_task(name: str, ctx: _Context) -> scheduler.TaskOutcome:
@@ -230,9 +230,7 @@ def _side_by_side(
 
     labels = {s.name: s.label for s in specs}
     unique = list(dict.fromkeys(s.name for s in specs))
-    context = replace(
-        context, threads=scheduler.threads_per_task(jobs) if backend == "local" else 1
-    )
+    context = replace(context, threads=scheduler.thread_settings())
     results: dict[str, MetricResult] = {}
     failures: dict[str, str] = {}
     errors_by_name: dict[str, PrivacyCoreError] = {}

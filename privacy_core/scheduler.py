@@ -10,15 +10,20 @@ Why processes and not threads: the measures are partly pure Python (predicate se
 pandas grouping) and hold the GIL; threads would serialise them.
 
 Why the results are the serial run's, bit for bit: a task gets exactly the arguments the
-serial call gets (the same seed, not a per-task seed), the numeric libraries' results do
-not depend on how many BLAS / OpenMP threads run them here, and the one network that
-would (the contrastive encoder) fixes its own thread count (``ContrastiveParams.threads``).
-``tests/unit/test_scheduler.py`` compares the JSON of a scheduled and a serial review.
+serial call gets (the same seed, not a per-task seed) and runs with the thread counts of
+the process that scheduled it (BLAS, OpenMP, torch; :func:`thread_settings`): a sum's
+order follows the thread count, and a task on one thread read ML affinity 0.0116 where
+the serial run read 0.0121 on Adult. ``tests/unit/test_scheduler.py`` compares the JSON of
+a scheduled and a serial review; ``bench/bench_review_adult.py`` prints whether the two
+agree on Adult.
 
-Why each task gets a share of the cores: two workers on two cores, each letting BLAS,
-OpenMP (xgboost) and torch start a thread per core, would run four busy threads on two
-cores and slow every fit down (``ui.runner.JOB_OPENMP_THREADS`` measured 5-50 times on
-RAPID's xgboost). A task runs with ``cores // workers`` threads (at least one).
+What it costs: the workers then share the cores with as many threads each as the serial
+run uses, so on a machine with few cores they oversubscribe them. On two cores the
+whole Adult review ran no faster side by side than one measure after another (s32:
+141.5 s against 128.5 s, when each task had one thread; the measures that share a
+neighbour search in one process, ``MeasureSpec.before``, lose that sharing in
+workers). Side by side pays where cores outnumber the measures' own threads, and for a
+Ray cluster; the command line's default stays one after another.
 
 Why the longest first: with more tasks than workers, a long task started last finishes
 alone while the other workers idle. The registry's ``cost`` (seconds on Adult, 2 cores)
@@ -52,10 +57,13 @@ class TaskOutcome:
     cpu_s: float
 
 
-def run_task(name: str, call: Callable[[], Any], threads: int | None = None) -> TaskOutcome:
+def run_task(
+    name: str, call: Callable[[], Any], threads: Mapping[str, int] | None = None
+) -> TaskOutcome:
     """``call()`` timed, its warnings recorded and a PrivacyCoreError kept (any other
-    exception is a defect and propagates); with ``threads`` numeric libraries are limited
-    to that many threads for the call."""
+    exception is a defect and propagates); with ``threads`` (:func:`thread_settings` of
+    the scheduling process) the numeric libraries run with those thread counts, and the
+    call's own fan-out stays in this process."""
     wall, cpu = time.perf_counter(), time.process_time()
     error: PrivacyCoreError | None = None
     result = None
@@ -76,7 +84,8 @@ def run_task(name: str, call: Callable[[], Any], threads: int | None = None) -> 
 
 
 @contextlib.contextmanager
-def _thread_limit(threads: int | None) -> Iterator[None]:
+def _thread_limit(threads: Mapping[str, int] | None) -> Iterator[None]:
+    """Run with the thread counts of the process that scheduled the task."""
     if threads is None:
         yield
         return
@@ -84,8 +93,27 @@ def _thread_limit(threads: int | None) -> Iterator[None]:
 
     from .synth.autoregressive import torch_threads
 
-    with threadpool_limits(limits=threads), torch_threads(threads):
+    native = {k: v for k, v in threads.items() if k != "torch"}
+    with threadpool_limits(limits=native or None), torch_threads(threads.get("torch")):
         yield
+
+
+def thread_settings() -> dict[str, int]:
+    """This process's thread counts per numeric library (BLAS, OpenMP; torch's intra-op
+    threads when torch is loaded), for its tasks to run with: a sum's order follows the
+    thread count, so a task on other counts would differ from the serial run in the last
+    digits (ML affinity's logistic regression, Wasserstein's marginals, on Adult)."""
+    import sys
+
+    from threadpoolctl import threadpool_info
+
+    out: dict[str, int] = {}
+    for info in threadpool_info():
+        api = str(info["user_api"])
+        out[api] = max(out.get(api, 0), int(info["num_threads"]))
+    if "torch" in sys.modules:
+        out["torch"] = int(sys.modules["torch"].get_num_threads())
+    return out
 
 
 # Costs are seconds on Adult's training rows; a smaller table costs about its share.
@@ -109,11 +137,6 @@ def workers(n_jobs: int, n_tasks: int, estimate_s: float | None = None) -> int:
     if n_jobs < 0 and estimate_s is not None and estimate_s < POOL_MIN_SECONDS:
         return parallel.effective_jobs(1, n_tasks)  # validates, and 1
     return parallel.effective_jobs(n_jobs, n_tasks)
-
-
-def threads_per_task(jobs: int) -> int:
-    """Each worker's share of the usable cores (at least one thread)."""
-    return max(1, parallel.usable_cores() // max(jobs, 1))
 
 
 def longest_first(names: Sequence[str], cost: Mapping[str, float]) -> list[str]:
@@ -156,6 +179,6 @@ __all__ = [
     "longest_first",
     "run_measures",
     "run_task",
-    "threads_per_task",
+    "thread_settings",
     "workers",
 ]

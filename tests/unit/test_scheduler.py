@@ -3,9 +3,10 @@ with the serial run's numbers (``privacy_core.scheduler``, ``evaluate(n_jobs=...
 
 Two workers run every test here, as on the two-core CI machine. A wrong scheduler caught
 here: one that seeds each task by its position (numbers move with the worker count), one
-that drops a task's warnings or its error, one that raises the error of whichever task
-ended first instead of the serial run's first, one that lets a task start workers of its
-own (a worker's fan-out must run in that worker)."""
+that runs a task on other thread counts than the serial run (ML affinity moved in the
+fourth digit on Adult), one that drops a task's warnings or its error, one that raises the
+error of whichever task ended first instead of the serial run's first, one that lets a
+task start workers of its own (a worker's fan-out must run in that worker)."""
 
 import json
 import warnings
@@ -132,6 +133,20 @@ def test_a_workers_warnings_reach_the_caller():
     assert any("No holdout table" in w for w in review.warnings)
 
 
+def test_a_task_runs_with_the_thread_counts_of_the_process_that_scheduled_it():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def counts():
+        return {i["user_api"]: i["num_threads"] for i in threadpool_info()}
+
+    here = scheduler.thread_settings()
+    assert here  # BLAS (numpy) at least
+    with threadpool_limits(limits=1):
+        inside = scheduler.run_task("x", counts, threads=here).result
+    # the task ran on the scheduling process's counts, whatever its worker had
+    assert all(inside[api] == n for api, n in here.items() if api in inside)
+
+
 def test_longest_first_and_small_work_stays_in_process():
     cost = {"a": 1.0, "b": 30.0, "c": 5.0}
     assert scheduler.longest_first(["a", "b", "c", "d"], cost) == ["b", "c", "a", "d"]
@@ -147,7 +162,9 @@ def test_longest_first_and_small_work_stays_in_process():
     assert parallel.effective_jobs(-1, 8) == min(parallel.usable_cores(), 8)
     with parallel.one_worker():
         assert parallel.effective_jobs(-1, 8) == 1
-    outcome = scheduler.run_task("x", lambda: parallel.effective_jobs(4, 8), threads=1)
+    outcome = scheduler.run_task(
+        "x", lambda: parallel.effective_jobs(4, 8), threads=scheduler.thread_settings()
+    )
     assert outcome.result == 1 and outcome.error is None
     assert parallel.effective_jobs(4, 8) == 4  # and only inside it
 
