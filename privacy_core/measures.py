@@ -318,7 +318,7 @@ MEASURES: dict[str, MeasureSpec] = {
             modes=(("default", ()), ("with_sensitive", (("with_sensitive", True),))),
             description="sdcMicro's rare key combinations (fewer than k records on the "
             "QIs) of the real table that the release reproduces, members against "
-            "non-members; with_sensitive: with the sensitive value too.",
+            "non-members (in the with-sensitive mode: with the sensitive value too).",
         ),
         _m(
             "individual_risk",

@@ -537,23 +537,23 @@ def individual_risk_reproduced(
 
 
 def sdc_summary(result: MetricResult) -> pd.DataFrame:
-    """sdcMicro's summary of each table a reproduction result saw: records, distinct key
-    combinations, sample uniques and k-anonymity violations (the Privacy page, exports)."""
+    """sdcMicro's summary of each table a reproduction result saw, one column per table
+    (real, release, holdout) and one row per count: records, distinct key combinations,
+    sample uniques and k-anonymity violations (the Privacy page, exports)."""
     sdc = result.extra.get("sdc") or {}
-    rows = []
-    for table in ("real", "release", "holdout"):
-        if table in sdc:
-            t = sdc[table]
-            rows.append(
-                {
-                    "table": table,
-                    "records": t["records"],
-                    "key combinations": t["keys"],
-                    "sample uniques": t["sample_uniques"],
-                    f"violating {sdc['k']}-anonymity": t["k_anonymity_violations"],
-                }
-            )
-    return pd.DataFrame(rows)
+    rows = {
+        "records": "records",
+        "keys": "key combinations",
+        "sample_uniques": "sample uniques",
+        "k_anonymity_violations": f"violating {sdc.get('k', '')}-anonymity",
+    }
+    tables = [t for t in ("real", "release", "holdout") if t in sdc]
+    return pd.DataFrame(
+        {
+            "count": list(rows.values()),
+            **{t: [int(sdc[t][key]) for key in rows] for t in tables},
+        }
+    )
 
 
 __all__ = [

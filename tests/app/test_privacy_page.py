@@ -42,9 +42,9 @@ def test_cards_drill_down_and_agreement():
     # sdcMicro's counts of the real table, the release and the holdout under the new cards
     sdc = [e for e in at.expander if e.label == "sdcMicro's counts on the quasi-identifiers"]
     assert len(sdc) == 2
-    table = sdc[0].dataframe[0].value
-    assert list(table["table"]) == ["real", "release", "holdout"]
-    assert (table["sample uniques"] <= table["records"]).all()
+    table = sdc[0].dataframe[0].value.set_index("count")
+    assert list(table.columns) == ["real", "release", "holdout"]
+    assert (table.loc["sample uniques"] <= table.loc["records"]).all()
     assert "global risk" in " ".join(c.value for c in sdc[0].caption)
     # the drill-down lists flagged records and compares the chosen one with the release
     record_box = at.selectbox(key="privacy_record")
