@@ -92,9 +92,10 @@ class ContrastiveParams:
     max_rows: int | None = 50_000  # training rows (a seeded subsample above this)
     threads: int = 2
     # "auto": a GPU when torch sees one, else the CPU; the result's params record the one
-    # used. CPU runs are bit-for-bit repeatable; a GPU sums in another order, so its
-    # encoder differs in the last bits and its isolation ranking within a tolerance
-    # (tests/unit/test_embedding_device.py)
+    # used. CPU runs are bit-for-bit repeatable; a GPU sums in another order (and CUDA's
+    # embedding backward is not deterministic, so two GPU runs of one seed can differ):
+    # its isolation ranking agrees with the CPU's within a tolerance
+    # (tests/unit/test_embedding_device.py). Use "cpu" where a review must repeat exactly.
     device: str = "auto"
 
     @classmethod

@@ -32,11 +32,19 @@ class SchemaMismatchError(SchemaError):
 
     def __init__(self, problems: list[str], *, table: str = "synthetic"):
         self.problems = list(problems)
+        self.table = table
         bullet = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(
             f"The {table} table does not match the real table "
             f"({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):\n{bullet}"
         )
+
+    def __reduce__(self):  # pickled with its arguments (a scheduled task's error)
+        return (_schema_mismatch, (self.problems, self.table))
+
+
+def _schema_mismatch(problems: list[str], table: str) -> SchemaMismatchError:
+    return SchemaMismatchError(problems, table=table)
 
 
 class ThreatModelError(PrivacyCoreError):

@@ -15,7 +15,9 @@ the process that scheduled it (BLAS, OpenMP, torch; :func:`thread_settings`): a 
 order follows the thread count, and a task on one thread read ML affinity 0.0116 where
 the serial run read 0.0121 on Adult. ``tests/unit/test_scheduler.py`` compares the JSON of
 a scheduled and a serial review; ``bench/bench_review_adult.py`` prints whether the two
-agree on Adult.
+agree on Adult (they did, s32). A library whose thread pool starts only inside the task
+sees the worker's environment (loky sets ``OMP_NUM_THREADS`` to its share), not these
+counts: a measure added later may need the same care.
 
 What it costs: the workers then share the cores with as many threads each as the serial
 run uses, so on a machine with few cores they oversubscribe them. On two cores the

@@ -57,6 +57,7 @@ from ..validation import check_confidence, check_positive_int, check_seed
 from .distance import single_release
 
 METHODS = ("approx", "exact")
+EXACT_MAX_F = 20  # the exact series is numerically stable up to here (float64)
 DEFAULT_K = 3  # sdcMicro's kAnon default: a key shared by fewer than 3 records is rare
 N_BOOT = 500
 NO_HOLDOUT = (
@@ -126,13 +127,21 @@ def individual_risk(
         more = (fk > 2) & ~same
         rk[one] = odds[one] * log_inv[one]
         rk[two] = odds[two] - odds[two] ** 2 * log_inv[two]
-        if method == "approx":
-            rk[more] = p[more] / (fk[more] - (1 - p[more]))
-        else:
-            for i in np.flatnonzero(more):
-                rk[i] = _exact_risk(int(fk[i]), float(p[i]))
+        rk[more] = p[more] / (fk[more] - (1 - p[more]))
+        if method == "exact":
+            # the series cancels catastrophically for large f (and p**(1-f) overflows):
+            # it is used up to EXACT_MAX_F, once per distinct (f, p); the approximation,
+            # which it approaches, above
+            small = more & (fk <= EXACT_MAX_F)
+            cache: dict[tuple[float, float], float] = {}
+            for i in np.flatnonzero(small):
+                key = (float(fk[i]), float(p[i]))
+                if key not in cache:
+                    cache[key] = _exact_risk(int(fk[i]), float(p[i]))
+                rk[i] = cache[key]
     rk[same] = 1 / fk[same]
-    return rk * qual
+    # a probability: the formulas stay in [0, 1] where they are stable
+    return np.clip(rk, 0.0, 1.0) * qual
 
 
 def _exact_risk(f: int, p: float) -> float:
@@ -224,10 +233,14 @@ def _bootstrap(
     rng = np.random.default_rng(seed)
 
     def shares(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-        idx = rng.integers(0, len(x), size=(n_boot, len(x)))
-        ww = w[idx]
-        tot = ww.sum(axis=1)
-        return np.where(tot > 0, (ww * x[idx]).sum(axis=1) / np.where(tot > 0, tot, 1), 0.0)
+        # each replicate as resampling counts (O(n) memory, not n_boot x n)
+        out = np.empty(n_boot)
+        wx = w * x
+        for b in range(n_boot):
+            counts = np.bincount(rng.integers(0, len(x), len(x)), minlength=len(x))
+            tot = float(counts @ w)
+            out[b] = float(counts @ wx) / tot if tot > 0 else 0.0
+        return out
 
     pm = shares(members, member_w)
     if others is None or other_w is None:
@@ -339,7 +352,13 @@ def _reproduction(
             seed=seed,
             confidence=confidence,
         )
-        extra["uninformative"] = NO_HOLDOUT
+        extra["uninformative"] = (
+            NO_HOLDOUT
+            if hold is None
+            else "no holdout record is a target here (no rare key combination among "
+            "them, or all reproduced), so chance reproduction cannot be measured: give a "
+            "larger holdout"
+        )
         baseline = None
     value = float(np.clip(raw, 0.0, 1.0)) if math.isfinite(raw) else float("nan")
     extra["risk_unclipped"] = raw
@@ -363,7 +382,11 @@ def _reproduction(
         "rare_member_keys_reproduced_with_sensitive": int((rare & member & with_value).sum()),
         "reproduced_with_l_1": int((pinned & rare).sum()),
     }
-    index = np.r_[train.index.to_numpy(), [] if hold is None else hold.index.to_numpy()]
+    index = (
+        train.index.to_numpy()
+        if hold is None
+        else np.concatenate([train.index.to_numpy(), hold.index.to_numpy()])
+    )
     table = pd.DataFrame(
         {
             "record": index,
@@ -392,12 +415,12 @@ def _reproduction(
         "n_real": len(train),
         "n_synthetic": len(syn),
         "n_holdout": None if hold is None else len(hold),
-        "reading": "members minus non-members" if baseline is not None else "members only",
+        "reading": "members against non-members" if baseline is not None else "members only",
     }
     return MetricResult(
         name=name,
         value=value,
-        ci=(max(0.0, min(ci[0], 1.0)), max(0.0, min(ci[1], 1.0))),
+        ci=(float(np.clip(ci[0], 0.0, 1.0)), float(np.clip(ci[1], 0.0, 1.0))),  # NaN stays
         params=params,
         record_table=table,
         baseline=baseline,

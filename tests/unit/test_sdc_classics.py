@@ -168,3 +168,33 @@ def test_weights_and_bad_inputs_give_specific_errors():
         reproduced_uniques(common, common, threat=pc.ThreatModel(["sex"], ["dx"]))
     with pytest.raises(pc.ParameterError, match="method"):
         individual_risk(np.ones(2), np.ones(2), method="guess")
+
+
+def test_the_exact_method_stays_a_probability_for_large_frequencies():
+    # the series cancels for large f (sdcMicro's own code overflows there): the exact
+    # method falls back to the approximation it approaches, and every risk is in [0, 1]
+    fk = np.array([3.0, 30.0, 120.0, 300.0])
+    Fk = fk / np.array([0.5, 0.7, 0.2, 0.05])
+    exact = individual_risk(fk, Fk, method="exact")
+    approx = individual_risk(fk, Fk)
+    assert np.all((exact >= 0) & (exact <= 1))
+    np.testing.assert_allclose(exact[1:], approx[1:])
+    assert abs(exact[0] - approx[0]) < 0.05  # close, not equal, where the series is used
+
+
+@pytest.mark.filterwarnings("ignore::privacy_core.UnseenCategoryWarning")
+def test_record_ids_stay_integers_and_a_missing_baseline_is_said():
+    alone = reproduced_uniques(TRAIN, RELEASE, threat=THREAT)
+    assert alone.records["record"].dtype.kind == "i"
+    # a holdout whose records all share one common key: no non-member is a target
+    common = pd.DataFrame({"sex": ["F"] * 4, "region": ["N"] * 4, "dx": ["a"] * 4})
+    res = reproduced_uniques(TRAIN, RELEASE, threat=THREAT, holdout=common)
+    assert res.baseline is None and "no holdout record is a target" in res.extra["uninformative"]
+
+
+def test_a_schema_error_survives_the_trip_to_a_worker_and_back():
+    import pickle
+
+    err = pc.SchemaMismatchError(["column 'a' is missing", "column 'b' has another type"])
+    back = pickle.loads(pickle.dumps(err))
+    assert str(back) == str(err) and back.problems == err.problems
