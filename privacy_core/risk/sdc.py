@@ -366,18 +366,20 @@ def _reproduction(
     # real table's global risk and its expected re-identifications (from the training
     # rows' own frequencies, as sdcMicro reads a released microdata file), and l-diversity
     # of the sensitive attribute within the reproduced rare combinations
-    fk_t, Fk_t = frequencies(row_keys(train, qis), w_train)
+    # the pooled keys are the training rows' then the holdout's: no second hashing
+    train_q, hold_q = key_q[: len(train)], key_q[len(train) :]
+    fk_t, Fk_t = frequencies(train_q, w_train)
     rk_t = individual_risk(fk_t, Fk_t, method=method)
     pinned = mem_t & reproduced & (l_release == 1)
     extra["sdc"] = {
         "k": k,
         "real": {
-            **k_anonymity_summary(row_keys(train, qis), k),
+            **k_anonymity_summary(train_q, k),
             "global_risk": float(rk_t.mean()),
             "expected_reidentifications": float(rk_t.sum()),
         },
         "release": k_anonymity_summary(syn_q, k),
-        **({"holdout": k_anonymity_summary(row_keys(hold, qis), k)} if hold is not None else {}),
+        **({"holdout": k_anonymity_summary(hold_q, k)} if hold is not None else {}),
         "rare_member_keys_reproduced": int((rare & member & reproduced).sum()),
         "rare_member_keys_reproduced_with_sensitive": int((rare & member & with_value).sum()),
         "reproduced_with_l_1": int((pinned & rare).sum()),
