@@ -13,6 +13,8 @@ os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
 
 import streamlit as st  # noqa: E402
 
+from ui.deployment import settings  # noqa: E402
+from ui.identity import identity_sidebar, needs_sign_in, sign_in_page  # noqa: E402
 from ui.state import (  # noqa: E402
     DEEP_LINK,
     NAVIGATION_RAN,
@@ -30,6 +32,15 @@ st.set_page_config(
     page_icon=str(Path(__file__).parent / "assets" / "favicon.png"),
     layout="wide",
 )
+
+try:
+    settings()  # a misconfigured server says so and runs nothing
+except Exception as exc:  # noqa: BLE001  # shown, never a traceback
+    st.error(f"This server's settings are wrong: {exc}", icon=":material/settings:")
+    st.stop()
+if needs_sign_in():  # a shared server with sign-in shows nothing else before it
+    st.navigation([st.Page(sign_in_page, title="Sign in", icon=":material/login:")]).run()
+    st.stop()
 
 PAGES: dict[str, list] = {"Review": [], "Risk": [], "Utility": []}
 BY_FILE: dict[str, st.Page] = {}
@@ -64,4 +75,5 @@ sync_url(workspace)  # a reload or a shared link restores these settings
 if notice := pop_notice(URL_NOTICE):
     st.warning(notice, icon=":material/link_off:")
 sidebar_summary(workspace)
+identity_sidebar()
 navigation.run()

@@ -1,46 +1,76 @@
 """History: stored reviews — list, open one read-only, compare two side by side."""
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 import privacy_core as pc
 from privacy_core import MEASURES
-from ui.history import compare, db_url_input, get_review, list_reviews
+from ui.history import compare, get_review, history_exists, list_reviews, share, shared_with
+from ui.identity import current_reviewer
 from ui.runner import guarded
 from ui.scorecard import draw_stored_checklist, draw_stored_scorecard
+from ui.widgets import escape_markdown
 
 st.title("Review history")
+me = current_reviewer()
 st.caption(
     "Reviews saved from *Review & report* (or with `report --db`): aggregates only — "
     "fingerprints of the data, the threat model, every parameter and seed, the "
     "results, the checklist and the decision. Open one read-only, or compare two to "
     "see which numbers moved and what changed."
+    + (
+        " You see the reviews you saved and those shared with you or your team."
+        if me is not None
+        else ""
+    )
 )
 
-url = db_url_input()
-sqlite_file = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else None
-if sqlite_file is not None and sqlite_file and not Path(sqlite_file).exists():
+if not history_exists():
     st.info(
-        f"No review database at `{sqlite_file}` yet: save a review on *Review & report* "
-        "and it appears here.",
+        "No review has been saved yet: save one on *Review & report* and it appears here.",
         icon=":material/history:",
     )
     st.page_link("pages/report.py", label="Go to Review & report", icon=":material/description:")
     st.stop()
 
-reviews = guarded(lambda: list_reviews(url))
+reviews = guarded(list_reviews)
 if reviews is None:
     st.stop()
 if not reviews:
-    st.info("The database holds no reviews yet.", icon=":material/history:")
+    st.info(
+        "No review to show yet: save one on *Review & report*"
+        + (", or ask a colleague to share one with you." if me is not None else "."),
+        icon=":material/history:",
+    )
     st.stop()
 
 
 def _short(fp: str) -> str:
     return fp[:10]
+
+
+def _share_controls(review_id: int, *, owned: bool) -> None:
+    """Who else may read this review; its owner can add a colleague or a team."""
+    readers = guarded(lambda: shared_with(review_id)) or []
+    shown = ", ".join(r.replace("user:", "").replace("team:", "team ") for r in readers)
+    st.text(f"Shared with: {shown}" if shown else "Shared with nobody else.")
+    if not owned:
+        return
+    with st.form(f"share_{review_id}", border=False):
+        c1, c2, c3 = st.columns([1, 2, 1], vertical_alignment="bottom")
+        kind = c1.radio("Share with", ["a colleague", "a team"], horizontal=True)
+        who = c2.text_input("Their sign-in identity (e-mail) or the team's name", max_chars=320)
+        if c3.form_submit_button("Share", icon=":material/share:"):
+            who = who.strip()
+            if not who:
+                st.error("Type whom to share with.", icon=":material/warning:")
+            elif kind == "a team":
+                if guarded(lambda: share(review_id, team=who)) is not None:
+                    st.success(f"Review #{review_id} shared with team {who}.")
+            elif guarded(lambda: share(review_id, user=who)) is not None:
+                st.success(f"Review #{review_id} shared with {who}.")
 
 
 table = pd.DataFrame(
@@ -50,6 +80,7 @@ table = pd.DataFrame(
             "created": r.created.replace("T", " ")[:19],
             "decision": r.decision,
             "reviewer": r.reviewer or "—",
+            **({"saved by": r.owner or "—"} if me is not None else {}),
             "candidates": ", ".join(r.candidates),
             "RAPID": "; ".join(
                 f"{v:.3f}" for c in r.headline.values() if (v := c.get("rapid")) is not None
@@ -80,19 +111,23 @@ ids = [r.id for r in reversed(reviews)]
 view, diff = st.tabs(["Open one", "Compare two"])
 with view:
     chosen = st.selectbox("Review", ids, key="history_open", format_func=lambda i: f"#{i}")
-    doc = guarded(lambda: get_review(url, int(chosen)))
+    doc = guarded(lambda: get_review(int(chosen)))
     if doc is not None:
+        # everything stored is shown as typed, never as Markdown: a note's image link must
+        # not make the next reader's browser fetch an address (a read receipt)
         st.markdown(
-            f"**Decision: {doc.get('decision', 'undecided')}** · created "
-            f"{doc.get('created', '')} with {doc['provenance'].get('software', '')}"
+            f"**Decision: {escape_markdown(doc.get('decision', 'undecided'))}** · created "
+            f"{escape_markdown(doc.get('created', ''))} with "
+            f"{escape_markdown(doc['provenance'].get('software', ''))}"
         )
         sign = doc.get("sign_off") or {}
         st.caption(
-            f"Reviewer: {sign.get('reviewer') or 'not given'} · role: "
-            f"{sign.get('role') or 'not given'} · date: {sign.get('date') or '—'}"
+            f"Reviewer: {escape_markdown(sign.get('reviewer') or 'not given')} · role: "
+            f"{escape_markdown(sign.get('role') or 'not given')} · date: "
+            f"{escape_markdown(sign.get('date') or '—')}"
         )
         if doc.get("notes"):
-            st.markdown(f"> {doc['notes']}")
+            st.text(str(doc["notes"]))
         rows = pc.candidate_table(doc)
         st.dataframe(
             [
@@ -115,6 +150,10 @@ with view:
         if alts:
             st.subheader("Considered alternatives")
             st.dataframe(pd.json_normalize(alts), hide_index=True, width="stretch")
+        if me is not None:
+            _share_controls(
+                int(chosen), owned=next(r.owner for r in reviews if r.id == chosen) == me.id
+            )
         st.download_button(
             "Download this review (JSON)",
             json.dumps(doc, indent=2, allow_nan=False),
@@ -134,14 +173,14 @@ with diff:
         b = c2.selectbox(
             "Later review (B)", ids, index=0, key="history_b", format_func=lambda i: f"#{i}"
         )
-        result = guarded(lambda: compare(url, int(a), int(b)))
+        result = guarded(lambda: compare(int(a), int(b)))
         if result is not None:
             (st.success if result.identical_numbers else st.warning)(
                 result.summary(), icon=":material/compare_arrows:"
             )
             if result.inputs:
                 st.markdown("**What changed in the inputs and settings**")
-                st.markdown("\n".join(f"- {line}" for line in result.inputs))
+                st.markdown("\n".join(f"- {escape_markdown(line)}" for line in result.inputs))
             m = result.metrics
             shown = pd.DataFrame(
                 {

@@ -8,7 +8,8 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core import MEASURES
-from ui.history import ALTERNATIVES, LAST_SAVED, db_url_input, request_save, save_pending
+from ui.history import ALTERNATIVES, LAST_SAVED, request_save, save_pending
+from ui.identity import current_reviewer
 from ui.privacy import privacy_params
 from ui.report import (
     candidate_results,
@@ -170,9 +171,15 @@ notes = c2.text_area(
     placeholder="Why this decision; conditions; follow-ups.",
 )
 s1, s2, s3 = st.columns([2, 2, 1])
-reviewer = s1.text_input(
-    "Reviewer name", key="report_reviewer", placeholder="Who signs this review off"
-)
+signed = current_reviewer()
+if signed is not None:  # on a server with sign-in, the reviewer is who signed in
+    reviewer = s1.text_input(
+        "Reviewer name", value=signed.shown, disabled=True, help="Your sign-in identity."
+    )
+else:
+    reviewer = s1.text_input(
+        "Reviewer name", key="report_reviewer", placeholder="Who signs this review off"
+    )
 role = s2.text_input("Role", key="report_role", placeholder="e.g. privacy officer")
 review_date = s3.date_input("Date", key="report_date")
 if not reviewer.strip():
@@ -260,14 +267,16 @@ if report is not None:
         "(per-record tables are never stored), to reopen and compare on *History*."
     )
     h1, h2 = st.columns([3, 1], vertical_alignment="bottom")
-    with h1:
-        url = db_url_input()
+    h1.caption(
+        "Saved in the review history this server's operator configured"
+        + (", under your sign-in identity." if signed is not None else ".")
+    )
     # each click is counted by its callback (which runs whatever happens to the page's
     # run) and saved below with this run's report and address: a second click while the
     # page was still drawing after the first used to interrupt that run before it reached
     # the save, so two clicks stored one review
     h2.button("Save review", icon=":material/save:", key="history_save", on_click=request_save)
-    save_pending(report, url)
+    save_pending(report)
     if error := get_error("history_save"):
         st.error(error, icon=":material/warning:")
     saved = st.session_state.get(LAST_SAVED)

@@ -60,6 +60,7 @@ from .exports import safe_csv
 from .fidelity import WassersteinResult, wasserstein_fidelity
 from .history import (
     ReviewComparison,
+    Reviewer,
     ReviewStore,
     ReviewSummary,
     compare_reviews,
@@ -224,6 +225,7 @@ __all__ = [
     "ReviewReport",
     "ReviewStore",
     "ReviewSummary",
+    "Reviewer",
     "Schema",
     "SchemaError",
     "SchemaMismatchError",

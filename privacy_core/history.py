@@ -15,6 +15,13 @@ server such as PostgreSQL for a team. Its schema carries a version (table
 is opened, and a newer one is refused with a request to upgrade the product. Every write
 is one transaction, so a failed save or migration leaves the earlier reviews as they were.
 
+Who sees what: a store opened for a signed-in :class:`Reviewer` saves each review under
+that reviewer's identity (its ``owner``) and lists, opens and compares only the reviews
+the reviewer owns or that were shared with them (:meth:`ReviewStore.share`, with one
+person or a team); ``team_visible=True`` is the operator's policy that everyone signed in
+sees the whole history. A store opened without a reviewer is the single-user local tool
+(the command line, an app without sign-in): it sees every review.
+
 Two keys make reproduction checkable: ``inputs_key`` (a hash of the data fingerprints,
 the threat model and every measure's parameters, seeds included) finds the earlier
 reviews of the same inputs, and ``numbers_key`` (a hash of every candidate's values and
@@ -35,6 +42,7 @@ from pathlib import Path
 from typing import Any, Self
 
 import pandas as pd
+import platformdirs
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
@@ -44,19 +52,33 @@ from .results import jsonable
 __all__ = [
     "DEFAULT_URL",
     "HEADLINE_METRICS",
+    "Reviewer",
     "SCHEMA_V1_DDL",
     "SCHEMA_VERSION",
     "ReviewComparison",
     "ReviewStore",
     "ReviewSummary",
     "compare_reviews",
+    "default_url",
     "inputs_key",
     "numbers_key",
     "reproduces",
 ]
 
-DEFAULT_URL = "sqlite:///reviews.db"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+# The application's name for its per-user data folder (platformdirs).
+APP_NAME = "privacy-review"
+
+
+def default_url() -> str:
+    """The review database used when none is configured: a SQLite file in the user's data
+    folder (``platformdirs.user_data_path``), never the working directory or the checkout.
+    The folder is created on the first save."""
+    path = platformdirs.user_data_path(APP_NAME, appauthor=False) / "reviews.db"
+    return f"sqlite:///{path}"
+
+
+DEFAULT_URL = default_url()
 
 # The first released schema, kept verbatim so that a test (and a support engineer) can
 # build a version-1 database by hand and watch it migrate. Version 1 had no numbers_key
@@ -119,8 +141,58 @@ _reviews = sa.Table(
     # default to a table that has rows (the migration fills every row)
     sa.Column("numbers_key", sa.String(64), nullable=True),
     sa.Column("n_alternatives", sa.Integer, nullable=False, server_default="0"),
+    # added by version 3: the signed-in identity that saved the review ("" = the local
+    # single user, and every review of an older database)
+    sa.Column("owner", sa.String(320), nullable=False, server_default="", index=True),
+)
+# added by version 3: who else may read a review ("user:<id>" or "team:<name>")
+_shares = sa.Table(
+    "shares",
+    _metadata,
+    sa.Column("review_id", sa.Integer, sa.ForeignKey("reviews.id"), primary_key=True),
+    sa.Column("grantee", sa.String(340), primary_key=True),
 )
 _OUR_TABLES = frozenset({"reviews", "schema_version"})
+# PostgreSQL advisory-lock key held while the schema is created or migrated
+_SCHEMA_LOCK = 0x70726976
+
+
+@dataclass(frozen=True)
+class Reviewer:
+    """Who reads and writes the history: the signed-in identity.
+
+    Parameters
+    ----------
+    id
+        A stable identity from the sign-in provider (its e-mail address or subject); it is
+        the owner recorded with every review this reviewer saves.
+    name
+        How to show the reviewer (defaults to ``id``).
+    teams
+        The teams the provider says the reviewer belongs to; a review shared with a team
+        is visible to its members.
+    """
+
+    id: str
+    name: str = ""
+    teams: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id.strip():
+            raise ParameterError("a reviewer needs a non-empty identity (id).")
+        if len(self.id) > 320:
+            raise ParameterError(
+                f"a reviewer's identity is at most 320 characters; got {len(self.id)}."
+            )
+        object.__setattr__(self, "teams", tuple(str(t) for t in self.teams if str(t).strip()))
+
+    @property
+    def shown(self) -> str:
+        return self.name or self.id
+
+    def grantees(self) -> tuple[str, ...]:
+        """The share entries that give this reviewer access."""
+        return (f"user:{self.id}", *(f"team:{t}" for t in self.teams))
 
 
 # ----------------------------------------------------------------------------- documents
@@ -307,6 +379,7 @@ class ReviewSummary:
     n_alternatives: int = 0
     inputs_key: str = ""
     numbers_key: str = ""
+    owner: str = ""  # the signed-in identity that saved it; "" for the local single user
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types (tuples become lists)."""
@@ -338,8 +411,14 @@ class ReviewStore:
         Create the database (a new SQLite file, the tables) when it has none. With False,
         a SQLite file that does not exist is an error instead of a new empty history.
     busy_timeout
-        Seconds to wait for another program's lock on a SQLite file before giving up with
-        :class:`~privacy_core.errors.HistoryError`.
+        Seconds to wait for another program's lock (a SQLite file's, or a PostgreSQL
+        table's) before giving up with :class:`~privacy_core.errors.HistoryError`.
+    reviewer
+        The signed-in :class:`Reviewer`: saves are recorded under their identity, and
+        only the reviews they own or that were shared with them (or their team) can be
+        listed, opened or compared. None is the single-user local tool: every review.
+    team_visible
+        The operator's policy that every signed-in reviewer sees the whole history.
 
     Raises
     ------
@@ -357,9 +436,22 @@ class ReviewStore:
     reproduces = staticmethod(reproduces)
 
     def __init__(
-        self, url: str = DEFAULT_URL, *, create: bool = True, busy_timeout: float = 2.0
+        self,
+        url: str = DEFAULT_URL,
+        *,
+        create: bool = True,
+        busy_timeout: float = 2.0,
+        reviewer: Reviewer | None = None,
+        team_visible: bool = False,
     ) -> None:
+        if reviewer is not None and not isinstance(reviewer, Reviewer):
+            raise ParameterError(
+                f"reviewer must be a privacy_core.history.Reviewer or None; got "
+                f"{type(reviewer).__name__}."
+            )
         self.url = str(url)
+        self.reviewer = reviewer
+        self.team_visible = bool(team_visible)
         self._engine = self._make_engine(self.url, busy_timeout)
         self.location = self._location()
         self._closed = False
@@ -383,10 +475,15 @@ class ReviewStore:
                 "(a file) or postgresql+psycopg://user@host/reviews."
             ) from None
         is_sqlite = parsed.get_backend_name() == "sqlite"
+        if is_sqlite:
+            connect_args: dict[str, Any] = {"timeout": busy_timeout}
+        elif parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() == "psycopg":
+            # a table locked by another program fails after the same wait as SQLite's
+            connect_args = {"options": f"-c lock_timeout={max(1, int(busy_timeout * 1000))}"}
+        else:
+            connect_args = {}
         try:
-            engine = sa.create_engine(
-                parsed, connect_args={"timeout": busy_timeout} if is_sqlite else {}
-            )
+            engine = sa.create_engine(parsed, connect_args=connect_args)
         except sa_exc.NoSuchModuleError:
             raise HistoryError(
                 f"unknown database kind {parsed.drivername!r} in the review database URL; "
@@ -429,6 +526,9 @@ class ReviewStore:
                 f"no review database at {path}; store a review first "
                 "(`report ... --db URL`) or check the path."
             )
+        if not path.parent.exists() and create and self.url == default_url():
+            # the default location is ours to create: the user's data folder
+            path.parent.mkdir(parents=True, exist_ok=True)
         if not path.parent.exists():
             raise HistoryError(
                 f"cannot create the review database {path}: the folder "
@@ -446,6 +546,10 @@ class ReviewStore:
         with self._engine.connect() as conn:
             conn.execution_options(_write=True)
             with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    # SQLite's BEGIN IMMEDIATE serialises two first openings; PostgreSQL
+                    # needs a lock of its own, or both create the tables and one fails
+                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_SCHEMA_LOCK})")
                 version = self._read_version(conn)  # another program may have been first
                 if version is None:
                     _metadata.create_all(conn)
@@ -506,7 +610,7 @@ class ReviewStore:
                 f"the review database {self.location} is damaged ({text}); "
                 "restore it from a backup or choose another file."
             )
-        if "locked" in low or "busy" in low:
+        if "locked" in low or "busy" in low or "lock timeout" in low:
             return HistoryError(
                 f"the review database {self.location} is locked by another "
                 "program; close it and try again."
@@ -574,6 +678,7 @@ class ReviewStore:
             "numbers_key": numbers_key(doc),
             "n_alternatives": len(doc["alternatives"]),
             "document": json.dumps(doc, allow_nan=False),
+            "owner": self.reviewer.id if self.reviewer is not None else "",
         }
         with self._translated(), self._connect(write=True) as conn, conn.begin():
             new_id = conn.execute(_reviews.insert().values(**row)).inserted_primary_key[0]
@@ -583,7 +688,11 @@ class ReviewStore:
     def list(self) -> list[ReviewSummary]:
         """Every stored review, oldest first, as :class:`ReviewSummary` rows."""
         with self._translated(), self._connect() as conn, conn.begin():
-            rows = conn.execute(sa.select(_reviews).order_by(_reviews.c.id)).mappings().all()
+            rows = (
+                conn.execute(self._visible(sa.select(_reviews)).order_by(_reviews.c.id))
+                .mappings()
+                .all()
+            )
         out = []
         for r in rows:
             doc = self._parse(r["id"], r["document"])
@@ -603,6 +712,7 @@ class ReviewStore:
                     n_alternatives=int(r["n_alternatives"] or 0),
                     inputs_key=r["inputs_key"],
                     numbers_key=r["numbers_key"] or "",
+                    owner=r["owner"] or "",
                 )
             )
         return out
@@ -612,7 +722,9 @@ class ReviewStore:
         with self._translated(), self._connect() as conn, conn.begin():
             return [
                 int(i)
-                for i in conn.execute(sa.select(_reviews.c.id).order_by(_reviews.c.id)).scalars()
+                for i in conn.execute(
+                    self._visible(sa.select(_reviews.c.id)).order_by(_reviews.c.id)
+                ).scalars()
             ]
 
     def get(self, review_id: int) -> dict[str, Any]:
@@ -626,8 +738,10 @@ class ReviewStore:
             No review has this id (the message lists the ids that exist).
         """
         with self._translated(), self._connect() as conn, conn.begin():
+            # a review this reviewer may not read is answered like one that does not exist:
+            # the message must not confirm that someone else's review is there
             text = conn.execute(
-                sa.select(_reviews.c.document).where(_reviews.c.id == int(review_id))
+                self._visible(sa.select(_reviews.c.document)).where(_reviews.c.id == int(review_id))
             ).scalar()
         if text is None:
             ids = self.ids()
@@ -646,7 +760,7 @@ class ReviewStore:
             return [
                 int(i)
                 for i in conn.execute(
-                    sa.select(_reviews.c.id)
+                    self._visible(sa.select(_reviews.c.id))
                     .where(_reviews.c.inputs_key == key)
                     .order_by(_reviews.c.id)
                 ).scalars()
@@ -655,6 +769,68 @@ class ReviewStore:
     def compare(self, a: int, b: int) -> ReviewComparison:
         """:func:`compare_reviews` of two stored reviews, by id."""
         return compare_reviews(self.get(a), self.get(b))
+
+    # -- who sees what
+    def _visible(self, query: Any) -> Any:
+        """``query`` limited to the reviews this store's reviewer may read."""
+        if self.reviewer is None or self.team_visible:
+            return query
+        shared = sa.select(_shares.c.review_id).where(
+            _shares.c.grantee.in_(self.reviewer.grantees())
+        )
+        return query.where(sa.or_(_reviews.c.owner == self.reviewer.id, _reviews.c.id.in_(shared)))
+
+    def share(self, review_id: int, *, user: str | None = None, team: str | None = None) -> None:
+        """Let one more person (``user``, their sign-in identity) or a whole ``team`` read
+        a review. Only its owner may share it; sharing twice is harmless.
+
+        Raises
+        ------
+        HistoryError
+            No review with this id is visible to this store's reviewer, or the reviewer
+            does not own it.
+        ParameterError
+            Neither or both of ``user`` and ``team`` are given, or the one given is empty.
+        """
+        if (user is None) == (team is None):
+            raise ParameterError("share a review with one user or one team: give user= or team=.")
+        who = str(user if user is not None else team).strip()
+        if not who or len(who) > 320:
+            raise ParameterError(
+                "the user or team to share with must be a non-empty name of at most 320 characters."
+            )
+        grantee = f"{'user' if user is not None else 'team'}:{who}"
+        owner = self.reviewer.id if self.reviewer is not None else ""
+        with self._translated(), self._connect(write=True) as conn, conn.begin():
+            row = conn.execute(
+                self._visible(sa.select(_reviews.c.owner)).where(_reviews.c.id == int(review_id))
+            ).first()
+            if row is None:
+                raise HistoryError(f"no review {review_id} in {self.location} to share.")
+            if row[0] != owner:
+                raise HistoryError(f"only the reviewer who saved review {review_id} can share it.")
+            exists = conn.execute(
+                sa.select(_shares.c.grantee).where(
+                    _shares.c.review_id == int(review_id), _shares.c.grantee == grantee
+                )
+            ).first()
+            if exists is None:
+                conn.execute(_shares.insert().values(review_id=int(review_id), grantee=grantee))
+
+    def shared_with(self, review_id: int) -> builtins.list[str]:
+        """Who else may read a review: ``user:<id>`` and ``team:<name>`` entries, sorted
+        (empty for a review this reviewer cannot see)."""
+        with self._translated(), self._connect() as conn, conn.begin():
+            visible = conn.execute(
+                self._visible(sa.select(_reviews.c.id)).where(_reviews.c.id == int(review_id))
+            ).first()
+            if visible is None:
+                return []
+            return sorted(
+                conn.execute(
+                    sa.select(_shares.c.grantee).where(_shares.c.review_id == int(review_id))
+                ).scalars()
+            )
 
     def _parse(self, review_id: Any, text: str) -> dict[str, Any]:
         try:
@@ -743,7 +919,15 @@ def _migrate_1_to_2(conn: Any) -> None:
         )
 
 
-_MIGRATIONS = {1: _migrate_1_to_2}
+def _migrate_2_to_3(conn: Any) -> None:
+    """Version 3: each review's ``owner`` (every earlier review belongs to the local single
+    user, "") and the ``shares`` table of who else may read a review."""
+    conn.exec_driver_sql("ALTER TABLE reviews ADD COLUMN owner VARCHAR(320) DEFAULT '' NOT NULL")
+    conn.exec_driver_sql("CREATE INDEX ix_reviews_owner ON reviews (owner)")
+    _shares.create(conn)
+
+
+_MIGRATIONS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 # ----------------------------------------------------------------------------- comparing

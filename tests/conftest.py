@@ -8,7 +8,7 @@ RAPID paper's simulation (``privacy_core.datasets.simulate_health``).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -104,3 +104,73 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_runtest_makereport(item, call):
     if call.when == "call" and call.excinfo is not None and item.nodeid.startswith(GATES):
         item.session.shouldstop = f"a house gate failed ({item.name}): fix it, then rerun"
+
+
+# ----------------------------------------------------------------------------- databases
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The SQLAlchemy URL of a PostgreSQL server's admin database for this test session:
+    the one ``.ci/run`` started (``PRIVACY_REVIEW_TEST_PG_URL``), else a throwaway cluster
+    started here and stopped at the end. No PostgreSQL is a failure, not a skip: the
+    history must work on the server a team deploys it with."""
+    import os
+    import tempfile
+
+    import pg_cluster
+
+    url = os.environ.get(pg_cluster.ENV_URL)
+    if url:
+        yield url
+        return
+    # not under pytest's tmp folders: those are private to root, and the server runs as
+    # the postgres user, which must reach its socket folder
+    folder = tempfile.mkdtemp(prefix="privacy-review-pg-")
+    try:
+        url = pg_cluster.start(folder)
+    except (RuntimeError, OSError) as exc:
+        pytest.fail(f"{pg_cluster.INSTALL_HINT} ({exc})")
+    try:
+        yield url
+    finally:
+        pg_cluster.stop(folder)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def history_url(request, tmp_path) -> Iterator[str]:
+    """A fresh, empty review database on each backend: a SQLite file, or a new database
+    on the session's PostgreSQL server (dropped afterwards)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'reviews.db'}"
+        return
+    import uuid
+
+    import sqlalchemy as sa
+
+    admin_url = request.getfixturevalue("postgres_server")
+    name = f"reviews_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = sa.engine.make_url(admin_url).set(database=name)
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def _test_history_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("history")
+
+
+@pytest.fixture(autouse=True)
+def _no_write_to_the_users_history(monkeypatch, _test_history_folder, request):
+    """The app's default history is the user's own data folder: a test that does not name
+    one (an AppTest saving a review) writes to a throwaway file instead."""
+    import os
+
+    if "PRIVACY_REVIEW_DB" not in os.environ:
+        name = request.node.nodeid.replace("/", "_").replace(":", "_")[-80:]
+        monkeypatch.setenv("PRIVACY_REVIEW_DB", f"sqlite:///{_test_history_folder / name}.db")

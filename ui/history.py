@@ -1,5 +1,6 @@
-"""Glue for the review history: the database address of this session, saving the current
-review on request, and reading stored ones back.
+"""Glue for the review history: saving the current review on request, reading stored ones
+back and sharing them, always in the server's history (``ui.deployment``) and as the
+signed-in reviewer (``ui.identity``): no page lets a user name a database.
 
 The store is opened for each action and closed after it (a SQLite engine opens in
 milliseconds), so a locked or moved database is reported when it matters and never holds
@@ -15,30 +16,29 @@ import streamlit as st
 
 import privacy_core as pc
 
-from .state import keep_shared, mirror, remembered
+from .deployment import settings
+from .identity import current_reviewer
 
-DB_URL = "history_db_url"
 LAST_SAVED = "history_last_saved"
 ALTERNATIVES = "review_alternatives"  # considered alternatives (what-if), aggregates only
 
 
-def db_url_input() -> str:
-    """The database address, kept across pages (SQLite file by default)."""
-    keep_shared(DB_URL, pc.history.DEFAULT_URL)
-    url = st.text_input(
-        "Review database (SQLAlchemy URL)",
-        key=DB_URL,
-        on_change=mirror,
-        args=(DB_URL,),
-        help="SQLite by default: a file of aggregates only (no real record), created on "
-        "the first save. A team can point this at a shared database, e.g. "
-        "postgresql+psycopg://user@host/reviews (its driver must be installed).",
+def open_store(*, create: bool = True) -> pc.ReviewStore:
+    """The server's review history (the operator's setting, never a page's input), seen
+    as the signed-in reviewer (or as the single local user)."""
+    deployment = settings()
+    return pc.ReviewStore(
+        deployment.history_url,
+        create=create,
+        reviewer=current_reviewer(),
+        team_visible=deployment.team_visible,
     )
-    return url.strip()
 
 
-def current_url() -> str:
-    return str(remembered(DB_URL, pc.history.DEFAULT_URL)).strip()
+def where_saved(store: pc.ReviewStore) -> str:
+    """Where the history is, in words a user may read: a signed-in user of a shared
+    server is not shown the server's file paths or database address."""
+    return "the team's review history" if store.reviewer is not None else store.location
 
 
 @dataclass(frozen=True)
@@ -48,17 +48,17 @@ class SaveOutcome:
     reproduces: str  # the comparison with earlier reviews of the same inputs, in words
 
 
-def save_review(report: pc.ReviewReport, url: str) -> SaveOutcome:
+def save_review(report: pc.ReviewReport) -> SaveOutcome:
     """Store ``report`` (its per-record tables are dropped by the store; its considered
     alternatives are in it); say whether an earlier review of the same inputs reproduces."""
-    with pc.ReviewStore(url) as store:
+    with open_store() as store:
         earlier = store.same_inputs(report)
         review_id = store.save(report)
         words = ""
         if earlier:
             cmp = store.compare(earlier[-1], review_id)
             words = f"Same inputs as review {earlier[-1]}: {cmp.summary()}"
-        outcome = SaveOutcome(review_id, store.location, words)
+        outcome = SaveOutcome(review_id, where_saved(store), words)
     st.session_state[LAST_SAVED] = outcome
     return outcome
 
@@ -72,7 +72,7 @@ def request_save() -> None:
     st.session_state[SAVE_REQUESTS] = int(st.session_state.get(SAVE_REQUESTS, 0)) + 1
 
 
-def save_pending(report: pc.ReviewReport, url: str) -> None:
+def save_pending(report: pc.ReviewReport) -> None:
     """Save once per click not saved yet, with the report of this run (the reviewer's
     latest notes and answers); a failure is attached to the button and ends the batch."""
     from .runner import guarded
@@ -85,23 +85,45 @@ def save_pending(report: pc.ReviewReport, url: str) -> None:
     clear_error("history_save")
     st.session_state.pop(LAST_SAVED, None)
     for _ in range(requested - done):
-        saved = guarded(lambda: save_review(report, url), control="history_save")
+        saved = guarded(lambda: save_review(report), control="history_save")
         if saved is None:
             break
         st.session_state[SAVES_DONE] = int(st.session_state.get(SAVES_DONE, 0)) + 1
     st.session_state[SAVES_DONE] = requested  # a failed click is not retried on its own
 
 
-def list_reviews(url: str) -> list[pc.ReviewSummary]:
-    with pc.ReviewStore(url, create=False) as store:
+def history_exists() -> bool:
+    """False only for a SQLite history whose file was never created (nothing saved yet)."""
+    url = settings().history_url
+    if not url.startswith("sqlite:///"):
+        return True
+    from pathlib import Path
+
+    return Path(url.removeprefix("sqlite:///")).exists()
+
+
+def list_reviews() -> list[pc.ReviewSummary]:
+    with open_store(create=False) as store:
         return store.list()
 
 
-def get_review(url: str, review_id: int) -> dict[str, Any]:
-    with pc.ReviewStore(url, create=False) as store:
+def get_review(review_id: int) -> dict[str, Any]:
+    with open_store(create=False) as store:
         return store.get(review_id)
 
 
-def compare(url: str, a: int, b: int) -> pc.ReviewComparison:
-    with pc.ReviewStore(url, create=False) as store:
+def compare(a: int, b: int) -> pc.ReviewComparison:
+    with open_store(create=False) as store:
         return store.compare(a, b)
+
+
+def share(review_id: int, *, user: str | None = None, team: str | None = None) -> list[str]:
+    """Share a review (its owner only); return who may now read it besides the owner."""
+    with open_store(create=False) as store:
+        store.share(review_id, user=user, team=team)
+        return store.shared_with(review_id)
+
+
+def shared_with(review_id: int) -> list[str]:
+    with open_store(create=False) as store:
+        return store.shared_with(review_id)

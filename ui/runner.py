@@ -31,6 +31,7 @@ from privacy_core.risk.neighbors import search_backend
 
 from .cached import LRU, Failed, cached_evaluation, get_or_compute
 from .compute import engine_backend
+from .jobs import queue_message, server_slots
 from .state import set_error, store_result, stored_result
 
 T = TypeVar("T")
@@ -57,7 +58,9 @@ def run_cached(
             def progress(fraction: float, message: str) -> None:
                 bar.progress(min(max(float(fraction), 0.0), 1.0), text=message)
 
-            result = get_or_compute(key, lambda: _attempt(compute, progress))
+            result = get_or_compute(
+                key, lambda: _in_slot(lambda: _attempt(compute, progress), progress)
+            )
             failed = isinstance(result, Failed)
             status.update(
                 label=f"{label} — {'failed' if failed else 'done'}",
@@ -69,6 +72,13 @@ def run_cached(
         return None
     show_warnings(list(caught))
     return result
+
+
+def _in_slot(work: Callable[[], T], progress: ProgressFn) -> T:
+    """``work()`` once the server has a free slot for it (ui.jobs): while it waits, the
+    progress bar says where this session stands in the queue."""
+    with server_slots().slot(lambda *where: progress(0.0, queue_message(*where))):
+        return work()
 
 
 def _attempt(compute: Callable[[ProgressFn], T], progress: ProgressFn) -> T | Failed:
@@ -229,7 +239,11 @@ def run_stoppable(
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
                 result = get_or_compute(
-                    key, lambda: finished(compute(progress, stop_requested, keep_partial))
+                    key,
+                    lambda: _in_slot(
+                        lambda: finished(compute(progress, stop_requested, keep_partial)),
+                        progress,
+                    ),
                 )
             status.update(label=done_label, state="complete", expanded=False)
     except _Stopped as stopped:
@@ -306,7 +320,7 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
                 search_backend(**engine_backend()),  # the Data page's compute setting
             ):
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                value = _attempt(job.compute, progress)
+                value = _in_slot(lambda job=job, p=progress: _attempt(job.compute, p), progress)
             job.store(job.key, value)
             seen = [str(w.message) for w in caught if issubclass(w.category, pc.PrivacyCoreWarning)]
             # always written, so a recomputed evaluation does not keep stale notes

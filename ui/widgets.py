@@ -138,3 +138,15 @@ def stop_button(slot, *, running: bool, key: str, help: str | None = None) -> No
         key=f"{key}_{'running' if running else 'idle'}",
         help=help or "Ends the run after the step being evaluated; finished rows are kept.",
     )
+
+
+# Markdown's punctuation, and "<" and ">" (an autolink such as <http://…> would be fetched
+# or followed): stored text shown with st.markdown must not become markup
+_MARKDOWN_SPECIAL = set("\\`*_{}[]()#+-.!|<>~=$:")
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` with every Markdown-special character backslash-escaped, so that stored
+    or uploaded text (a note, a file or column name) shows as typed: an image link in a
+    note is shown as characters and fetches nothing."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in str(text))

@@ -31,17 +31,28 @@ CHROMIUM_FLAGS = [
 ]
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
 @contextlib.contextmanager
-def serve_app(app: str | Path = "app.py"):
+def serve_app(app: str | Path = "app.py", *, env: dict[str, str] | None = None, args=(), port=None):
     """``streamlit run app`` on a free loopback port; yields (url, process); stops it.
-    Also used by bench/ (the slider and load benchmarks)."""
-    port = _free_port()
+    ``env`` adds environment variables (the operator's settings, ui/deployment.py) and
+    ``args`` Streamlit options; ``port`` a fixed port (a sign-in redirect names it), else a
+    free one. Also used by bench/ (the slider and load benchmarks).
+
+    Unless ``env`` names one, the server's review history is a file in a fresh temporary
+    folder: a test server never writes to the user's own history."""
+    port = port or free_port()
+    history = tempfile.TemporaryDirectory()  # noqa: SIM115 (removed in the finally)
+    server_env = {
+        **os.environ,
+        "PRIVACY_REVIEW_DB": f"sqlite:///{Path(history.name) / 'reviews.db'}",
+        **(env or {}),
+    }
     # the server's output goes to a temporary file, not a pipe: nobody reads a pipe while
     # the tests run, and a full pipe buffer (64 KB of log lines) blocks the server
     log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in the finally, after the server)
@@ -60,8 +71,10 @@ def serve_app(app: str | Path = "app.py"):
             "true",
             "--browser.gatherUsageStats",
             "false",
+            *args,
         ],
         cwd=ROOT,
+        env=server_env,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -88,6 +101,7 @@ def serve_app(app: str | Path = "app.py"):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+        history.cleanup()
 
 
 def _serve():

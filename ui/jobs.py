@@ -1,0 +1,103 @@
+"""A server-wide limit on heavy computations, first come first served.
+
+One Streamlit server runs every session's scripts in threads of one process. Without a
+limit, ten reviewers pressing *Compute* at once start ten fits on two cores and each waits
+ten times as long (issue 32 measured a 74 s wait for a first result under eight sessions).
+With the limit, at most ``max_jobs`` (the operator's setting, ``ui.deployment``; one per
+core by default) heavy computations run at once; the others wait in arrival order and
+their progress bar says where they stand ("2nd in the queue"). A cache hit, or a session
+waiting for the same result another session is computing, takes no slot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+
+import streamlit as st
+
+from .deployment import settings
+
+WaitFn = Callable[[int, int, int], None]  # (place in the queue from 1, running, limit)
+
+
+class JobSlots:
+    """At most ``limit`` holders at once; the rest wait in first-come order.
+
+    ``on_wait(place, running, limit)`` is called while waiting, at first and every ``poll``
+    seconds or wake-up, so that a page can say where it stands. A thread
+    that already holds a slot passes straight through (nested heavy work is one job).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = int(limit)
+        self._cond = threading.Condition()
+        self._running = 0
+        self._queue: deque[int] = deque()
+        self._tickets = itertools.count()
+        self._held = threading.local()
+
+    def snapshot(self) -> tuple[int, int]:
+        """(running, waiting) right now."""
+        with self._cond:
+            return self._running, len(self._queue)
+
+    @contextlib.contextmanager
+    def slot(self, on_wait: WaitFn | None = None, poll: float = 1.0) -> Iterator[None]:
+        if getattr(self._held, "depth", 0):
+            self._held.depth += 1
+            try:
+                yield
+            finally:
+                self._held.depth -= 1
+            return
+        ticket = next(self._tickets)
+        with self._cond:
+            self._queue.append(ticket)
+            try:
+                while not (self._running < self.limit and self._queue[0] == ticket):
+                    if on_wait is not None:
+                        # also each poll: a page that was left stops here (Streamlit
+                        # interrupts a script at its next call)
+                        on_wait(self._queue.index(ticket) + 1, self._running, self.limit)
+                    self._cond.wait(timeout=poll)
+            except BaseException:
+                # the waiting page was left (Streamlit stops its script): leave the queue
+                self._queue.remove(ticket)
+                self._cond.notify_all()
+                raise
+            self._queue.popleft()
+            self._running += 1
+        self._held.depth = 1
+        try:
+            yield
+        finally:
+            self._held.depth = 0
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+
+
+@st.cache_resource(show_spinner=False)
+def _server_slots(limit: int) -> JobSlots:
+    return JobSlots(limit)
+
+
+def server_slots() -> JobSlots:
+    """The server's one queue (per configured limit: a changed setting is a new queue)."""
+    return _server_slots(settings().max_jobs)
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def queue_message(place: int, running: int, limit: int) -> str:
+    return (
+        f"Waiting for a free slot: you are {ordinal(place)} in the queue "
+        f"({running} of at most {limit} computations running on this server)."
+    )
