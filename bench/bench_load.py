@@ -20,7 +20,14 @@ Then the freeze check: session A starts the Risk lab sweep (the default leaky-co
 while session B, on the RAPID page, steps τ; B's step latency while A computes is
 compared with B's latency before A started.
 
+The job-limit scenario (issue 32, ``--queue MAX_JOBS``): ``--sessions`` reviewers open the
+app at once, each on the built-in data drawn with their own seed (so nothing is shared
+from the cache), on a server with ``PRIVACY_REVIEW_MAX_JOBS=MAX_JOBS``. Recorded: how many
+were served (the Overview's verdict on screen, no error), how many were shown their place
+in the queue and the highest place, and the time to each one's first result.
+
 Usage: python bench/bench_load.py [--sessions 8] [--steps 5] [--out summary.json]
+       python bench/bench_load.py --queue 2 --sessions 10
 Prints a JSON summary; asserts nothing. Needs Debian's chromium at /usr/bin/chromium.
 tests/e2e/test_load_browser.py runs the same functions with 4 sessions.
 """
@@ -72,9 +79,11 @@ BROKEN_JS = """() => document.querySelectorAll('[data-testid="stException"]').le
 
 
 @contextlib.contextmanager
-def serve():
-    """``streamlit run app.py`` on a free loopback port; yields (url, pid); stops it."""
-    with _e2e.serve_app() as (url, proc):
+def serve(max_jobs: int | None = None):
+    """``streamlit run app.py`` on a free loopback port; yields (url, pid); stops it.
+    ``max_jobs``: the operator's job limit (PRIVACY_REVIEW_MAX_JOBS), else the default."""
+    env = {"PRIVACY_REVIEW_MAX_JOBS": str(max_jobs)} if max_jobs else None
+    with _e2e.serve_app(env=env) as (url, proc):
         yield url, proc.pid
 
 
@@ -328,6 +337,84 @@ async def freeze_check(browser, url: str, steps: int, heavy_timeout_s: float = 6
     return out
 
 
+QUEUE_JS = """() => {
+    const m = document.body.innerText.match(/you are (\\d+)(st|nd|rd|th) in the queue/);
+    return m ? parseInt(m[1]) : 0;
+}"""
+
+
+async def queue_session(browser, url: str, seed: int, timeout_ms: int = 900_000) -> dict:
+    """One reviewer with work of their own: the built-in health data drawn with ``seed``
+    (a link a colleague could share), so no two sessions share a cached result. Polls the
+    page for the queue message while it waits for the Overview's verdict."""
+    s = await Session.open(browser, f"seed {seed}", timeout_ms)
+    places: list[int] = []
+    done = asyncio.Event()
+
+    async def watch() -> None:
+        while not done.is_set():
+            try:
+                if place := await s.page.evaluate(QUEUE_JS):
+                    places.append(int(place))
+            except Exception:  # noqa: BLE001 - the page is navigating: look again
+                pass
+            await asyncio.sleep(0.25)
+
+    watcher = asyncio.create_task(watch())
+    t0 = time.perf_counter()
+    try:
+        await s.page.goto(f"{url}/?data=health&n=2000&kappa=1&seed={seed}")
+        seconds = await s._ready("Overview", t0)
+    except Exception as e:  # noqa: BLE001 - recorded: the figures say what failed
+        s.errors.append(f"{type(e).__name__}: {str(e).splitlines()[0][:300]}")
+        seconds = None
+    done.set()
+    await watcher
+    await s.close()
+    return {
+        "session": s.name,
+        "served": seconds is not None and not s.errors,
+        "first_result_s": round(seconds, 1) if seconds is not None else None,
+        "queue_places_seen": sorted(set(places), reverse=True),
+        "errors": s.errors,
+    }
+
+
+async def queue_run(sessions: int, max_jobs: int) -> dict:
+    """``sessions`` reviewers at once, each with their own data, on a server that runs at
+    most ``max_jobs`` heavy computations: everyone served, and the waiting told their place."""
+    from playwright.async_api import async_playwright
+
+    with serve(max_jobs) as (url, pid), MemorySampler(pid) as mem:
+        async with async_playwright() as p:
+            browser = await launch(p)
+            await warm_up(browser, url)  # imports in memory, as on a server that is up
+            t0 = time.perf_counter()
+            got = await asyncio.gather(
+                *(queue_session(browser, url, 100 + i) for i in range(sessions))
+            )
+            wall = time.perf_counter() - t0
+            await browser.close()
+        peak_rss, _ = mem.peak()
+    firsts = [g["first_result_s"] for g in got if g["first_result_s"] is not None]
+    return {
+        "sessions": sessions,
+        "max_jobs": max_jobs,
+        "cpus": os.cpu_count(),
+        "wall_s": round(wall, 1),
+        "served": sum(g["served"] for g in got),
+        "shown_a_queue_place": sum(bool(g["queue_places_seen"]) for g in got),
+        "highest_place_seen": max((max(g["queue_places_seen"] or [0]) for g in got), default=0),
+        "first_result_s": {
+            "min": min(firsts, default=None),
+            "median": round(statistics.median(firsts), 1) if firsts else None,
+            "max": max(firsts, default=None),
+        },
+        "peak_rss_mb": round(peak_rss),
+        "per_session": got,
+    }
+
+
 def _loadavg() -> list[float]:
     return [round(v, 2) for v in os.getloadavg()]
 
@@ -415,8 +502,19 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=5, help="τ steps per session")
     ap.add_argument("--no-freeze-check", action="store_true")
     ap.add_argument("--out", default="", help="also write the JSON summary here")
+    ap.add_argument(
+        "--queue",
+        type=int,
+        default=0,
+        metavar="MAX_JOBS",
+        help="instead: the job-limit scenario (--sessions reviewers, each with their own "
+        "data, on a server running at most MAX_JOBS heavy computations)",
+    )
     args = ap.parse_args()
-    summary = asyncio.run(run(args.sessions, args.steps, freeze=not args.no_freeze_check))
+    if args.queue:
+        summary = asyncio.run(queue_run(args.sessions, args.queue))
+    else:
+        summary = asyncio.run(run(args.sessions, args.steps, freeze=not args.no_freeze_check))
     text = json.dumps(summary, indent=1, ensure_ascii=False)
     print(text)
     if args.out:

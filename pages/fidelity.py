@@ -16,6 +16,7 @@ from ui.fidelity import (
     marginal_label,
     overlay_figure,
     reference_caption,
+    references_with_results,
     scope_label,
     scope_releases,
     worst_marginals,
@@ -23,6 +24,8 @@ from ui.fidelity import (
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
 from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci
+
+PAIR_MAP_MAX_COLUMNS = 40  # columns drawn in the pair heatmap (1,600 cells)
 
 st.title("Fidelity & utility")
 st.caption(
@@ -101,15 +104,17 @@ scope = st.selectbox(
 idx = scope_releases(ws, scope)
 
 view = fidelity_view(ws, params, idx)
-if view.missing:
+with_refs = references_with_results(ws)
+missing_results = [m for m in view.missing if m.startswith("release:")]
+if missing_results or (with_refs and view.missing):
     if fidelity_should_autorun(ws, idx) or st.button(
         "Compute fidelity & utility",
         type="primary",
         icon=":material/play_arrow:",
         help="Wasserstein over every 1- and 2-way marginal, ML affinity, query error and "
-        "the discriminator, plus the HALF / HISTOGRAM references.",
+        "the discriminator" + (", plus the HALF / HISTOGRAM references." if with_refs else "."),
     ):
-        fidelity_run(ws, params, idx)
+        fidelity_run(ws, params, idx, references=with_refs)
         view = fidelity_view(ws, params, idx)
     else:
         st.info(
@@ -129,6 +134,17 @@ results, baselines = view.results, view.baselines
 if not results:
     explanation("fidelity")
     st.stop()
+if not with_refs and any(m.startswith("baseline:") for m in view.missing):
+    st.info(
+        f"With {len(ws.real.frame.columns):,} columns the HALF / HISTOGRAM references "
+        "(what a fresh real sample and independent columns would score) are computed on "
+        "request: they take about twice as long again as the results above.",
+        icon=":material/compare:",
+    )
+    if st.button("Compute the references", icon=":material/play_arrow:"):
+        fidelity_run(ws, params, idx, references=True)
+        view = fidelity_view(ws, params, idx)
+        results, baselines = view.results, view.baselines
 
 # ------------------------------------------------------------------ headline
 st.subheader("Headline")
@@ -186,11 +202,25 @@ with tabs[0]:
                 if sub
                 else "All computed on every row."
             )
+            + (
+                f" With {len(wres.columns):,} columns, {p['n_pairs_scored']:,} of the "
+                f"{p['n_pairs_total']:,} column pairs were scored (a seeded sample); the "
+                "interval includes that sampling."
+                if p.get("n_pairs_scored", 0) < p.get("n_pairs_total", 0)
+                else ""
+            )
         )
         g1, g2 = st.columns([3, 2])
         with g1:
             st.markdown("**2-way marginal distances** (darker = farther from the real data)")
-            st.plotly_chart(plots.fidelity_pair_heatmap(wres), width="stretch")
+            if len(wres.columns) <= PAIR_MAP_MAX_COLUMNS:
+                st.plotly_chart(plots.fidelity_pair_heatmap(wres), width="stretch")
+            else:  # a map of millions of cells says nothing and stalls the browser
+                st.caption(
+                    f"Not drawn for {len(wres.columns):,} columns (at most "
+                    f"{PAIR_MAP_MAX_COLUMNS}): the worst marginals below show where the "
+                    "release is farthest."
+                )
         with g2:
             st.markdown("**By family** (each dot a marginal)")
             st.plotly_chart(plots.fidelity_family_figure(wres), width="stretch")

@@ -167,8 +167,21 @@ def fidelity_should_autorun(ws: Workspace, idx: tuple[int, ...]) -> bool:
     return len(ws.real.frame) * max(len(idx), 1) <= AUTO_RUN_MAX_CELLS
 
 
-def fidelity_run(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) -> list[str]:
-    """Compute the missing measures and references, fastest first, with progress."""
+REFERENCES_WITH_RESULTS_MAX_COLUMNS = 200
+"""Above this many columns the HALF / HISTOGRAM references are computed on request, after
+the release's own measures: on a wide table they cost twice as much again (a 2,001-column
+upload: about 25 s for the release, 45 s more for the references)."""
+
+
+def references_with_results(ws: Workspace) -> bool:
+    return len(ws.real.frame.columns) <= REFERENCES_WITH_RESULTS_MAX_COLUMNS
+
+
+def fidelity_run(
+    ws: Workspace, params: dict[str, Any], idx: tuple[int, ...], *, references: bool = True
+) -> list[str]:
+    """Compute the missing measures (and, with ``references``, the references), fastest
+    first, with progress."""
     real_c = canonical_real(ws.real.fingerprint, ws.overrides, ws)
     releases = [ws.releases[i].frame for i in idx]
     holdout = ws.holdout.frame if ws.holdout is not None else None
@@ -194,7 +207,7 @@ def fidelity_run(ws: Workspace, params: dict[str, Any], idx: tuple[int, ...]) ->
                 )[metric]
 
             jobs.append(Job(key, measure_label(metric), compute, _put))
-    for metric in metrics:
+    for metric in metrics if references else ():
         key = _baseline_key(ws, metric, params)
         if cached_evaluation(key) is None:
 

@@ -21,6 +21,7 @@ import pandas as pd
 from ..data import infer_schema, load_table, prepare_table
 from ..datasets import simulate_health, simulate_wide
 from ..results import MetricResult, jsonable
+from ..validation import check_positive_int
 from .common import (
     CLIError,
     _csv_list,
@@ -120,12 +121,19 @@ def cmd_rapid(args: argparse.Namespace) -> int:
     from ..risk.rapid import (
         DEFAULT_ATTACKERS,
         RapidResult,
+        check_tau,
         rapid_null_calibration,
         rapid_paper_preset,
         rapid_permutation_threshold,
     )
 
     preset = rapid_paper_preset() if args.preset == "paper" else None
+    # the engine's own range checks, before a table is read: a bad option fails now, not
+    # after loading a million rows (the fit checks them again, in the same words)
+    if args.tau is not None:
+        check_tau(args.tau, args.method)
+    if args.n_trees is not None:
+        check_positive_int("n_trees", args.n_trees)
     if preset is not None and not args.real:
         return _rapid_paper_study(args, preset)
     real = _load(args.real, "real")

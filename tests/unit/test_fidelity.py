@@ -444,3 +444,29 @@ def test_reference_figure_draws_baselines(health_canonical, health_synthetic):
     assert any(n.startswith("HALF") for n in names) and any(
         n.startswith("HISTOGRAM") for n in names
     )
+
+
+def test_wide_tables_score_a_seeded_sample_of_pairs_and_the_interval_says_so():
+    """Issue 32: the pairs grow with the square of the columns, so above ``max_pairs`` a
+    seeded sample is scored. Wrong versions caught: scoring every pair anyway (the count),
+    an interval that ignores the sampling (None for one release), a sample that moves with
+    nothing but the seed, a sampled estimate far from the full one."""
+    rng = np.random.default_rng(21)
+    cols = [f"x{i}" for i in range(30)]
+    real = pd.DataFrame(rng.normal(size=(120, 30)), columns=cols)
+    syn = real + rng.normal(scale=np.linspace(0.05, 1.5, 30), size=(120, 30))
+    full = pc.wasserstein_fidelity(real, syn, max_pairs=None)
+    part = pc.wasserstein_fidelity(real, syn, max_pairs=120, seed=4)
+    assert full.params["n_pairs_scored"] == full.params["n_pairs_total"] == 435
+    assert full.ci is None and full.params["pair_sampling"] == "every pair"
+    assert part.params["n_pairs_scored"] == 120 and part.params["n_pairs_total"] == 435
+    assert (part.records["ways"] == 2).sum() == 120 and (part.records["ways"] == 1).sum() == 30
+    assert "120 of 435 column pairs" in part.params["pair_sampling"]
+    lo, hi = part.ci
+    assert lo < part.value < hi and lo <= full.value <= hi
+    again = pc.wasserstein_fidelity(real, syn, max_pairs=120, seed=4)
+    assert again.value == part.value  # the same seed scores the same pairs
+    other = pc.wasserstein_fidelity(real, syn, max_pairs=120, seed=5)
+    assert set(other.records["marginal"]) != set(part.records["marginal"])
+    with pytest.raises(pc.ParameterError, match="max_pairs"):
+        pc.wasserstein_fidelity(real, syn, max_pairs=0)

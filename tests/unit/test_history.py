@@ -8,6 +8,7 @@ import time
 import warnings
 
 import pytest
+import sqlalchemy as sa
 
 import privacy_core as pc
 from privacy_core.cli import main
@@ -70,14 +71,14 @@ def _tables(path):
 
 
 # ----------------------------------------------------------------------------- round trip
-def test_round_trip_stores_aggregates_only(tmp_path, reports):
+def test_round_trip_stores_aggregates_only(history_url, reports):
     first = reports["first"]
     assert first.records, "the report under test must carry per-record tables"
     alternative = {
         "mitigation": "age binned to 10 years",
         "metrics": {"ims": {"value": 0.01, "ci": [0.0, 0.03]}},
     }
-    with pc.ReviewStore(_url(tmp_path / "reviews.db")) as store:
+    with pc.ReviewStore(history_url) as store:
         review_id = store.save(first, alternatives=[alternative])
         [summary] = store.list()
         doc = store.get(review_id)
@@ -98,27 +99,26 @@ def test_round_trip_stores_aggregates_only(tmp_path, reports):
     expected = {k: v for k, v in first.to_dict().items() if k not in ("records", "alternatives")}
     assert {k: v for k, v in doc.items() if k not in ("id", "alternatives")} == expected
     assert doc["id"] == review_id and doc["alternatives"] == [alternative]
-    raw = (
-        sqlite3.connect(tmp_path / "reviews.db")
-        .execute("SELECT document FROM reviews")
-        .fetchone()[0]
-    )
+    engine = sa.create_engine(history_url)  # the stored text itself, on either backend
+    with engine.connect() as conn:
+        raw = conn.exec_driver_sql("SELECT document FROM reviews").scalar()
+    engine.dispose()
     assert '"records"' not in raw
     json.loads(raw, parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))
 
 
-def test_alternatives_of_the_report_come_first(tmp_path, reports):
+def test_alternatives_of_the_report_come_first(history_url, reports):
     carried = {"mitigation": "rare education levels merged", "metrics": {}}
     given = {"mitigation": "CART min leaf 20", "metrics": {"dcr": {"value": 0.1}}}
     doc = {**reports["rerun"].to_dict(), "alternatives": [carried]}
-    with pc.ReviewStore(_url(tmp_path / "r.db")) as store:
+    with pc.ReviewStore(history_url) as store:
         review_id = store.save(doc, alternatives=[given])
         assert store.get(review_id)["alternatives"] == [carried, given]
         assert store.list()[0].n_alternatives == 2
 
 
-def test_get_returns_a_copy_and_names_the_ids_that_exist(tmp_path, reports):
-    with pc.ReviewStore(_url(tmp_path / "r.db")) as store:
+def test_get_returns_a_copy_and_names_the_ids_that_exist(history_url, reports):
+    with pc.ReviewStore(history_url) as store:
         a = store.save(reports["rerun"])
         b = store.save(reports["copy"])
         doc = store.get(a)
@@ -130,18 +130,18 @@ def test_get_returns_a_copy_and_names_the_ids_that_exist(tmp_path, reports):
             store.get(99)
 
 
-def test_a_table_in_an_alternative_is_refused(tmp_path, reports, data):
-    with pc.ReviewStore(_url(tmp_path / "r.db")) as store:
+def test_a_table_in_an_alternative_is_refused(history_url, reports, data):
+    with pc.ReviewStore(history_url) as store:
         with pytest.raises(pc.ParameterError, match="aggregates only"):
             store.save(reports["rerun"], alternatives=[{"release": data["cart"]}])
         assert store.list() == []
 
 
 # ----------------------------------------------------------------------------- reproduction
-def test_same_inputs_and_seed_reproduce_every_number(tmp_path, reports):
+def test_same_inputs_and_seed_reproduce_every_number(history_url, reports):
     first, rerun, other = reports["first"], reports["rerun"], reports["other_seed"]
     assert first is not rerun  # computed twice, from the same files and seed
-    with pc.ReviewStore(_url(tmp_path / "r.db")) as store:
+    with pc.ReviewStore(history_url) as store:
         assert store.same_inputs(first) == []
         a = store.save(first)
         assert store.same_inputs(rerun) == [a]
