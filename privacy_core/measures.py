@@ -1,20 +1,28 @@
 """The registry of every measure: one place that knows their names, needs and cost.
 
+Why one module: the registry is one table that the command line, the app, the risk lab and
+the documentation all read (each measure's function, calibration contract, cost and cost
+bound side by side); split, a measure would be described in several places.
+
 The command line (``privacy``, ``fidelity``, ``sweep``), the app's pages and the risk lab
 all look measures up here, so a measure added to the engine is added here once. Each entry
-holds the measure's function itself, its label, goal, what it needs and its cost.
+holds the measure's function itself, its label, goal, what it needs, its cost and how that
+cost is bounded in rows and columns.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .embedding import ContrastiveParams
 from .errors import ParameterError
-from .fidelity import wasserstein_fidelity
+from .fidelity import DEFAULT_MAX_PAIRS, DEFAULT_MAX_ROWS, wasserstein_fidelity
 from .results import MetricResult
+from .risk.attackers import UNREGULARISED_XGB
 from .risk.attacks import (
     distance_inference,
     linkability,
@@ -22,13 +30,27 @@ from .risk.attacks import (
     singling_out,
     singling_out_outliers,
 )
-from .risk.cap import gtcap
+from .risk.attacks.predicates import DEFAULT_N_ATTACKS
+from .risk.cap import CAP_PAIR_BUDGET, gtcap
 from .risk.distance import dcr, dcr_knn, identical_match_share
-from .risk.mds import membership_disclosure_score
-from .risk.membership import domias, membership_disclosure
+from .risk.mds import DEFAULT_MAX_ROWS as MDS_MAX_ROWS
+from .risk.mds import (
+    DEFAULT_RECORDS,
+    DEFAULT_SHADOW_MODELS,
+    DEFAULT_SHADOW_SETS,
+    membership_disclosure_score,
+)
+from .risk.membership import DEFAULT_BINS, domias, membership_disclosure
+from .risk.neighbors import BUDGET_COLUMNS, MAX_QUERIES, MIN_QUERIES, PAIR_BUDGET
 from .risk.rapid import rapid
-from .risk.sdc import individual_risk_reproduced, reproduced_uniques
-from .utility import discriminator, ml_affinity, query_error
+from .risk.sdc import N_BOOT, individual_risk_reproduced, reproduced_uniques
+from .utility import (
+    DEFAULT_EVALUATORS,
+    MLA_MAX_TRAIN,
+    discriminator,
+    ml_affinity,
+    query_error,
+)
 
 
 @dataclass(frozen=True)
@@ -90,6 +112,11 @@ class MeasureSpec:
     response_band: float = 0.25
     # rough seconds on Adult (39,073 rows, 2 cores): the scheduler starts the longest first
     cost: float = 1.0
+    # how the measure's cost is bounded in rows and in columns at its defaults (a seeded
+    # sample with a wider interval, a cap, or, said plainly, no bound), one or two short
+    # sentences shown on the documentation's measures page; the numbers come from the
+    # engine's constants and defaults (tests/unit/test_measure_budgets.py)
+    budget: str = ""
 
     def mode_options(self, mode: str) -> dict[str, Any]:
         """Keyword arguments of one calibration mode (``default`` for measures with one)."""
@@ -152,6 +179,7 @@ def _m(
     holdout_keyword: str = "holdout",
     response_band: float = 0.25,
     cost: float = 1.0,
+    budget: str = "",
 ) -> MeasureSpec:
     return MeasureSpec(
         name,
@@ -178,6 +206,7 @@ def _m(
         holdout_keyword,
         response_band,
         cost,
+        budget,
     )
 
 
@@ -195,6 +224,30 @@ _SPACES: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = (
 # the normalised reading strays from f_l by up to 0.29 (contrastive targets) and 0.22-0.27
 # (outlier targets), against 0.00-0.17 for the other measures: its band is 0.35.
 SINGLING_OUT_BAND = 0.35
+
+
+def _default(function: Callable[..., Any], name: str) -> Any:
+    """The default of one of ``function``'s keywords: a number a budget quotes where the
+    engine has no constant for it, read from the signature so the text follows the code."""
+    return inspect.signature(function).parameters[name].default
+
+
+# Cost bounds (``MeasureSpec.budget``), read from the engine's constants and defaults.
+# The nearest-neighbour measures sample their query side only (risk.neighbors.MAX_QUERIES
+# says why): every sampled query is still searched against the whole reference table.
+_QUERY_ROWS = (
+    f"up to {MAX_QUERIES:,} query records per side (a seeded sample above; fewer, down to "
+    f"{MIN_QUERIES:,}, so that queries × training rows stay near {PAIR_BUDGET:,})"
+)
+_TARGET_ROWS = (
+    f"every training and control record up to {MAX_QUERIES:,} per side (a seeded sample "
+    f"above; down to {MIN_QUERIES:,} against a very large release)"
+)
+_SDC_BUDGET = (
+    f"Rows: every training and holdout row, hashed on its key and counted (O(n log n)), "
+    f"plus {N_BOOT} bootstrap replicates of O(n) each. Columns: the quasi-identifiers (and "
+    "the sensitive columns), hashed once: linear."
+)
 
 MEASURES: dict[str, MeasureSpec] = {
     m.name: m
@@ -220,6 +273,10 @@ MEASURES: dict[str, MeasureSpec] = {
             cost=11,
             description="Share of real records whose secret an attacker trained on the "
             "release predicts confidently beyond the base rate.",
+            budget=f"Rows: each attacker ({_default(rapid, 'n_trees')}-tree random forest, "
+            "xgboost, L1 logit / lasso) trains on every synthetic row and scores every real "
+            "and control record: no row cap. Columns: the quasi-identifiers (one-hot); no "
+            "cap, the fits grow with their encoded width.",
         ),
         _m(
             "ims",
@@ -231,6 +288,9 @@ MEASURES: dict[str, MeasureSpec] = {
             cost=0.3,
             indicator=True,
             description="Share of synthetic rows that copy a real row.",
+            budget="Rows: every row, by a hash join (hashing and a sorted search, "
+            "O((n + m) log n)): no cap needed. Columns: every included column, hashed once: "
+            "linear.",
         ),
         _m(
             "dcr",
@@ -246,6 +306,9 @@ MEASURES: dict[str, MeasureSpec] = {
             description=(
                 "Are synthetic rows closer to training rows than real rows are to each other?"
             ),
+            budget=f"Rows: {_QUERY_ROWS}, each searched exactly against every training "
+            f"row. Columns: every encoded column; beyond {BUDGET_COLUMNS} the pair budget "
+            "shrinks in proportion.",
         ),
         _m(
             "knn",
@@ -260,6 +323,9 @@ MEASURES: dict[str, MeasureSpec] = {
             modes=_SPACES,
             before=("dcr",),
             description="DCR with the distance to the k nearest training rows, k = 1..K.",
+            budget=f"Rows: as DCR, {_QUERY_ROWS}, each against every training row, in one "
+            f"search of the {_default(dcr_knn, 'k_max')} nearest that DCR reuses. Columns: "
+            "every encoded column, as DCR.",
         ),
         _m(
             "singling_out",
@@ -279,6 +345,11 @@ MEASURES: dict[str, MeasureSpec] = {
                 ("contrastive", (("mode", "multivariate"), ("space", "contrastive"))),
             ),
             description="Predicates from the release that isolate exactly one real person.",
+            budget=f"Rows: {DEFAULT_N_ATTACKS} predicates (at most "
+            f"{_default(singling_out, 'max_attempts'):,} draws), each counted on every "
+            "training and control row: O(predicates × n). Columns: "
+            f"{_default(singling_out, 'n_cols')} per predicate; every column is rank-coded "
+            "once and each draw shuffles the column list: linear.",
         ),
         _m(
             "singling_out_outliers",
@@ -295,6 +366,13 @@ MEASURES: dict[str, MeasureSpec] = {
             description="Predicates around the release's most isolated records (found in the "
             "contrastive embedding: categories and value bins) that single out one "
             "real person.",
+            budget=f"Rows: the encoder trains on at most {ContrastiveParams.max_rows:,} "
+            f"rows ({ContrastiveParams.max_steps:,} steps); up to {MAX_QUERIES:,} synthetic "
+            f"rows are ranked against the whole release; "
+            f"{_default(singling_out_outliers, 'n_attacks'):,} predicates are counted on "
+            "every real row. Columns: no cap: predicates widen from "
+            f"{_default(singling_out_outliers, 'n_cols')} columns up to every column and "
+            "hold two conditions per column of the table.",
         ),
         _m(
             "linkability",
@@ -306,6 +384,9 @@ MEASURES: dict[str, MeasureSpec] = {
             cost=5,
             modes=_SPACES,
             description="Can two halves of a person's record be linked through the release?",
+            budget=f"Rows: {_TARGET_ROWS}, each searched against every synthetic row "
+            "on each half. Columns: the quasi-identifiers, split in two by a greedy search "
+            "linear in their number (2,000 in about a second); no cap.",
         ),
         _m(
             "reproduced_uniques",
@@ -319,6 +400,7 @@ MEASURES: dict[str, MeasureSpec] = {
             description="sdcMicro's rare key combinations (fewer than k records on the "
             "QIs) of the real table that the release reproduces, members against "
             "non-members (in the with-sensitive mode: with the sensitive value too).",
+            budget=_SDC_BUDGET,
         ),
         _m(
             "individual_risk",
@@ -331,6 +413,7 @@ MEASURES: dict[str, MeasureSpec] = {
             description="sdcMicro's individual re-identification risk of the real records "
             "(sampling weights optional), the share of it the release reproduces beyond a "
             "fresh real sample.",
+            budget=_SDC_BUDGET,
         ),
         _m(
             "inference",
@@ -342,6 +425,9 @@ MEASURES: dict[str, MeasureSpec] = {
             cost=10,
             modes=_SPACES,
             description="The closest synthetic row's secret as a guess.",
+            budget=f"Rows: {_TARGET_ROWS}, each searched against every synthetic row "
+            "(exact, in blocks). Columns: the known columns (quasi-identifiers), summed "
+            "column by column: linear; no cap.",
         ),
         _m(
             "ml_inference",
@@ -352,6 +438,10 @@ MEASURES: dict[str, MeasureSpec] = {
             fast=True,
             cost=1.5,
             description="xgboost trained on the release: members vs non-members.",
+            budget=f"Rows: xgboost ({UNREGULARISED_XGB['n_estimators']} rounds, depth "
+            f"{UNREGULARISED_XGB['max_depth']}) trains on every synthetic row and predicts "
+            "every training and holdout record: no row cap (a review samples 500 targets "
+            "above 50,000 rows). Columns: the quasi-identifiers (one-hot); no cap.",
         ),
         _m(
             "gtcap",
@@ -378,6 +468,10 @@ MEASURES: dict[str, MeasureSpec] = {
                 ("per_record", (("weighting", "box_per_record"),)),
             ),
             description="Correct attribution from target-homogeneous synthetic key groups.",
+            budget="Rows: every distinct synthetic record against every training, "
+            "holdout and synthetic record of its categorical-key class (all of them when the "
+            f"keys are numeric), held {CAP_PAIR_BUDGET:,} entries at a time: no cap. Columns: the "
+            "quasi-identifiers and the target: linear.",
         ),
         _m(
             "domias",
@@ -399,6 +493,10 @@ MEASURES: dict[str, MeasureSpec] = {
             "ceiling (0.45 at 0.25) without raising the floor. Read it against "
             "the calibration curve of your data, not against 0 and 1.",
             description="Density-ratio membership inference (AUC, normalised).",
+            budget=f"Rows: at most {_default(domias, 'max_rows'):,} per set (release, "
+            "reference, members, non-members; seeded), KDE O(test × fitted); the "
+            "projection's SVD reads every training row. Columns: the threat model's, "
+            "encoded; the SVD grows with the square of the encoded width; no cap.",
         ),
         _m(
             "membership",
@@ -419,6 +517,9 @@ MEASURES: dict[str, MeasureSpec] = {
             "share a member's binned quasi-identifiers. Read it against the "
             "calibration curve of your data, not against 0 and 1.",
             description="Partition attack by matching, F1 relative to a naive guesser.",
+            budget="Rows: every training and holdout record's nearest distinct release "
+            "row, by exact search (O((n + h) × m)): no cap. Columns: the quasi-identifiers, "
+            f"numerics in {DEFAULT_BINS} bins, one-hot: linear.",
         ),
         _m(
             "mds",
@@ -435,6 +536,11 @@ MEASURES: dict[str, MeasureSpec] = {
             description="Shadow generators trained with and without each record: how far its "
             "presence moves what the method emits near it, from HALF (emits unseen "
             "records, 0) to SELF (copies its training data, 1).",
+            budget=f"Rows: at most {MDS_MAX_ROWS:,} distinct real records (seeded); "
+            f"{DEFAULT_SHADOW_MODELS} CART shadows on halves, {DEFAULT_SHADOW_SETS} tables "
+            f"each, {DEFAULT_RECORDS:,} records searched in each. Columns: every column; a "
+            "shadow fits a tree per column on the ones before it (grows with the square of "
+            "the width): no cap.",
         ),
         _m(
             "wasserstein",
@@ -448,6 +554,10 @@ MEASURES: dict[str, MeasureSpec] = {
             threat=False,
             uses_holdout=False,
             native=True,
+            budget="Rows: every row for the 1-way and categorical marginals (closed "
+            f"forms); a seeded subsample of {DEFAULT_MAX_ROWS:,} rows per table for the "
+            "transport problems. Columns: every column's 1-way marginal; at most "
+            f"{DEFAULT_MAX_PAIRS:,} column pairs (seeded sample; the interval includes it).",
         ),
         # ML affinity predicts the threat model's target, or the one its options name
         _m(
@@ -462,6 +572,10 @@ MEASURES: dict[str, MeasureSpec] = {
             threat=False,
             uses_threat=True,
             native=True,
+            budget=f"Rows: each model trains on at most {MLA_MAX_TRAIN:,} real rows "
+            "(seeded) and as many synthetic ones; every holdout row is scored. Columns: "
+            f"every other included column (one-hot) for {len(DEFAULT_EVALUATORS)} "
+            "evaluators; no cap.",
         ),
         _m(
             "query_error",
@@ -474,6 +588,10 @@ MEASURES: dict[str, MeasureSpec] = {
             threat=False,
             uses_holdout=False,
             native=True,
+            budget=f"Rows: every row; {_default(query_error, 'n_queries'):,} queries "
+            f"for each k in {', '.join(map(str, _default(query_error, 'ways')))}, each "
+            "answered on every row (O(queries × n × k)). Columns: k per query; every column "
+            "is coded once: linear.",
         ),
         _m(
             "discriminator",
@@ -487,6 +605,10 @@ MEASURES: dict[str, MeasureSpec] = {
             threat=False,
             uses_holdout=False,
             native=True,
+            budget=f"Rows: at most {_default(discriminator, 'max_rows'):,} records per "
+            f"class (seeded, balanced); xgboost, {_default(discriminator, 'n_estimators')} "
+            "rounds. Columns: every included column (one-hot, plus missing-value "
+            "indicators); no cap.",
         ),
     ]
 }

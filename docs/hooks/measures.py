@@ -2,9 +2,9 @@
 
 ``docs/measures.md`` holds the prose and the marker ``<!-- measures -->``; each registered
 measure replaces it with a section (label, what it measures, its family, what it needs,
-its calibration and its modes) followed by its function's docstring (mkdocstrings), so a
-measure added to the registry is documented without editing this page, and a measure's
-references live in one place, its docstring.
+its cost bound in rows and columns, its calibration and its modes) followed by its
+function's docstring (mkdocstrings), so a measure added to the registry is documented
+without editing this page, and a measure's references live in one place, its docstring.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ def _section(name: str, spec) -> str:
         f"- **Kind:** {kind}; {spec.goal.direction} is better.",
         f"- **Needs:** {'a threat model' if spec.needs_threat else 'no threat model'}, {needs}.",
     ]
+    if spec.budget:
+        # how its cost is bounded in rows and columns (sampling, a cap, or none)
+        lines.append(f"- **Cost bound:** {spec.budget}")
     if spec.family == "privacy":
         if spec.calibrated:
             status = "meets the calibration contract (reads about 0 on unseen real rows, "

@@ -71,7 +71,7 @@ GTCAP_WEIGHTINGS = ("box_pooled", "box_per_record", "triangular")
 #: former names of a weighting, still accepted with a DeprecationWarning
 DEPRECATED_WEIGHTINGS = {"sphere": "box_pooled"}
 DEFAULT_RADIUS = 0.1
-_PAIR_BUDGET = 4_000_000  # pairwise entries (x columns) held at once
+CAP_PAIR_BUDGET = 4_000_000  # pairwise entries (x columns) held at once
 _MISSING_POSITION = -1e9  # scaled position of a missing numeric: beyond any radius
 
 
@@ -457,7 +457,7 @@ def _pair_sums(U: _Frame, X: _Frame, kernel: Kernel) -> dict[str, np.ndarray]:
         lo, hi = np.searchsorted(x_groups, g, "left"), np.searchsorted(x_groups, g, "right")
         xi = x_order[lo:hi]
         rows = u_order[a:b]
-        chunk = max(1, _PAIR_BUDGET // max(1, len(xi) * width))
+        chunk = max(1, CAP_PAIR_BUDGET // max(1, len(xi) * width))
         for c in range(0, len(rows), chunk):
             ui = rows[c : c + chunk]
             res = kernel(U.keys[ui], X.keys[xi], t_u[ui], t_x[xi], numeric_target)  # type: ignore[index]

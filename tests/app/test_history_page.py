@@ -6,7 +6,6 @@ import json
 import sqlite3
 from pathlib import Path
 
-import pytest
 from downloads import download
 from streamlit.testing.v1 import AppTest
 
@@ -200,4 +199,6 @@ def test_a_misconfigured_server_says_so(tmp_path, monkeypatch):
     at = AppTest.from_file(APP, default_timeout=600)
     at.run()
     assert not at.exception, at.exception
-    assert "PRIVACY_REVIEW_MAX_JOBS must be a whole number in [1, 256]; got '0'" in at.error[0].value
+    assert (
+        "PRIVACY_REVIEW_MAX_JOBS must be a whole number in [1, 256]; got '0'" in at.error[0].value
+    )

@@ -60,18 +60,30 @@ def informative_split(real: pd.DataFrame, columns: Sequence[str]) -> tuple[list[
     the training records (what the attacker's partial records are drawn from).
     """
     cols = list(columns)
-    order = sorted(cols, key=lambda c: (-real[c].nunique(dropna=False), cols.index(c)))
+    position = {c: i for i, c in enumerate(cols)}
+    order = sorted(cols, key=lambda c: (-real[c].nunique(dropna=False), position[c]))
     halves: tuple[list[str], list[str]] = ([], [])
+    # Each half's records as one group code (equal codes = equal values on every column of
+    # the half, missing values equal to each other, as in DataFrame.duplicated): adding a
+    # column refines the codes in O(n), so the split costs O(n · columns) instead of
+    # re-reading the growing half at every step (2,000 columns took 290 s that way).
+    n = len(real)
+    codes = [np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)]
 
-    def unique_share(half: list[str]) -> float:
-        if not half:
+    def unique_share(h: int) -> float:
+        if not halves[h]:
             return -1.0
-        return float((~real[half].duplicated(keep=False)).mean())
+        counts = np.bincount(codes[h])
+        return float((counts[codes[h]] == 1).mean()) if n else 0.0
 
     for c in order:
-        a, b = unique_share(halves[0]), unique_share(halves[1])
+        a, b = unique_share(0), unique_share(1)
         pick = 0 if (a, len(halves[0])) <= (b, len(halves[1])) else 1
         halves[pick].append(c)
+        col_codes, levels = pd.factorize(real[c], use_na_sentinel=False)
+        codes[pick] = pd.factorize(codes[pick] * max(len(levels), 1) + col_codes)[0].astype(
+            np.int64
+        )
     # keep the input order inside each half (readable parameters)
     return ([c for c in cols if c in halves[0]], [c for c in cols if c in halves[1]])
 

@@ -51,7 +51,7 @@ SINGLING_OUT_MODES = ("multivariate", "univariate", "paper")
 # 12 columns, each with at most 2,000 guesses; the reported risk is the highest.
 PAPER_N_ATTACKS = 2000
 PAPER_N_COLS = tuple(range(3, 13))
-_DEFAULT_N_ATTACKS = 500
+DEFAULT_N_ATTACKS = 500
 SIZE_CORRECTIONS = ("mixture", "subsample", "fit", "none")
 _QUERY_BATCH = 1000  # predicates drawn per round (as Anonymeter)
 _SATURATION_BATCHES = 100  # stop drawing after this many rounds without a new predicate
@@ -1057,7 +1057,7 @@ def singling_out(
             schema=schema,
             mode="outliers",
             columns=columns,
-            n_attacks=_DEFAULT_N_ATTACKS if n_attacks == "auto" else n_attacks,
+            n_attacks=DEFAULT_N_ATTACKS if n_attacks == "auto" else n_attacks,
             n_cols=1 if mode == "univariate" else n_cols,
             max_attempts=max_attempts,
             size_correction=size_correction,
@@ -1077,7 +1077,7 @@ def singling_out(
                 f"`n_attacks` must be a positive integer, None (one per record) or 'auto'; "
                 f"got {n_attacks!r}."
             )
-        n_attacks = PAPER_N_ATTACKS if mode == "paper" else _DEFAULT_N_ATTACKS
+        n_attacks = PAPER_N_ATTACKS if mode == "paper" else DEFAULT_N_ATTACKS
     n_attacks = _check_n_attacks(n_attacks)
     if mode == "paper":
         return _paper_protocol(
