@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 
@@ -28,22 +30,35 @@ class JobSlots:
     """At most ``limit`` holders at once; the rest wait in first-come order.
 
     ``on_wait(place, running, limit)`` is called while waiting, at first and every ``poll``
-    seconds or wake-up, so that a page can say where it stands. A thread
-    that already holds a slot passes straight through (nested heavy work is one job).
+    seconds or wake-up, so that a page can say where it stands. A thread that already
+    holds a slot passes straight through (nested heavy work is one job).
+
+    A page's run asks for one slot per computation (the Overview: RAPID, then each
+    measure). Queued at the back each time, ten sessions would advance in turn and all
+    finish together at the end (bench_load measured 176–194 s for every one of ten); so a
+    released slot stays reserved for its thread for ``hold_s`` seconds, and that thread's
+    next computation takes it at once: the run that started first finishes first.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, hold_s: float = 0.5) -> None:
         self.limit = int(limit)
+        self.hold_s = float(hold_s)
         self._cond = threading.Condition()
         self._running = 0
         self._queue: deque[int] = deque()
         self._tickets = itertools.count()
+        self._reserved: dict[int, float] = {}  # thread ident -> reservation's expiry
         self._held = threading.local()
 
     def snapshot(self) -> tuple[int, int]:
         """(running, waiting) right now."""
         with self._cond:
             return self._running, len(self._queue)
+
+    def _busy(self, now: float) -> int:
+        """Slots taken: running, plus reservations not expired (expired ones dropped)."""
+        self._reserved = {t: end for t, end in self._reserved.items() if end > now}
+        return self._running + len(self._reserved)
 
     @contextlib.contextmanager
     def slot(self, on_wait: WaitFn | None = None, poll: float = 1.0) -> Iterator[None]:
@@ -54,23 +69,12 @@ class JobSlots:
             finally:
                 self._held.depth -= 1
             return
-        ticket = next(self._tickets)
+        me = threading.get_ident()
         with self._cond:
-            self._queue.append(ticket)
-            try:
-                while not (self._running < self.limit and self._queue[0] == ticket):
-                    if on_wait is not None:
-                        # also each poll: a page that was left stops here (Streamlit
-                        # interrupts a script at its next call)
-                        on_wait(self._queue.index(ticket) + 1, self._running, self.limit)
-                    self._cond.wait(timeout=poll)
-            except BaseException:
-                # the waiting page was left (Streamlit stops its script): leave the queue
-                self._queue.remove(ticket)
-                self._cond.notify_all()
-                raise
-            self._queue.popleft()
-            self._running += 1
+            if self._reserved.pop(me, -math.inf) > time.monotonic():
+                self._running += 1  # this run's next computation: its reserved slot
+            else:
+                self._wait_in_queue(on_wait, poll)
         self._held.depth = 1
         try:
             yield
@@ -78,7 +82,31 @@ class JobSlots:
             self._held.depth = 0
             with self._cond:
                 self._running -= 1
+                self._reserved[me] = time.monotonic() + self.hold_s
                 self._cond.notify_all()
+
+    def _wait_in_queue(self, on_wait: WaitFn | None, poll: float) -> None:
+        """Join the queue and return holding a slot (called with the lock held)."""
+        ticket = next(self._tickets)
+        self._queue.append(ticket)
+        try:
+            while True:
+                now = time.monotonic()
+                if self._busy(now) < self.limit and self._queue[0] == ticket:
+                    break
+                if on_wait is not None:
+                    # also each poll: a page that was left stops here (Streamlit
+                    # interrupts a script at its next call)
+                    on_wait(self._queue.index(ticket) + 1, self._running, self.limit)
+                expiry = min(self._reserved.values(), default=now + poll)
+                self._cond.wait(timeout=max(0.01, min(poll, expiry - now)))
+        except BaseException:
+            # the waiting page was left (Streamlit stops its script): leave the queue
+            self._queue.remove(ticket)
+            self._cond.notify_all()
+            raise
+        self._queue.popleft()
+        self._running += 1
 
 
 @st.cache_resource(show_spinner=False)

@@ -17,7 +17,7 @@ from ui.jobs import JobSlots, ordinal, queue_message
 
 
 def test_at_most_the_limit_run_and_waiters_go_in_arrival_order():
-    slots = JobSlots(2)
+    slots = JobSlots(2, hold_s=0.01)
     running, peak, order, places = [0], [0], [], {}
     lock = threading.Lock()
     gate = threading.Event()
@@ -55,7 +55,7 @@ def test_at_most_the_limit_run_and_waiters_go_in_arrival_order():
 
 
 def test_a_waiter_that_leaves_frees_its_place():
-    slots = JobSlots(1)
+    slots = JobSlots(1, hold_s=0.01)
     hold = threading.Event()
     leave = RuntimeError("page left")
 
@@ -106,3 +106,35 @@ def test_the_queue_message_names_the_place():
         "Waiting for a free slot: you are 2nd in the queue (3 of at most 3 computations "
         "running on this server)."
     )
+
+
+def test_a_runs_next_computation_goes_before_later_arrivals():
+    """The Overview asks for a slot per measure: without the reservation, ten sessions
+    advance in turn and all finish at the end (bench_load measured 176-194 s for all)."""
+    slots = JobSlots(1, hold_s=0.5)
+    order: list[str] = []
+    first_done = threading.Event()
+    release = threading.Event()
+
+    def early_run():
+        with slots.slot():
+            order.append("early 1")
+            release.wait(5)
+        first_done.set()
+        with slots.slot():  # the same run's next computation, at once
+            order.append("early 2")
+
+    def late_arrival():
+        with slots.slot(poll=0.02):
+            order.append("late")
+
+    a = threading.Thread(target=early_run)
+    a.start()
+    time.sleep(0.05)
+    b = threading.Thread(target=late_arrival)
+    b.start()
+    time.sleep(0.1)  # the late session is waiting
+    release.set()
+    a.join(10)
+    b.join(10)
+    assert order == ["early 1", "early 2", "late"]
