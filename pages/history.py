@@ -64,13 +64,15 @@ def _share_controls(review_id: int, *, owned: bool) -> None:
         who = c2.text_input("Their sign-in identity (e-mail) or the team's name", max_chars=320)
         if c3.form_submit_button("Share", icon=":material/share:"):
             who = who.strip()
+            if kind == "a colleague" and "@" in who:
+                who = who.lower()  # identities are e-mails in lower case (ui.identity)
             if not who:
                 st.error("Type whom to share with.", icon=":material/warning:")
             elif kind == "a team":
                 if guarded(lambda: share(review_id, team=who)) is not None:
-                    st.success(f"Review #{review_id} shared with team {who}.")
+                    st.success(f"Review #{review_id} shared with team {escape_markdown(who)}.")
             elif guarded(lambda: share(review_id, user=who)) is not None:
-                st.success(f"Review #{review_id} shared with {who}.")
+                st.success(f"Review #{review_id} shared with {escape_markdown(who)}.")
 
 
 table = pd.DataFrame(

@@ -31,6 +31,7 @@ Because the 2-way costs add two scaled distances, the result's bounds are [0, 2]
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -58,8 +59,9 @@ DEFAULT_MAX_PAIRS = 1000
 
 The pairs grow with the square of the columns: 2,001 columns have 2,001,000 of them, each
 a transport problem (issue 32 measured no result after 300 s and 4.9 GB). Above this
-budget a seeded sample of pairs is scored, the 2-way family means become sample means, and
-the interval is the bootstrap over the sampled pairs (``params["pair_sampling"]``). 1,000
+budget a seeded sample of pairs is scored (stratified by family: at least 50 pairs of each,
+or all of a smaller family), the 2-way family means become sample means, and the interval
+is the bootstrap over the sampled pairs (``params["pair_sampling"]``). 1,000
 numeric pairs take about 7 s at 300 rows on two cores, so the Fidelity page (the release
 and its references) stays under a minute at 2,001 columns; every table of up to 45
 columns is scored whole."""
@@ -405,10 +407,8 @@ def wasserstein_fidelity(
     pairs_sampled = max_pairs is not None and n_pairs_total > max_pairs
     pairs: list[tuple[str, ...]]
     if pairs_sampled:
+        pick = _sample_pairs(cols, kinds, max_pairs or n_pairs_total, seed)
         first, second = np.triu_indices(len(cols), 1)  # every pair, without tuples
-        pick = np.sort(
-            np.random.default_rng([seed, 2]).choice(n_pairs_total, max_pairs, replace=False)
-        )
         pairs = [(cols[first[k]], cols[second[k]]) for k in pick]
     else:
         pairs = list(combinations(cols, 2))
@@ -469,10 +469,13 @@ def wasserstein_fidelity(
     value = float(np.mean(rep_values))
     ci = mean_interval(np.asarray(rep_values)) if n_rep > 1 else None
     if pairs_sampled:
-        # the pairs are a sample: the interval covers that sampling too (the hull with the
-        # replicates' interval when there are replicates)
+        # the pairs are a sample: the interval covers that sampling too; with replicates,
+        # the two half-widths add in quadrature (independent sources of uncertainty)
         lo, hi = _pair_sampling_interval(dist, fam_arr, ways, seed)
-        ci = (min(lo, ci[0]), max(hi, ci[1])) if ci is not None else (lo, hi)
+        if ci is not None:
+            half = math.hypot((ci[1] - ci[0]) / 2, (hi - lo) / 2)
+            lo, hi = value - half, value + half
+        ci = (lo, hi)
     params = {
         "columns": cols,
         "max_rows": max_rows,
@@ -517,6 +520,37 @@ def wasserstein_fidelity(
         extra=extra,
         columns=tuple(cols),
     )
+
+
+MIN_PAIRS_PER_FAMILY = 50
+"""Pairs scored at least in each 2-way family (every pair of a smaller family)."""
+
+
+def _sample_pairs(cols: list[str], kinds: dict[str, str], budget: int, seed: int) -> np.ndarray:
+    """Indices (into ``np.triu_indices(len(cols), 1)``) of a seeded sample of ``budget``
+    column pairs, stratified by family (cat-cat, cat-num, num-num): each family gets a
+    share of the budget proportional to its size but at least :data:`MIN_PAIRS_PER_FAMILY`
+    (or all its pairs), so no family the table has drops out of the mean of family means.
+    """
+    numeric = np.array([kinds[c] == "num" for c in cols], dtype=np.int8)
+    first, second = np.triu_indices(len(cols), 1)
+    family = numeric[first] + numeric[second]  # 0 cat-cat, 1 cat-num, 2 num-num
+    rng = np.random.default_rng([seed, 2])
+    sizes = np.bincount(family, minlength=3)
+    floor = np.minimum(sizes, MIN_PAIRS_PER_FAMILY)
+    rest = max(budget - int(floor.sum()), 0)
+    share = rest * (sizes - floor) / max(int((sizes - floor).sum()), 1)
+    extra = np.floor(share).astype(int)
+    # the pairs the rounding down left over go to the largest remainders
+    for f in np.argsort(-(share - extra), kind="stable")[: rest - int(extra.sum())]:
+        extra[f] += 1
+    take = np.minimum(sizes, floor + extra)
+    chosen = [
+        rng.choice(np.flatnonzero(family == f), int(take[f]), replace=False)
+        for f in range(3)
+        if take[f]
+    ]
+    return np.sort(np.concatenate(chosen))
 
 
 def _pair_sampling_interval(

@@ -60,6 +60,7 @@ __all__ = [
     "ReviewSummary",
     "compare_reviews",
     "default_url",
+    "location_of",
     "inputs_key",
     "numbers_key",
     "reproduces",
@@ -419,6 +420,10 @@ class ReviewStore:
         listed, opened or compared. None is the single-user local tool: every review.
     team_visible
         The operator's policy that every signed-in reviewer sees the whole history.
+    local_only
+        Without a reviewer: only the reviews the local user saved (owner ""). The app
+        without sign-in opens the history so, so that switching sign-in off does not show
+        a team's reviews to whoever opens the app; the command line sees every review.
 
     Raises
     ------
@@ -443,6 +448,7 @@ class ReviewStore:
         busy_timeout: float = 2.0,
         reviewer: Reviewer | None = None,
         team_visible: bool = False,
+        local_only: bool = False,
     ) -> None:
         if reviewer is not None and not isinstance(reviewer, Reviewer):
             raise ParameterError(
@@ -452,6 +458,7 @@ class ReviewStore:
         self.url = str(url)
         self.reviewer = reviewer
         self.team_visible = bool(team_visible)
+        self.local_only = bool(local_only)
         self._engine = self._make_engine(self.url, busy_timeout)
         self.location = self._location()
         self._closed = False
@@ -501,10 +508,7 @@ class ReviewStore:
         return engine
 
     def _location(self) -> str:
-        url = self._engine.url
-        if url.get_backend_name() == "sqlite":
-            return url.database if url.database not in (None, "", ":memory:") else "(memory)"
-        return url.render_as_string(hide_password=True)
+        return location_of(self._engine.url)
 
     def _sqlite_path(self) -> Path | None:
         url = self._engine.url
@@ -773,7 +777,9 @@ class ReviewStore:
     # -- who sees what
     def _visible(self, query: Any) -> Any:
         """``query`` limited to the reviews this store's reviewer may read."""
-        if self.reviewer is None or self.team_visible:
+        if self.reviewer is None:
+            return query.where(_reviews.c.owner == "") if self.local_only else query
+        if self.team_visible:
             return query
         shared = sa.select(_shares.c.review_id).where(
             _shares.c.grantee.in_(self.reviewer.grantees())
@@ -858,6 +864,15 @@ class ReviewStore:
 
     def __repr__(self) -> str:
         return f"ReviewStore({self.location!r})"
+
+
+def location_of(url: str | sa.engine.URL) -> str:
+    """How a history's messages name its database: a SQLite file's path, or the URL with
+    its password hidden."""
+    url = sa.engine.make_url(url)
+    if url.get_backend_name() == "sqlite":
+        return url.database if url.database not in (None, "", ":memory:") else "(memory)"
+    return url.render_as_string(hide_password=True)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.secrets import StreamlitSecretNotFoundError
 
 import privacy_core as pc
 
@@ -45,17 +46,29 @@ class Deployment:
 def _secrets_table(name: str) -> dict[str, Any]:
     try:
         table = st.secrets.get(name)
-    except Exception:  # noqa: BLE001  # no secrets file (or an unreadable one) is no table
+    except StreamlitSecretNotFoundError:  # no secrets file: nothing configured there
         return {}
+    except Exception as exc:  # noqa: BLE001  # anything else must stop the server
+        # a secrets file that does not parse would otherwise read as "no [auth]": sign-in
+        # silently off and every visitor seeing every review
+        raise pc.ParameterError(
+            f"the server's Streamlit secrets cannot be read ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); fix the secrets file."
+        ) from None
     return dict(table) if table is not None else {}
 
 
 def _command_line(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(add_help=False)
+    # whole option names only (no abbreviations), and a value-less --team-visible is true
+    # while "--team-visible false" is false, never silently true
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
     parser.add_argument("--history-db", default=None)
-    parser.add_argument("--team-visible", action="store_true", default=None)
+    parser.add_argument("--team-visible", nargs="?", const="true", default=None)
     parser.add_argument("--max-jobs", default=None)
-    known, _ = parser.parse_known_args(argv)
+    try:
+        known, _ = parser.parse_known_args(argv)
+    except argparse.ArgumentError as exc:
+        raise pc.ParameterError(f"the server's command line: {exc}.") from None
     return known
 
 

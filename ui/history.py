@@ -9,6 +9,8 @@ a file open between clicks. Only ``privacy_core.history`` touches the database.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,22 +25,46 @@ LAST_SAVED = "history_last_saved"
 ALTERNATIVES = "review_alternatives"  # considered alternatives (what-if), aggregates only
 
 
-def open_store(*, create: bool = True) -> pc.ReviewStore:
+TEAM_HISTORY = "the team's review history"
+
+
+@contextmanager
+def _shown_to_users(signed_in: bool) -> Iterator[None]:
+    """A signed-in reviewer of a shared server is not told where its database is: the
+    file path or address in a history message becomes "the team's review history"."""
+    try:
+        yield
+    except pc.HistoryError as exc:
+        if not signed_in:
+            raise
+        where = pc.history.location_of(settings().history_url)
+        raise pc.HistoryError(str(exc).replace(where, TEAM_HISTORY)) from None
+
+
+@contextmanager
+def open_store(*, create: bool = True) -> Iterator[pc.ReviewStore]:
     """The server's review history (the operator's setting, never a page's input), seen
-    as the signed-in reviewer (or as the single local user)."""
+    as the signed-in reviewer, or as the single local user (their own reviews only)."""
     deployment = settings()
-    return pc.ReviewStore(
-        deployment.history_url,
-        create=create,
-        reviewer=current_reviewer(),
-        team_visible=deployment.team_visible,
-    )
+    reviewer = current_reviewer()
+    with _shown_to_users(reviewer is not None):
+        store = pc.ReviewStore(
+            deployment.history_url,
+            create=create,
+            reviewer=reviewer,
+            team_visible=deployment.team_visible,
+            local_only=reviewer is None,
+        )
+        try:
+            yield store
+        finally:
+            store.close()
 
 
 def where_saved(store: pc.ReviewStore) -> str:
     """Where the history is, in words a user may read: a signed-in user of a shared
     server is not shown the server's file paths or database address."""
-    return "the team's review history" if store.reviewer is not None else store.location
+    return TEAM_HISTORY if store.reviewer is not None else store.location
 
 
 @dataclass(frozen=True)

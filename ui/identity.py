@@ -3,7 +3,8 @@ particular on a single-user local tool.
 
 Sign-in is Streamlit's own OpenID Connect login (``st.login``, ``st.user``, with
 ``authlib``), switched on by the operator's ``[auth]`` secrets (docs/deploy.md). The
-identity (the provider's e-mail claim, else its subject) is the reviewer recorded with
+identity (the provider's e-mail claim when it marks it verified, else its subject) is the
+reviewer recorded with
 every saved review and decides which stored reviews this person can see; the provider's
 ``groups`` claim names their teams.
 """
@@ -17,6 +18,7 @@ import streamlit as st
 import privacy_core as pc
 
 from .deployment import settings
+from .widgets import escape_markdown
 
 
 def _claims() -> dict[str, Any]:
@@ -34,10 +36,18 @@ def current_reviewer() -> pc.Reviewer | None:
     """The signed-in reviewer, or None on a single-user server (or before sign-in)."""
     if not settings().sign_in:
         return None
-    claims = _claims()
+    return reviewer_from_claims(_claims())
+
+
+def reviewer_from_claims(claims: dict[str, Any]) -> pc.Reviewer | None:
+    """The reviewer an identity token's claims name (None when not signed in)."""
     if not claims.get("is_logged_in"):
         return None
-    ident = str(claims.get("email") or claims.get("sub") or "").strip()
+    # the e-mail only when the provider vouches for it: with self-registration, anyone
+    # could otherwise sign up under a colleague's address and read their reviews
+    email = str(claims.get("email") or "").strip().lower()
+    verified = claims.get("email_verified") is True
+    ident = email if email and verified else str(claims.get("sub") or "").strip()
     if not ident:
         return None
     groups = claims.get("groups") or ()
@@ -66,7 +76,7 @@ def identity_sidebar() -> None:
     reviewer = current_reviewer()
     with st.sidebar:
         if reviewer is not None:
-            st.caption(f"Signed in as **{reviewer.shown}**")
+            st.caption(f"Signed in as **{escape_markdown(reviewer.shown)}**")
             st.button("Sign out", icon=":material/logout:", key="sign_out", on_click=st.logout)
         else:
             st.caption(

@@ -40,14 +40,18 @@ class JobSlots:
     next computation takes it at once: the run that started first finishes first.
     """
 
-    def __init__(self, limit: int, hold_s: float = 0.5) -> None:
+    def __init__(self, limit: int, hold_s: float = 0.5, max_reuses: int = 10) -> None:
         self.limit = int(limit)
         self.hold_s = float(hold_s)
         self._cond = threading.Condition()
         self._running = 0
         self._queue: deque[int] = deque()
         self._tickets = itertools.count()
-        self._reserved: dict[int, float] = {}  # thread ident -> reservation's expiry
+        # thread ident -> (reservation's expiry, computations it ran in a row on
+        # reservations): a page with many (the map's cells) goes back to the queue after
+        # max_reuses, so that others get a turn
+        self._reserved: dict[int, tuple[float, int]] = {}
+        self.max_reuses = int(max_reuses)
         self._held = threading.local()
 
     def snapshot(self) -> tuple[int, int]:
@@ -57,7 +61,7 @@ class JobSlots:
 
     def _busy(self, now: float) -> int:
         """Slots taken: running, plus reservations not expired (expired ones dropped)."""
-        self._reserved = {t: end for t, end in self._reserved.items() if end > now}
+        self._reserved = {t: r for t, r in self._reserved.items() if r[0] > now}
         return self._running + len(self._reserved)
 
     @contextlib.contextmanager
@@ -71,10 +75,14 @@ class JobSlots:
             return
         me = threading.get_ident()
         with self._cond:
-            if self._reserved.pop(me, -math.inf) > time.monotonic():
+            until, reuses = self._reserved.pop(me, (-math.inf, 0))
+            if until > time.monotonic() and reuses < self.max_reuses:
                 self._running += 1  # this run's next computation: its reserved slot
+                self._held.reuses = reuses + 1
             else:
+                self._cond.notify_all()  # a dropped reservation frees a slot for others
                 self._wait_in_queue(on_wait, poll)
+                self._held.reuses = 0
         self._held.depth = 1
         try:
             yield
@@ -82,7 +90,7 @@ class JobSlots:
             self._held.depth = 0
             with self._cond:
                 self._running -= 1
-                self._reserved[me] = time.monotonic() + self.hold_s
+                self._reserved[me] = (time.monotonic() + self.hold_s, self._held.reuses)
                 self._cond.notify_all()
 
     def _wait_in_queue(self, on_wait: WaitFn | None, poll: float) -> None:
@@ -96,9 +104,18 @@ class JobSlots:
                     break
                 if on_wait is not None:
                     # also each poll: a page that was left stops here (Streamlit
-                    # interrupts a script at its next call)
-                    on_wait(self._queue.index(ticket) + 1, self._running, self.limit)
-                expiry = min(self._reserved.values(), default=now + poll)
+                    # interrupts a script at its next call). Called without the lock: a
+                    # slow page must not hold up every other session's queue.
+                    place, running = self._queue.index(ticket) + 1, self._running
+                    self._cond.release()
+                    try:
+                        on_wait(place, running, self.limit)
+                    finally:
+                        self._cond.acquire()
+                    now = time.monotonic()
+                    if self._busy(now) < self.limit and self._queue[0] == ticket:
+                        break
+                expiry = min((r[0] for r in self._reserved.values()), default=now + poll)
                 self._cond.wait(timeout=max(0.01, min(poll, expiry - now)))
         except BaseException:
             # the waiting page was left (Streamlit stops its script): leave the queue
@@ -107,6 +124,7 @@ class JobSlots:
             raise
         self._queue.popleft()
         self._running += 1
+        self._cond.notify_all()  # the next in line may find another free slot
 
 
 @st.cache_resource(show_spinner=False)

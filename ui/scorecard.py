@@ -29,6 +29,7 @@ from privacy_core.scorecard import (
 )
 
 from .state import keep, keep_shared, mirror, remembered
+from .widgets import escape_markdown
 from .workspace import Workspace
 
 THRESHOLDS = "review_thresholds"  # {measure: (amber, red)} changed by the reviewer
@@ -345,9 +346,10 @@ def draw_stored_scorecard(doc: dict[str, Any]) -> None:
     ]
     st.dataframe(rows, hide_index=True, width="stretch")
     th = doc.get("thresholds") or {}
+    # stored text shown as typed (ui.widgets.escape_markdown): a link in it fetches nothing
     st.caption(
-        f"Thresholds set by: {th.get('set_by') or 'not stated'}; changed from the "
-        f"defaults: {', '.join(th.get('changed') or []) or 'none'}."
+        f"Thresholds set by: {escape_markdown(th.get('set_by') or 'not stated')}; changed "
+        f"from the defaults: {escape_markdown(', '.join(th.get('changed') or []) or 'none')}."
     )
 
 
@@ -357,7 +359,7 @@ def draw_stored_checklist(doc: dict[str, Any]) -> None:
         st.caption("This review was stored without a consensus checklist.")
         return
     st.subheader("Consensus checklist (as stored)")
-    st.markdown(f"**{cl['summary']}.**")
+    st.markdown(f"**{escape_markdown(cl['summary'])}.**")
     st.dataframe(
         [
             {

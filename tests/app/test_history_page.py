@@ -9,6 +9,8 @@ from pathlib import Path
 from downloads import download
 from streamlit.testing.v1 import AppTest
 
+import privacy_core as pc
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
@@ -147,8 +149,10 @@ def test_with_sign_in_nothing_shows_before_it(tmp_path, monkeypatch):
 
 def test_two_reviewers_see_their_own_reviews_and_what_was_shared(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'team.db'}"
-    ana = {"is_logged_in": True, "email": "ana@stats.example", "name": "Ana"}
-    ben = {"is_logged_in": True, "email": "ben@stats.example", "name": "Ben"}
+    ana = {"is_logged_in": True, "email": "ana@stats.example", "email_verified": True,
+           "name": "Ana", "sub": "a-1"}  # fmt: skip
+    ben = {"is_logged_in": True, "email": "ben@stats.example", "email_verified": True,
+           "name": "Ben", "sub": "b-2"}  # fmt: skip
     at = _signed_in_app(monkeypatch, url, ana)
     assert any("Signed in as **Ana**" in c.value for c in at.sidebar.caption)
     at.switch_page("pages/report.py").run()
@@ -183,7 +187,7 @@ def test_two_reviewers_see_their_own_reviews_and_what_was_shared(tmp_path, monke
     form_box.set_value("ben@stats.example")
     next(b for b in at.button if b.label == "Share").click().run()
     assert not at.exception, at.exception
-    assert any("shared with ben@stats.example" in s.value for s in at.success)
+    assert any("shared with ben@stats\\.example" in s.value for s in at.success)
 
     at = _signed_in_app(monkeypatch, url, ben)
     at.switch_page("pages/history.py").run()
@@ -202,3 +206,55 @@ def test_a_misconfigured_server_says_so(tmp_path, monkeypatch):
     assert (
         "PRIVACY_REVIEW_MAX_JOBS must be a whole number in [1, 256]; got '0'" in at.error[0].value
     )
+
+
+def test_an_unverified_email_is_not_an_identity():
+    """A provider that lets anyone register an address does not vouch for it: the reviewer
+    is then the provider's subject, so nobody reads a colleague's reviews by signing up
+    under their address."""
+    from ui.identity import reviewer_from_claims
+
+    claims = {"is_logged_in": True, "email": "Ana@Stats.example", "sub": "mallory-7"}
+    assert reviewer_from_claims(claims).id == "mallory-7"
+    assert reviewer_from_claims({**claims, "email_verified": "true"}).id == "mallory-7"
+    verified = reviewer_from_claims({**claims, "email_verified": True, "groups": "board"})
+    assert verified.id == "ana@stats.example" and verified.teams == ("board",)
+    assert reviewer_from_claims({**claims, "is_logged_in": False}) is None
+
+
+def test_a_history_error_does_not_show_a_signed_in_reviewer_the_servers_path(tmp_path, monkeypatch):
+    bad = tmp_path / "secret-folder" / "reviews.db"
+    bad.parent.mkdir()
+    bad.write_text("not a database\n" * 20)
+    ana = {"is_logged_in": True, "email": "ana@x.example", "email_verified": True}
+    at = _signed_in_app(monkeypatch, f"sqlite:///{bad}", ana)
+    at.switch_page("pages/history.py").run()
+    assert not at.exception, at.exception
+    assert at.error and "the team's review history is not a review database" in at.error[0].value
+    assert "secret-folder" not in at.error[0].value
+
+
+def test_without_sign_in_the_app_shows_only_the_local_users_reviews(tmp_path, monkeypatch):
+    """Switching sign-in off must not show a team's reviews to whoever opens the app."""
+    url = f"sqlite:///{tmp_path / 'team.db'}"
+    with pc.ReviewStore(url, reviewer=pc.Reviewer("ana@x.example")) as store:
+        store.save(_any_report())
+    with pc.ReviewStore(url) as store:
+        local = store.save(_any_report())
+    monkeypatch.setenv("PRIVACY_REVIEW_DB", url)
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.switch_page("pages/history.py").run()
+    assert not at.exception, at.exception
+    assert list(at.dataframe[0].value["id"]) == [local]
+
+
+def _any_report():
+    real = pc.simulate_health(200, seed=2)
+    schema = pc.infer_schema(real)
+    syn = pc.synthesize(pc.prepare_table(real, schema), method="cart", seed=1)
+    threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
+    results = dict(pc.evaluate(real, syn, measures=["ims"], threat=threat, seed=0).results)
+    return pc.build_report(
+        real=real, synthetic=[syn], results=results, schema=schema, threat=threat,
+        names={"real": "r.csv", "synthetic": ["s.csv"]},
+    )  # fmt: skip

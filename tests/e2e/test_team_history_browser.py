@@ -33,8 +33,18 @@ def no_error(page) -> None:
 
 
 USERS = {
-    "ana": {"sub": "ana", "email": "ana@stats.example", "name": "Ana Analyst"},
-    "ben": {"sub": "ben", "email": "ben@hospital.example", "name": "Ben Builder"},
+    "ana": {
+        "sub": "ana",
+        "email": "ana@stats.example",
+        "email_verified": True,
+        "name": "Ana Analyst",
+    },
+    "ben": {
+        "sub": "ben",
+        "email": "ben@hospital.example",
+        "email_verified": True,
+        "name": "Ben Builder",
+    },
 }
 
 

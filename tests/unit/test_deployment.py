@@ -58,3 +58,35 @@ def test_command_line_beats_environment_beats_secrets():
 def test_a_bad_setting_is_refused_by_name(env, message):
     with pytest.raises(pc.ParameterError, match=message):
         read_settings(argv=[], environ=env, secrets={})
+
+
+@pytest.mark.parametrize(
+    "argv, visible",
+    [
+        (["--team-visible"], True),
+        (["--team-visible", "false"], False),
+        (["--team-visible=no"], False),
+        (["--team-visible", "true"], True),
+    ],
+)
+def test_the_team_visible_flag_takes_an_optional_value(argv, visible):
+    assert read_settings(argv=argv, environ={}, secrets={}).team_visible is visible
+
+
+def test_no_abbreviations_and_no_exit_on_a_bad_command_line():
+    d = read_settings(argv=["--team", "--max", "9"], environ={}, secrets={})
+    assert d.team_visible is False and d.source["max_jobs"].startswith("default")
+    with pytest.raises(pc.ParameterError, match="the server's command line"):
+        read_settings(argv=["--max-jobs"], environ={}, secrets={})
+
+
+def test_unreadable_secrets_stop_the_server_instead_of_switching_sign_in_off(monkeypatch):
+    import ui.deployment as dep
+
+    class Broken:
+        def get(self, name):
+            raise ValueError("Invalid TOML at line 3")
+
+    monkeypatch.setattr(dep.st, "secrets", Broken())
+    with pytest.raises(pc.ParameterError, match="secrets cannot be read .*Invalid TOML"):
+        read_settings(argv=[], environ={})

@@ -138,3 +138,59 @@ def test_a_runs_next_computation_goes_before_later_arrivals():
     a.join(10)
     b.join(10)
     assert order == ["early 1", "early 2", "late"]
+
+
+def test_a_run_with_many_computations_lets_others_in_after_max_reuses():
+    slots = JobSlots(1, hold_s=5.0, max_reuses=3)
+    order: list[str] = []
+    started = threading.Event()
+
+    def busy_run():
+        for i in range(6):
+            with slots.slot(poll=0.02):
+                order.append(f"busy {i}")
+                started.set()
+                time.sleep(0.05)
+
+    def other():
+        started.wait(5)
+        with slots.slot(poll=0.02):
+            order.append("other")
+
+    threads = [threading.Thread(target=busy_run), threading.Thread(target=other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    # the first slot, then 3 on reservations; the other session goes before the rest
+    assert order.index("other") == 4, order
+
+
+def test_a_slow_progress_callback_does_not_hold_up_the_queue():
+    slots = JobSlots(2, hold_s=0.01)
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold():
+        with slots.slot():
+            entered.set()
+            release.wait(5)
+
+    holders = [threading.Thread(target=hold) for _ in range(2)]
+    for t in holders:
+        t.start()
+    entered.wait(5)
+    time.sleep(0.05)
+
+    def slow_wait(place, running, limit):
+        time.sleep(0.5)  # a slow page while waiting
+
+    waiter = threading.Thread(target=lambda: slots.slot(slow_wait, poll=0.05).__enter__())
+    waiter.start()
+    time.sleep(0.1)
+    t0 = time.perf_counter()
+    release.set()  # the holders release while the waiter's callback runs
+    for t in holders:
+        t.join(5)
+    assert time.perf_counter() - t0 < 0.4  # releasing did not wait for the callback
+    waiter.join(5)
