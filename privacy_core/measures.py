@@ -40,6 +40,7 @@ from .risk.mds import (
     DEFAULT_SHADOW_SETS,
     membership_disclosure_score,
 )
+from .risk.mds import MAX_COLUMNS as MDS_MAX_COLUMNS
 from .risk.membership import DEFAULT_BINS, domias, membership_disclosure
 from .risk.neighbors import BUDGET_COLUMNS, MAX_QUERIES, MIN_QUERIES, PAIR_BUDGET
 from .risk.rapid import rapid
@@ -538,9 +539,9 @@ MEASURES: dict[str, MeasureSpec] = {
             "records, 0) to SELF (copies its training data, 1).",
             budget=f"Rows: at most {MDS_MAX_ROWS:,} distinct real records (seeded); "
             f"{DEFAULT_SHADOW_MODELS} CART shadows on halves, {DEFAULT_SHADOW_SETS} tables "
-            f"each, {DEFAULT_RECORDS:,} records searched in each. Columns: every column; a "
-            "shadow fits a tree per column on the ones before it (grows with the square of "
-            "the width): no cap.",
+            f"each, {DEFAULT_RECORDS:,} records searched in each. Columns: at most "
+            f"{MDS_MAX_COLUMNS} (a seeded sample above, with a warning); a shadow fits a "
+            "tree per column on the ones before it.",
         ),
         _m(
             "wasserstein",

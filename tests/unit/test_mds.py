@@ -11,6 +11,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import privacy_core as pc
@@ -260,3 +261,31 @@ def test_a_table_above_max_rows_is_studied_on_a_seeded_sample(health):
     assert np.array_equal(sampled.ds, again.ds, equal_nan=True)
     with pytest.raises(ParameterError, match="max_rows"):
         membership_disclosure_score(real, holdout=hold, **small, max_rows=5)
+
+
+def test_a_wide_table_is_read_on_a_seeded_sample_of_columns():
+    """Issue 32: every shadow fits a tree per column, so 2,001 columns ran for more than
+    400 s. Above MAX_COLUMNS a seeded sample is compared, said in a warning and the
+    parameters; a narrower table is read exactly as before (no column stream consumed).
+    Wrong versions caught: no bound (this test would take minutes), a silent sample, a
+    sample that changes a narrow table's reading."""
+    import privacy_core.risk.mds as mds_module
+
+    rng = np.random.default_rng(5)
+    cols = [f"x{i}" for i in range(mds_module.MAX_COLUMNS + 30)]
+    real = pd.DataFrame(rng.normal(size=(60, len(cols))).round(1), columns=cols)
+    hold = pd.DataFrame(rng.normal(size=(60, len(cols))).round(1), columns=cols)
+    kwargs = dict(holdout=hold, shadow_models=4, shadow_sets=1, records=30,
+                  shadow_method="histogram", bootstrap=20, seed=3)  # fmt: skip
+    with pytest.warns(pc.UntrustworthyResultWarning, match=r"seeded sample of 100 of the 130"):
+        wide = membership_disclosure_score(real, **kwargs)
+    assert wide.params["columns_sampled"] and len(wide.params["columns"]) == 100
+    with pytest.warns(pc.UntrustworthyResultWarning):
+        again = membership_disclosure_score(real, **kwargs)
+    assert again.params["columns"] == wide.params["columns"]
+    assert np.isfinite(wide.value) and again.value == wide.value
+    narrow = cols[:20]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pc.UntrustworthyResultWarning)
+        few = membership_disclosure_score(real[narrow], **{**kwargs, "holdout": hold[narrow]})
+    assert not few.params["columns_sampled"] and few.params["columns"] == narrow

@@ -82,6 +82,7 @@ CITED: dict[str, list[str]] = {
         f"{mds.DEFAULT_SHADOW_MODELS} CART shadows",
         f"{mds.DEFAULT_SHADOW_SETS} tables",
         f"{_n(mds.DEFAULT_RECORDS)} records",
+        f"at most {mds.MAX_COLUMNS} (a seeded sample",
     ],
     "wasserstein": [
         f"subsample of {_n(DEFAULT_MAX_ROWS)} rows",
