@@ -879,22 +879,36 @@ def discriminator(
         y = np.concatenate([np.ones(size, dtype=np.int64), np.zeros(size, dtype=np.int64)])
         record = np.concatenate([data.real.index.to_numpy()[idx_r], syn.index.to_numpy()[idx_s]])
         tr, te = _grouped_split(X, test_size, seeds[4 * m + 1])
-        model = XGBClassifier(
-            n_estimators=n_estimators,
-            max_depth=6,
-            learning_rate=0.3,
-            tree_method="hist",
-            n_jobs=n_jobs if n_jobs > 0 else None,
-            random_state=seeds[4 * m + 2],
-            verbosity=0,
-        )
-        model.fit(X[tr], y[tr])
-        p = model.predict_proba(X[te])[:, 1]
+        if np.unique(y[te]).size < 2:
+            raise InsufficientDataError(
+                "The discriminator's held-out records are all real or all synthetic: the "
+                f"tables have too few distinct rows ({len(np.unique(X, axis=0))}) to split "
+                "into training and test. Give larger or more varied tables."
+            )
+        if np.unique(y[tr]).size < 2:
+            # identical rows are kept on one side of the split, so a table of (nearly) one
+            # repeated row can leave one class in training: with nothing to tell apart, a
+            # classifier predicts the training share for every record (an AUC of 0.5)
+            p = np.full(len(te), float(y[tr].mean()))
+            importances = np.zeros(len(feature_cols))
+        else:
+            model = XGBClassifier(
+                n_estimators=n_estimators,
+                max_depth=6,
+                learning_rate=0.3,
+                tree_method="hist",
+                n_jobs=n_jobs if n_jobs > 0 else None,
+                random_state=seeds[4 * m + 2],
+                verbosity=0,
+            )
+            model.fit(X[tr], y[tr])
+            p = model.predict_proba(X[te])[:, 1]
+            importances = model.feature_importances_
         aucs.append(float(roc_auc_score(y[te], p)))
         accs.append(float(np.mean((p > 0.5) == (y[te] == 1))))
         if bootstrap:
             boots.append(bootstrap_auc(p, y[te], n_boot=bootstrap, seed=seeds[4 * m + 3]))
-        imp = pd.Series(model.feature_importances_, index=feature_cols).groupby(level=0).sum()
+        imp = pd.Series(importances, index=feature_cols).groupby(level=0).sum()
         gain = gain.add(imp.reindex(gain.index, fill_value=0.0) / n_rep, fill_value=0.0)
         frames.append(
             pd.DataFrame(

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import pytest
 from sklearn.metrics import f1_score
 
+import privacy_core as pc
 from privacy_core import simulate_health
 from privacy_core.errors import (
     ColumnNotFoundError,
@@ -422,3 +423,21 @@ def test_utility_figures(health_canonical, health_synthetic, health_holdout):
     disc = discriminator(health_canonical, hist, bootstrap=20)
     bars = discriminator_importance(disc, k=4)
     assert len(bars.data[0].y) == 4
+
+
+def test_discriminator_on_nearly_one_repeated_row_reads_one_half_or_says_why():
+    """Found by the fuzz test (tests/property/test_fuzz_inputs.py): identical rows stay on
+    one side of the split, so a table of nearly one repeated row left only real records in
+    training and xgboost raised "Invalid classes inferred". With one class to learn from,
+    the discriminator predicts the training share for all (AUC 0.5, nothing told apart);
+    a held-out split with one class is an InsufficientDataError, never a crash."""
+    real = pd.DataFrame({"age": [0.0] * 25, "date": [0.0] * 25})
+    real.loc[2, "date"], real.loc[17, "age"] = 0.5, 1.0
+    syn = pd.DataFrame({"age": [0.0] * 12, "date": [0.0] * 12})
+    for seed in range(4):
+        try:
+            res = discriminator(real, [syn, syn], seed=seed, bootstrap=50)
+        except pc.InsufficientDataError as exc:
+            assert "too few distinct rows" in str(exc)
+            continue
+        assert 0.0 <= res.value <= 1.0 and np.isfinite(res.value)
