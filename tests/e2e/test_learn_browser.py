@@ -2,16 +2,9 @@
 
 import pytest
 from playwright.sync_api import expect
-from waits import idle
+from waits import idle, no_error
 
 pytestmark = pytest.mark.e2e
-
-
-def no_error(page) -> None:
-    """Must not happen: a traceback, an exception box or an error message on screen."""
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
-    assert "Traceback" not in page.content()
 
 
 def test_learn_runs_a_step_of_the_dependency_scenario(page, app_url, artifacts):

@@ -6,15 +6,9 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from waits import no_error
 
 pytestmark = pytest.mark.e2e
-
-
-def no_error(page) -> None:
-    """Must not happen: a traceback, an exception box or an error message on screen."""
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
-    assert "Traceback" not in page.content()
 
 
 def _idle(page) -> None:

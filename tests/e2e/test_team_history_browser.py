@@ -22,14 +22,9 @@ import pytest
 from conftest import free_port, serve_app
 from playwright.sync_api import expect
 from waits import idle as _idle
+from waits import no_error
 
 pytestmark = pytest.mark.e2e
-
-
-def no_error(page) -> None:
-    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
-    assert "Traceback" not in page.content()
 
 
 USERS = {

@@ -1,4 +1,7 @@
-"""Waiting for a Streamlit page in the browser to finish its script run."""
+"""Waiting for a Streamlit page in the browser to finish its script run, and checking it
+shows no error."""
+
+from playwright.sync_api import expect
 
 _IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')
     && !document.querySelector('[data-stale="true"]')"""
@@ -12,3 +15,10 @@ def idle(page) -> None:
         page.wait_for_timeout(700)
         if page.evaluate(_IDLE_JS):
             return
+
+
+def no_error(page) -> None:
+    """Must not happen: a traceback, an exception box or an error message on screen."""
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
+    assert "Traceback" not in page.content()

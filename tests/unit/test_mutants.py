@@ -180,3 +180,54 @@ def test_reproduced_rare_combinations_without_their_baseline_fail_calibration(
     assert _calibrated(adult_keys, "reproduced_uniques:default") == "pass"
     monkeypatch.setattr(sdc_module, "relative_reading", lambda pm, po: pm)
     assert _calibrated(adult_keys, "reproduced_uniques:default") == "fail"
+
+
+# ----------------------------------------------------------------------------- issue 32
+def test_a_linkability_split_whose_codes_collide_fails_the_definition_check():
+    """Mutant of linkability's linear split: a column's codes added to the half's codes
+    (instead of paired with them), so two different value combinations can share a code.
+    tests/unit/test_linkability_split.py compares the split with the literal definition;
+    on its tables the mutant chooses another split."""
+    from test_linkability_split import _plain_split
+
+    def added_codes_split(real, columns):
+        cols = list(columns)
+        order = sorted(cols, key=lambda c: (-real[c].nunique(dropna=False), cols.index(c)))
+        halves, codes = ([], []), [np.zeros(len(real), np.int64), np.zeros(len(real), np.int64)]
+
+        def share(h):
+            return float((np.bincount(codes[h])[codes[h]] == 1).mean()) if halves[h] else -1.0
+
+        for c in order:
+            pick = 0 if (share(0), len(halves[0])) <= (share(1), len(halves[1])) else 1
+            halves[pick].append(c)
+            codes[pick] = pd.factorize(codes[pick] + pd.factorize(real[c])[0])[0]
+        return [c for c in cols if c in halves[0]], [c for c in cols if c in halves[1]]
+
+    differs = 0
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        n, k = int(rng.integers(5, 400)), int(rng.integers(2, 14))
+        frame = pd.DataFrame(
+            {f"q{j}": rng.choice([f"v{i}" for i in range(int(rng.integers(1, 12)))], n)
+             for j in range(k)}
+        )  # fmt: skip
+        cols = list(frame.columns)
+        differs += added_codes_split(frame, cols) != _plain_split(frame, cols)
+    assert differs >= 1
+
+
+def test_an_unstratified_pair_sample_fails_the_family_check():
+    """Mutant of Wasserstein's pair budget: a simple random sample of pairs. With 2,000
+    numeric columns and one categorical, it drops the cat-num family on some seeds, which
+    tests/unit/test_fidelity.py's family check refuses."""
+    from privacy_core.fidelity import MIN_PAIRS_PER_FAMILY
+
+    n_cols, budget = 2001, 1000
+    first, second = np.triu_indices(n_cols, 1)
+    counts = [
+        int((second[np.random.default_rng([seed, 2]).choice(len(first), budget, replace=False)]
+             == n_cols - 1).sum())
+        for seed in range(5)
+    ]  # fmt: skip
+    assert any(c < MIN_PAIRS_PER_FAMILY for c in counts)
