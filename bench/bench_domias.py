@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import privacy_core as pc
-from privacy_core.risk import membership
+from privacy_core.risk.membership import density_ratio as membership
 
 
 def main() -> None:

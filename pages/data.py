@@ -249,7 +249,9 @@ if ws.releases:
 with st.form("generate_form"):
     st.markdown("**Generate releases with a built-in generator** (fitted on the real table)")
     c1, c2, c3, c4 = st.columns(4)
-    method = c1.selectbox("Generator", list(GENERATOR_LABELS), format_func=GENERATOR_LABELS.get)
+    method = c1.selectbox(
+        "Generator", list(GENERATOR_LABELS), format_func=GENERATOR_LABELS.__getitem__
+    )
     leaf = c2.number_input(
         "CART minimum leaf size",
         1,
@@ -415,7 +417,7 @@ if apply_threat:
             # follow it, so the new target is not left among the quasi-identifiers
             qis = list(pc.suggest_quasi_identifiers(ws.real.frame, schema, sens).columns)
         candidate = replace(ws, quasi_identifiers=tuple(qis), sensitive=tuple(sens))
-        _ = candidate.threat  # validates the lists themselves
+        _threat = candidate.threat  # validates the lists themselves
     except pc.PrivacyCoreError as exc:
         set_error("threat", str(exc))
     else:
@@ -504,15 +506,17 @@ with st.form("membership_form"):
     apply_membership = st.form_submit_button("Apply membership settings")
 error_slot("membership")
 if apply_membership:
+    mem_t = float(t_value) if known else None
+    mem_share = float(share) if scenario == "B" else None
     values = {
-        "mem_t": float(t_value) if known else None,
+        "mem_t": mem_t,
         "mem_h": int(h_value),
         "mem_beta": float(beta),
         "mem_scenario": scenario,
-        "mem_share": float(share) if scenario == "B" else None,
+        "mem_share": mem_share,
     }
     try:
-        check_membership_prevalence(values["mem_t"], scenario, values["mem_share"])
+        check_membership_prevalence(mem_t, scenario, mem_share)
     except pc.PrivacyCoreError as exc:
         set_error("membership", str(exc))
     else:

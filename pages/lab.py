@@ -1,5 +1,8 @@
 """Risk lab: insert a known amount of risk and watch every measure respond."""
 
+from functools import partial
+from typing import Any
+
 import streamlit as st
 
 from privacy_core import (
@@ -148,7 +151,7 @@ if model == VIEW:
             cal_reset = a2.form_submit_button("Reset to the defaults")
         error_slot("cal_settings")
         if cal_apply or cal_reset:
-            new = (
+            new: dict[str, Any] = (
                 dict(CAL_DEFAULTS)
                 if cal_reset
                 else {
@@ -380,7 +383,7 @@ with st.expander("Sweep settings", expanded=False):
             "Distance space",
             list(LAB_SPACES),
             index=list(LAB_SPACES).index(space),
-            format_func=LAB_SPACES.get,
+            format_func=LAB_SPACES.__getitem__,
             help="Where DCR, k-NN DCR, distance inference and linkability measure distances, "
             "and where singling out finds its targets: the shared encoding (range-"
             "scaled numbers, category mismatches), a contrastive embedding learned on "
@@ -594,7 +597,7 @@ with tabs[0]:
             else ""
         )
     )
-    shown = guarded(lambda: responses_table(result))
+    shown = guarded(partial(responses_table, result))
     if shown is not None and len(shown):
         st.markdown("**How each measure responds**")
         st.dataframe(

@@ -1,5 +1,7 @@
 """Privacy metrics: every no-box measure on one threat model, with a record drill-down."""
 
+from functools import partial
+
 import streamlit as st
 
 import privacy_core as pc
@@ -19,9 +21,11 @@ from ui.privacy import (
     INDICATORS,
     PRIVACY_MEASURES,
     SLOW,
+    attack_results,
     available,
     cached_results,
     card_text,
+    dcr_result,
     embedding_points,
     membership_note,
     nearest_records,
@@ -359,15 +363,16 @@ for i, (name, res) in enumerate(shown.items()):
 # ------------------------------------------------------------------ distributions
 st.subheader("Distributions")
 d1, d2 = st.columns(2)
-if "dcr" in shown and hasattr(shown["dcr"], "srd"):
-    d1.plotly_chart(plots.dcr_histogram(shown["dcr"]), width="stretch")
+dcr = dcr_result(shown)
+if dcr is not None:
+    d1.plotly_chart(plots.dcr_histogram(dcr), width="stretch")
     d1.caption(
         "Synthetic-to-training (SRD) vs holdout-to-training (RRD) distances; the line is "
         "the alpha-percentile of RRD. Mass left of it beyond alpha% means copying."
     )
-attack_results = [shown[n] for n in ATTACKS if n in shown and hasattr(shown[n], "rates")]
-if attack_results:
-    d2.plotly_chart(plots.attack_rates_figure(attack_results), width="stretch")
+attacks = attack_results(shown, ATTACKS)
+if attacks:
+    d2.plotly_chart(plots.attack_rates_figure(attacks), width="stretch")
     d2.caption(
         "Attack success on training records vs holdout records (control) vs a random "
         "guess. Risk comes from the gap between training and control."
@@ -385,7 +390,7 @@ flag_sources = dict(shown)
 if mds is not None:
     flag_sources["mds"] = mds
 if rapid is not None:  # at the RAPID page's score and threshold: the same records at risk
-    rapid = guarded(lambda: rapid_at_page_settings(rapid))
+    rapid = guarded(partial(rapid_at_page_settings, rapid))
 if rapid is not None:
     flag_sources["rapid"] = rapid
 flags = guarded(lambda: pc.record_flags(flag_sources, real_c.index))
@@ -413,11 +418,14 @@ if flags is not None and len(flags.columns) > 1:
     table = flagged.join(real_c[list(ws.quasi_identifiers)], how="left")
     st.dataframe(table, width="stretch", height=260)
     if len(flagged):
+        # the label reads a column, not `flags`: a lambda does not keep the narrowing of
+        # a page-level name (flags is not None here)
+        n_flags = flags["n_flags"]
         record = st.selectbox(
             "Record",
             list(flagged.index[:500]),
             key="privacy_record",
-            format_func=lambda r: f"record {r} ({flags.loc[r, 'n_flags']} flags)",
+            format_func=lambda r: f"record {r} ({n_flags.loc[r]} flags)",
         )
         release_names = [t.name for t in ws.releases]
         rel = st.selectbox(

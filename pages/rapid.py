@@ -1,17 +1,14 @@
 """RAPID page: attribute-inference risk with live thresholds and per-record drill-down."""
 
-import numpy as np
 import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
-from privacy_core import DEFAULT_PERMUTATIONS, LABEL_PERMUTATIONS, safe_csv
+from privacy_core import safe_csv
 from ui.evaluations import (
     REFERENCES_AUTO_RUN_MAX_CELLS,
-    rapid_attribution,
     rapid_cached,
     rapid_calibration,
-    rapid_cv,
     rapid_fit_params,
     rapid_references_cached,
     rapid_references_run,
@@ -19,8 +16,9 @@ from ui.evaluations import (
     rapid_should_autorun,
     reference_reading,
 )
+from ui.rapid_breakdowns import detail_tabs
 from ui.runner import guarded
-from ui.state import commit, keep, remember, require_workspace, set_widget
+from ui.state import commit, keep, remember, require_workspace
 from ui.widgets import (
     candidate_picker,
     error_slot,
@@ -29,7 +27,6 @@ from ui.widgets import (
     paint_now,
     stop_button,
 )
-from ui.workspace import Workspace
 
 st.title("RAPID — attribute inference risk")
 st.caption(
@@ -181,63 +178,125 @@ def score_controls(base: pc.RapidResult) -> tuple[str, str]:
 
 @st.fragment
 def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
+    """Everything that follows the threshold slider, redrawn alone on a slider step.
+
+    The headline first (painted before the figures), then the attacker table, the
+    candidates side by side, the threshold curve, the lazy breakdowns and per-record
+    sections, and last the HALF / SELF references into a slot kept above them.
+    """
     categorical = base.kind == "categorical"
     if categorical:
-        method = choice
-        # the engine's range and default of τ for this gain (one place: the CLI checks
-        # the same range)
-        hi = pc.TAU_RANGE[method][1]
-        default = pc.DEFAULT_TAU[method]
-        key = f"rapid_tau_{method}"
-        keep(key, default)
-        threshold = st.slider(
-            "Threshold τ: a record is at risk when its gain exceeds τ",
-            0.0,
-            hi,
-            step=0.01,
-            key=key,
-            on_change=remember,
-            args=(key,),
-            width=640,
-        )
-        variant = {"method": method}
+        key, threshold, hi = tau_slider(choice)
+        variant = {"method": choice}
     else:
-        error = choice
-        scale = base.y_scale if error == "absolute" else 1.0
-        key = f"rapid_eps_{error}"
-        keep(key, round(0.1 * scale, 4))
-        # relative / symmetric ε is a proportion and the engine rejects 1 or more
-        proportion = error in ("relative", "symmetric")
-        hi = 0.99 if proportion else round(max(1.0, 2 * scale), 4)
-        unit = (
-            "a proportion, not a percentage: 0.10 means within 10 % of the true value"
-            if proportion
-            else "in units of y"
-            if error == "absolute"
-            else "in SDs of y"
-        )
-        threshold = st.slider(
-            "Tolerance ε: a record is at risk when the error is below ε",
-            0.0,
-            hi,
-            step=round(0.005 * scale, 6) or 0.005,
-            key=key,
-            on_change=remember,
-            args=(key,),
-            help=f"ε is {unit}. The RAPID paper writes it as a percentage (default 10 %).",
-            width=640,
-        )
-        variant = {"error": error}
+        key, threshold, hi = epsilon_slider(base, choice)
+        variant = {"error": choice}
     r = guarded(lambda: base.at(threshold, interval=interval, **variant))
     if r is None:
         return
 
+    headline(r, categorical, threshold)
+    # the headline on screen before the figures below are drawn (issue 13, item 5)
+    paint_now()
+    members_summary(r)
+    # filled at the end of the panel: on the first visit the references are fitted after
+    # everything else is on screen
+    reference_slot = st.container()
+    attackers_table(r, categorical)
+    candidates_side_by_side(threshold, interval, variant)
+    st.caption(
+        "Accuracy: the share of real records whose class the attacker predicts "
+        "correctly (R² for a continuous attribute) — the paper's Table 1 and Fig. 5a "
+        "report it next to RAPID, as utility next to risk (§4)."
+    )
+    threshold_curve(r, categorical)
+
+    # Everything else that follows τ sits in collapsed, lazy sections: a closed section
+    # sends nothing, so a slider step repaints the headline, the attacker table and one
+    # figure (issue 13, item 5: ≤ 200 ms per step at 50k rows). Opening a section draws
+    # it at the current τ, and while it is open it follows the slider too.
+    details = st.expander(
+        "Breakdowns — score distribution, by class, by quasi-identifier, attribution, "
+        "calibration, synthesizer CV, attackers, members vs non-members",
+        key="rapid_details",
+        on_change="rerun",
+        icon=":material/insights:",
+    )
+    if details.open:
+        with details:
+            detail_tabs(r, ws, params, categorical, key, hi, variant)
+    strongest_label = pc.ATTACKER_LABELS[r.strongest_attacker]
+    per_record = st.expander(
+        f"Per-record results — {r.n_at_risk:,} of {len(r.y_true):,} records at risk "
+        f"for the strongest attacker ({strongest_label})",
+        key="rapid_records",
+        on_change="rerun",
+        icon=":material/table_rows:",
+    )
+    if per_record.open:
+        with per_record:
+            per_record_table(r, categorical, strongest_label)
+    with reference_slot:
+        references_panel(r, threshold, interval, variant)
+
+
+def tau_slider(method: str) -> tuple[str, float, float]:
+    """The τ slider of a gain method: its widget key, its value and its upper end."""
+    # the engine's range and default of τ for this gain (one place: the CLI checks
+    # the same range)
+    hi = pc.TAU_RANGE[method][1]
+    default = pc.DEFAULT_TAU[method]
+    key = f"rapid_tau_{method}"
+    keep(key, default)
+    threshold = st.slider(
+        "Threshold τ: a record is at risk when its gain exceeds τ",
+        0.0,
+        hi,
+        step=0.01,
+        key=key,
+        on_change=remember,
+        args=(key,),
+        width=640,
+    )
+    return key, threshold, hi
+
+
+def epsilon_slider(base: pc.RapidResult, error: str) -> tuple[str, float, float]:
+    """The ε slider of an error metric: its widget key, its value and its upper end."""
+    scale = base.y_scale if error == "absolute" else 1.0
+    key = f"rapid_eps_{error}"
+    keep(key, round(0.1 * scale, 4))
+    # relative / symmetric ε is a proportion and the engine rejects 1 or more
+    proportion = error in ("relative", "symmetric")
+    hi = 0.99 if proportion else round(max(1.0, 2 * scale), 4)
+    unit = (
+        "a proportion, not a percentage: 0.10 means within 10 % of the true value"
+        if proportion
+        else "in units of y"
+        if error == "absolute"
+        else "in SDs of y"
+    )
+    threshold = st.slider(
+        "Tolerance ε: a record is at risk when the error is below ε",
+        0.0,
+        hi,
+        step=round(0.005 * scale, 6) or 0.005,
+        key=key,
+        on_change=remember,
+        args=(key,),
+        help=f"ε is {unit}. The RAPID paper writes it as a percentage (default 10 %).",
+        width=640,
+    )
+    return key, threshold, hi
+
+
+def headline(r: pc.RapidResult, categorical: bool, threshold: float) -> None:
+    """RAPID max, RAPID mean and the records at risk, then the sentence that reads them."""
     # The headline is the strongest attacker's RAPID: the paper (§2.5) recommends
     # evaluating powerful learners and reporting the maximum; the mean comes second (§2.4
     # asks for both).
     m1, m2, m3 = st.columns(3)
-    strongest = r.strongest_attacker
-    strongest_label = pc.ATTACKER_LABELS[strongest]
+    strongest_label = pc.ATTACKER_LABELS[r.strongest_attacker]
     m1.metric(
         "RAPID max (strongest attacker) — headline",
         f"{r.rate_max:.3f}",
@@ -275,8 +334,10 @@ def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
         f"**{r.rate_max:.1%}** of the real people — the headline, as the paper recommends "
         f"(§2.5) — and the attackers are on average about **{r.value:.1%}**."
     )
-    # the headline on screen before the figures below are drawn (issue 13, item 5)
-    paint_now()
+
+
+def members_summary(r: pc.RapidResult) -> None:
+    """One sentence on members against non-members, when a holdout was loaded."""
     gap = r.members_vs_non_members()
     if gap is not None:
         d, rel = gap["difference"], gap["relative"]
@@ -289,9 +350,10 @@ def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
             "discloses no more about its members than about anyone from the population; "
             "≈ 1: as much as a copy). See the *Members vs non-members* tab."
         )
-    # filled at the end of the panel: on the first visit the references are fitted after
-    # everything else is on screen
-    reference_slot = st.container()
+
+
+def attackers_table(r: pc.RapidResult, categorical: bool) -> None:
+    """Each attacker's RAPID, interval and accuracy (R²), the strongest marked."""
     perf = "accuracy" if categorical else "r2"
     st.dataframe(
         [
@@ -300,20 +362,18 @@ def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
                 "RAPID": v["value"],
                 "95% CI": f"{v['ci'][0]:.3f} – {v['ci'][1]:.3f}",
                 ("accuracy" if categorical else "R²"): v.get(perf),
-                "headline": "◀ strongest" if a == strongest else "",
+                "headline": "◀ strongest" if a == r.strongest_attacker else "",
             }
             for a, v in r.by_attacker.items()
         ],
         hide_index=True,
         width="content",
     )
-    candidates_side_by_side(threshold, interval, variant)
-    st.caption(
-        "Accuracy: the share of real records whose class the attacker predicts "
-        "correctly (R² for a continuous attribute) — the paper's Table 1 and Fig. 5a "
-        "report it next to RAPID, as utility next to risk (§4)."
-    )
 
+
+def threshold_curve(r: pc.RapidResult, categorical: bool) -> None:
+    """Each attacker's RAPID at every threshold (with the calibration's suggestion and
+    null band when computed), beside how to read it."""
     keep("rapid_cal_rule", "null-rapid")
     keep("rapid_cal_permute", "release")
     cal_rule = st.session_state["rapid_cal_rule"]
@@ -358,231 +418,6 @@ def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
         "see *Calibration* under the breakdowns below."
     )
 
-    # Everything else that follows τ sits in collapsed, lazy sections: a closed section
-    # sends nothing, so a slider step repaints the headline, the attacker table and one
-    # figure (issue 13, item 5: ≤ 200 ms per step at 50k rows). Opening a section draws
-    # it at the current τ, and while it is open it follows the slider too.
-    details = st.expander(
-        "Breakdowns — score distribution, by class, by quasi-identifier, attribution, "
-        "calibration, synthesizer CV, attackers, members vs non-members",
-        key="rapid_details",
-        on_change="rerun",
-        icon=":material/insights:",
-    )
-    if details.open:
-        with details:
-            detail_tabs(r, ws, params, categorical, key, hi, variant)
-    per_record = st.expander(
-        f"Per-record results — {r.n_at_risk:,} of {len(r.y_true):,} records at risk "
-        f"for the strongest attacker ({strongest_label})",
-        key="rapid_records",
-        on_change="rerun",
-        icon=":material/table_rows:",
-    )
-    if per_record.open:
-        with per_record:
-            per_record_table(r, categorical, strongest_label)
-    with reference_slot:
-        references_panel(r, threshold, interval, variant)
-
-
-def detail_tabs(
-    r: pc.RapidResult,
-    ws: Workspace,
-    params: dict,
-    categorical: bool,
-    key: str,
-    hi: float,
-    variant: dict,
-) -> None:
-    """The breakdown tabs, drawn only while their section is open."""
-    # lazy tabs: only the open one runs, so a slider step does not refit the attribution
-    # or redraw hidden figures (issue 13, item 5)
-    tabs = st.tabs(
-        [
-            "Score distribution",
-            "By class" if categorical else "By value",
-            "By quasi-identifier",
-            "Attribution",
-            "Calibration",
-            "Synthesizer CV",
-            "Attackers",
-            "Members vs non-members",
-        ],
-        key="rapid_tabs",
-        on_change="rerun",
-    )
-    with tabs[0]:
-        if tabs[0].open:
-            st.caption(
-                "Every real record's score for the strongest attacker (gain for a category, "
-                "error for a number) and where the slider cuts it."
-            )
-            st.plotly_chart(plots.rapid_score_histogram(r, spec=True), width="stretch")
-    with tabs[1]:
-        if tabs[1].open:
-            if categorical:
-                st.caption(
-                    "Is risk concentrated in one class? The orange mark is the class "
-                    "share b_k "
-                    "(what guessing from prevalence alone achieves)."
-                )
-            else:
-                st.caption("Risk across the range of the sensitive value (quartile bands).")
-            st.plotly_chart(plots.rapid_by_class_figure(r), width="stretch")
-    with tabs[2]:
-        if tabs[2].open:
-            col = st.selectbox("Quasi-identifier", list(r.quasi.columns), key="rapid_subgroup")
-            st.plotly_chart(plots.rapid_subgroup_figure(r, col), width="stretch")
-    with tabs[3]:
-        if tabs[3].open:
-            st.caption(
-                "Which quasi-identifier levels make a record more likely to be at risk "
-                "(logistic regression of the at-risk flag; positive = riskier), and "
-                "what the "
-                "attackers relied on (feature importance)."
-            )
-            coef = guarded(lambda: rapid_attribution(ws, params, r))
-            if coef is not None and len(coef):
-                st.plotly_chart(plots.rapid_attribution_figure(coef), width="stretch")
-            elif coef is not None:
-                st.info("Every record has the same flag at this threshold: nothing to attribute.")
-            st.plotly_chart(plots.rapid_importance_figure(r), width="stretch")
-    with tabs[4]:
-        if tabs[4].open:
-            rules = {
-                "null-rapid": "Paper (§2.5): null distribution of RAPID",
-                "pooled-scores": "Earlier rule: pooled per-record null scores",
-            }
-            c_rule, c_perm = st.columns([2, 1])
-            rule = c_rule.radio(
-                "Calibration rule",
-                list(rules),
-                format_func=rules.get,
-                key="rapid_cal_rule",
-                on_change=remember,
-                args=("rapid_cal_rule",),
-            )
-            permutes = {
-                "release": "Refit on releases with y shuffled (recommended)",
-                "labels": "Shuffle the real labels against the fitted attackers (fast)",
-            }
-            permute = "release"
-            if rule == "null-rapid":
-                permute = c_rule.radio(
-                    "Null",
-                    list(permutes),
-                    format_func=permutes.get,
-                    key="rapid_cal_permute",
-                    on_change=remember,
-                    args=("rapid_cal_permute",),
-                    help="Refitting gives the RAPID of a release whose sensitive column carries "
-                    "no information. Shuffling the real labels (the authors' R code) skips "
-                    "the refits but misses the chance agreement of a model fitted to noise, "
-                    "so it finds 'significant' thresholds even for independent marginals.",
-                )
-            labels = rule == "null-rapid" and permute == "labels"
-            default_perm = LABEL_PERMUTATIONS if labels else DEFAULT_PERMUTATIONS[rule]
-            n_perm = c_perm.number_input(
-                "Permutations",
-                20 if rule == "null-rapid" else 1,
-                999,
-                default_perm,
-                key=f"rapid_cal_perm_{rule}_{permute}",
-                help="null-rapid: at least 20 (refits of the page's attackers, or shuffles of "
-                "the real labels). pooled-scores: refits of a random forest.",
-            )
-            if rule == "null-rapid":
-                st.caption(
-                    "The paper's rule (§2.5): recompute the headline RAPID (strongest "
-                    "attacker) at each threshold with the sensitive attribute permuted, "
-                    "and suggest the largest threshold at which the observed RAPID is "
-                    "still above the 95th percentile of this null (as the authors' "
-                    "`rapid_threshold_select`). The threshold plot above then shows the "
-                    "null RAPID and its band."
-                )
-            else:
-                st.caption(
-                    "The earlier rule: shuffle the sensitive column in the release, refit "
-                    "a random forest, pool the per-record null scores and take their 95th "
-                    "percentile: a release that leaks nothing flags about 5% of records "
-                    "there. It calibrates per-record scores, not RAPID itself."
-                )
-            run = st.button(
-                f"Run permutation calibration ({int(n_perm)} "
-                f"{'permutations' if labels else 'refits'})",
-                key="rapid_cal_btn",
-            )
-            cal = rapid_calibration(
-                ws,
-                params,
-                method=r.params["method"],
-                error=r.params["error"],
-                run=run,
-                rule=rule,
-                permute=permute,
-                result=r,
-                n_permutations=int(n_perm),
-            )
-            if run and cal is not None and rule == "null-rapid":
-                # the threshold plot above was drawn before this run: redraw it with the null band
-                st.rerun()
-            if cal is not None and not np.isfinite(cal.suggested_threshold):
-                st.info(
-                    "No threshold on the grid is significant: the release's RAPID is nowhere "
-                    "above the 95th percentile of the permutation null, so the attackers do "
-                    "no better than predictions unrelated to the truth."
-                )
-                st.plotly_chart(plots.rapid_null_figure(cal), width="stretch")
-            elif cal is not None:
-                st.metric("Suggested threshold", f"{cal.suggested_threshold:.3f}")
-                # a suggested relative epsilon can exceed the slider's range: read it clamped
-                at_suggested = float(min(max(cal.suggested_threshold, 0.0), hi))
-                null_text = (
-                    f"the null's 95th percentile {cal.null_rate(at_suggested):.3f}"
-                    if cal.rule == "null-rapid"
-                    else f"{cal.null_rate(at_suggested):.3f} under the null"
-                )
-                shown = r.at(at_suggested, **variant)
-                st.caption(
-                    f"At it, RAPID = {shown.rate_max:.3f} (strongest attacker) on this "
-                    f"release vs {null_text}."
-                )
-                st.button(
-                    "Use the suggested threshold", on_click=set_widget, args=(key, at_suggested)
-                )
-                st.plotly_chart(plots.rapid_null_figure(cal), width="stretch")
-    with tabs[5]:
-        if tabs[5].open:
-            st.caption(
-                "How risky is the *generator*, not just this release? k-fold: synthesise "
-                "from k−1 folds with a built-in generator, attack the held-out fold."
-            )
-            c1, c2, c3 = st.columns(3)
-            gen = c1.selectbox("Generator", list(pc.GENERATORS), key="rapid_cv_gen")
-            leaf = c2.number_input("CART min leaf", 1, 200, 5, key="rapid_cv_leaf")
-            k = c3.number_input("Folds k", 2, 10, 5, key="rapid_cv_k")
-            run = st.button("Run cross-validation", key="rapid_cv_btn")
-            cv = rapid_cv(
-                ws, generator=gen, min_leaf=int(leaf), k=int(k), seed=int(params["seed"]), run=run
-            )
-            if cv is not None:
-                st.metric("Expected RAPID of the generator", f"{cv.value:.3f}")
-                st.caption(f"{fmt_ci(cv.ci)} · sd {cv.extra['sd']:.3f} over {cv.params['k']} folds")
-                st.plotly_chart(plots.rapid_cv_figure(cv), width="stretch")
-    with tabs[6]:
-        if tabs[6].open:
-            st.caption(
-                "Each attacker's RAPID next to its accuracy on the real records (R² for a "
-                "continuous attribute), as in the paper's Table 1 and Fig. 5a: a "
-                "confidently-right share close to the accuracy means the attacker is sure "
-                "whenever it is right."
-            )
-            st.plotly_chart(plots.rapid_attackers_figure(r), width="stretch")
-    with tabs[7]:
-        if tabs[7].open:
-            members_panel(r, categorical)
-
 
 def per_record_table(r: pc.RapidResult, categorical: bool, strongest_label: str) -> None:
     """The riskiest real records, drawn only while their section is open."""
@@ -624,46 +459,6 @@ def per_record_table(r: pc.RapidResult, categorical: bool, strongest_label: str)
             mime="text/csv",
             on_click="ignore",
         )
-
-
-def members_panel(r: pc.RapidResult, categorical: bool) -> None:
-    """The same attackers on the training records and on holdout records (consensus R7)."""
-    gap = r.members_vs_non_members()
-    if gap is None:
-        st.info(
-            "Load a holdout (real records the generator never saw) on the Data page to "
-            "compare members with non-members: the difference is what the release "
-            "discloses about the people in it beyond what the population's patterns "
-            "allow anyone to infer."
-        )
-        return
-    st.caption(
-        "RAPID asks how many real people an attacker infers confidently. Part of "
-        "that is the population's own pattern, which a release *should* carry: the "
-        "same attackers infer it about people who were never in the training data. "
-        "The difference between members and non-members is what the release "
-        "discloses about its members beyond that."
-    )
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Members (training records)", f"{gap['members']['value']:.3f}")
-    c1.caption(fmt_ci(gap["members"]["ci"]))
-    c2.metric("Non-members (holdout)", f"{gap['non_members']['value']:.3f}")
-    c2.caption(fmt_ci(gap["non_members"]["ci"]) + f" · {gap['n_non_members']:,} records")
-    c3.metric("Difference", f"{gap['difference']['value']:+.3f}")
-    c3.caption(fmt_ci(gap["difference"]["ci"]) + f" ({gap['difference']['interval']})")
-    c4.metric(
-        "Relative",
-        f"{gap['relative']['value']:.2f}",
-        help="(members − non-members) / (1 − non-members): 0 when the release says no "
-        "more about its members than about anyone, 1 for a copy of the members.",
-    )
-    c4.caption(fmt_ci(gap["relative"]["ci"]))
-    st.plotly_chart(plots.rapid_members_figure(r), width="stretch")
-    st.markdown(
-        "**Non-members the attackers still infer confidently** (the population's "
-        "pattern, not a leak of these people):"
-    )
-    st.dataframe(r.control.records_top(200), hide_index=True, width="stretch", height=260)
 
 
 def candidates_side_by_side(threshold: float, interval: str, variant: dict) -> None:

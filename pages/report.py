@@ -2,6 +2,7 @@
 
 import datetime as dt
 import json
+from functools import partial
 
 import streamlit as st
 
@@ -68,7 +69,7 @@ for i, (name, measures) in enumerate(missing_measures(cands).items()):
         icon=":material/pending:",
     )
     if w2.button(f"Compute for {name}", key=f"report_compute_{i}", icon=":material/play_arrow:"):
-        guarded(lambda view=view, measures=measures: compute_measures(view, measures))
+        guarded(partial(compute_measures, view, measures))
         # a failure stays on screen (shown where it ran); otherwise show the new column
         if name not in missing_measures(candidate_results(ws)):
             st.rerun()

@@ -1,5 +1,7 @@
 """What-if: try a mitigation and watch risk and utility move together, before and after."""
 
+from functools import partial
+
 import streamlit as st
 
 import privacy_core as pc
@@ -17,6 +19,8 @@ from ui.whatif import (
     record_alternative,
     run_whatif,
 )
+
+REGENERATORS = {"cart": "CART (synthpop style)", "dp-mst": "DP marginals (MST)"}
 
 st.title("What-if mitigation")
 st.caption(
@@ -98,9 +102,9 @@ elif kind == "suppress_rare":
 else:
     method = p1.selectbox(
         "Generator",
-        ["cart", "dp-mst"],
+        list(REGENERATORS),
         key="whatif_method",
-        format_func={"cart": "CART (synthpop style)", "dp-mst": "DP marginals (MST)"}.get,
+        format_func=REGENERATORS.__getitem__,
     )
     if method == "cart":
         leaf = p2.slider(
@@ -156,7 +160,7 @@ if (
     and st.button("Try it", type="primary", icon=":material/play_arrow:", key="whatif_run")
 ):
     st.session_state["whatif_result"] = guarded(
-        lambda: run_whatif(view, candidate, mitigation, names, seed)
+        partial(run_whatif, view, candidate, mitigation, names, seed)
     )
 
 result = st.session_state.get("whatif_result")

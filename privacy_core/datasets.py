@@ -88,19 +88,76 @@ def simulate_health(n: int = 1000, *, kappa: float = 1.0, seed: int = 0) -> pd.D
 
 
 def simulate_health_probabilities(
-    n: int = 1000, *, kappa: float = 1.0, seed: int = 0
+    n: int = 1000, *, kappa: float = 1.0, seed: int = 0, released: bool = False
 ) -> np.ndarray:
     """The true disease probabilities behind :func:`simulate_health` (same n, kappa, seed).
 
     Shape (n, 3), columns in the sorted class order diabetic, healthy, hypertensive (the
-    order RAPID uses). An attacker that knew them would be the Bayes-optimal one: its
-    accuracy bounds every attacker's in expectation, which bounds RAPID at tau >= 0.5.
+    order RAPID uses). An attacker that knew them would be the Bayes-optimal one.
+
+    Parameters
+    ----------
+    released
+        False (default): the probabilities given the continuous age the data were
+        generated from. True: given what the release shows, age in whole years — the
+        probabilities averaged over the ages that round to the recorded year, weighted by
+        the age density (``RELEASED_AGE_GRID`` points; the other columns' own dependence
+        on age within one year, under 1/12 of its standard deviation, is left out). This
+        is the oracle an attacker of the released quasi-identifiers is measured against.
+
+    Notes
+    -----
+    Its expected accuracy bounds that of any attacker on fresh records drawn the same way;
+    an attacker scored on the records the release was made from can exceed it.
     """
-    probs = _simulate_health(n, kappa, seed)[1]
+    table, probs, parts = _simulate_health(n, kappa, seed)
+    if released:
+        probs = _released_age_probabilities(table, parts, kappa)
     return probs[:, [1, 0, 2]]  # generated as healthy, diabetic, hypertensive
 
 
-def _simulate_health(n: int, kappa: float, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+# ages per whole year over which the released-QI oracle averages (midpoint rule)
+RELEASED_AGE_GRID = 21
+_AGE = (45.0, 12.0, 18.0, 85.0)  # mean, sd, min, max of the truncated normal age
+
+
+def _disease_probabilities(
+    age_t: np.ndarray, log_i_t: np.ndarray, edu: np.ndarray, kappa: float
+) -> np.ndarray:
+    """Appendix A's multinomial logit: columns healthy, diabetic, hypertensive."""
+    eta_diab = -1.5 + kappa * (0.8 * age_t - 0.3 * log_i_t - 0.2 * edu)
+    eta_hyp = -1.3 + kappa * (1.0 * age_t - 0.2 * log_i_t - 0.1 * edu)
+    logits = np.stack([np.zeros(np.broadcast(eta_diab, eta_hyp).shape), eta_diab, eta_hyp], -1)
+    logits -= logits.max(axis=-1, keepdims=True)
+    probs = np.exp(logits)
+    return probs / probs.sum(axis=-1, keepdims=True)
+
+
+def _released_age_probabilities(
+    table: pd.DataFrame, parts: dict[str, np.ndarray], kappa: float
+) -> np.ndarray:
+    """P(disease | age rounded to whole years, income, education): the logit's
+    probabilities averaged over the continuous ages that round to each record's year,
+    weighted by the truncated-normal age density."""
+    mu, sd, lo, hi = _AGE
+    year = table["age"].to_numpy(dtype=float)[:, None]
+    # midpoints of RELEASED_AGE_GRID equal parts of [year - 0.5, year + 0.5] within the range
+    start, stop = np.maximum(year - 0.5, lo), np.minimum(year + 0.5, hi)
+    steps = (np.arange(RELEASED_AGE_GRID) + 0.5) / RELEASED_AGE_GRID
+    ages = start + (stop - start) * steps[None, :]
+    weight = np.exp(-0.5 * ((ages - mu) / sd) ** 2)
+    weight /= weight.sum(axis=1, keepdims=True)
+    # standardised as the generator standardised the continuous draw
+    age_t = (ages - parts["age_mean"]) / parts["age_sd"]
+    probs = _disease_probabilities(
+        age_t, parts["log_i_t"][:, None], parts["edu"][:, None], kappa
+    )  # (n, grid, 3)
+    return (probs * weight[:, :, None]).sum(axis=1)
+
+
+def _simulate_health(
+    n: int, kappa: float, seed: int
+) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray]]:
     n = check_positive_int("n", n)
     kappa = check_in_range("kappa", kappa, 0, 1e6)
     seed = check_seed(seed)
@@ -113,7 +170,7 @@ def _simulate_health(n: int, kappa: float, seed: int) -> tuple[pd.DataFrame, np.
         return (x - x.mean()) / (s if s > 0 else 1.0)
 
     ses = rng.standard_normal(n)
-    mu_a, sd_a, a_min, a_max = 45.0, 12.0, 18.0, 85.0
+    mu_a, sd_a, a_min, a_max = _AGE
     age = truncnorm.rvs(
         (a_min - mu_a) / sd_a, (a_max - mu_a) / sd_a, loc=mu_a, scale=sd_a, size=n, random_state=rng
     )
@@ -129,18 +186,13 @@ def _simulate_health(n: int, kappa: float, seed: int) -> tuple[pd.DataFrame, np.
         0.6 * ses - 0.5 * age_t + 0.2 * edu + 0.2 * log_i_t
     ) + w_noise * rng.standard_normal(n)
     health = 100 / (1 + np.exp(-h_star))
-    eta_diab = -1.5 + kappa * (0.8 * age_t - 0.3 * log_i_t - 0.2 * edu)
-    eta_hyp = -1.3 + kappa * (1.0 * age_t - 0.2 * log_i_t - 0.1 * edu)
-    logits = np.column_stack([np.zeros(n), eta_diab, eta_hyp])
-    logits -= logits.max(axis=1, keepdims=True)
-    probs = np.exp(logits)
-    probs /= probs.sum(axis=1, keepdims=True)
+    probs = _disease_probabilities(age_t, log_i_t, edu, kappa)
     u = rng.random(n)
     disease_code = (u[:, None] > np.cumsum(probs, axis=1)).sum(axis=1)
     disease_code = np.minimum(disease_code, 2)
     eta_g = w_signal * (0.3 * ses - 0.2 * age_t + 0.2 * edu)
     male = rng.random(n) < 1 / (1 + np.exp(-eta_g))
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "gender": np.where(male, "male", "female"),
             "age": np.rint(age).astype(np.int64),
@@ -149,7 +201,14 @@ def _simulate_health(n: int, kappa: float, seed: int) -> tuple[pd.DataFrame, np.
             "health": np.round(health, 2),
             "disease": np.array(["healthy", "diabetic", "hypertensive"])[disease_code],
         }
-    ), probs
+    )
+    parts: dict[str, np.ndarray] = {
+        "age_mean": np.asarray(age.mean()),
+        "age_sd": np.asarray(age.std() if age.std() > 0 else 1.0),
+        "log_i_t": log_i_t,
+        "edu": edu,
+    }
+    return table, probs, parts
 
 
 WIDE_DEFAULT_THREAT = {

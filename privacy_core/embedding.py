@@ -170,7 +170,11 @@ def resolve_device(device: str) -> str:
 _DROPOUT_LEVELS = 1 << 16
 
 
-def _network(cat_sizes: list[int], n_num: int, p: ContrastiveParams, dim: int):
+def build_network(cat_sizes: list[int], n_num: int, p: ContrastiveParams, dim: int):
+    """The encoder's torch network: an embedding per categorical column (``cat_sizes``
+    levels plus "unseen" and "masked"), ``n_num`` numeric inputs with their mask flags,
+    ``p.layers`` hidden blocks (linear, GELU, layer normalisation, dropout) and a linear
+    head of ``dim`` outputs."""
     import torch
     from torch import nn
 
@@ -290,18 +294,53 @@ class ContrastiveEncoder:
         progress: ProgressFn | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> ContrastiveEncoder:
-        """Train on the canonical real table (seeded, deterministic on CPU)."""
+        """Train on the canonical real table (seeded, deterministic on CPU).
+
+        The steps: the training rows in a canonical order, the input scaling fitted on
+        them, a seeded validation split, then epochs of contrastive training until the
+        validation loss stops improving (:class:`_Training`); the best epoch's weights
+        are kept.
+        """
         import torch
-        import torch.nn.functional as F
 
         from .synth.autoregressive import torch_threads
 
         seed = check_seed(seed)
         p = self.params
+        rng = np.random.default_rng(seed)
+        table, n_val = self._training_rows(real, rng)
+        self._fit_inputs(table)
+        codes, num, _ = self._inputs(table)
+        order = rng.permutation(len(table))
+        val, train = order[:n_val], order[n_val:]
+        started = time.perf_counter()
+        device = torch.device(resolve_device(p.device))
+        with torch_threads(p.threads):
+            torch.manual_seed(seed)
+            run = _Training(self, codes, num, device)
+            self.history_: list[dict[str, float]] = run.epochs(
+                train, val, rng, progress=progress, should_stop=should_stop
+            )
+        self.net_ = run.net
+        self.device_ = device.type
+        self.seed_ = seed
+        self.n_train_ = len(train)
+        self.steps_ = run.steps
+        self.seconds_ = time.perf_counter() - started
+        self.stopped_early_ = len(self.history_) < p.max_epochs and run.steps < run.budget
+        if progress:
+            progress(1.0, "contrastive encoder trained")
+        return self
+
+    def _training_rows(
+        self, real: pd.DataFrame, rng: np.random.Generator
+    ) -> tuple[pd.DataFrame, int]:
+        """The rows to train on, in a canonical order (subsampled above ``max_rows``),
+        and how many of them validate."""
+        p = self.params
         missing = [c for c in self.columns if c not in real.columns]
         if missing:
             raise ParameterError(f"The real table has no column(s) {missing}.")
-        rng = np.random.default_rng(seed)
         # rows in a canonical order (by content hash): the same table in another row
         # order gives the same batches, hence the same encoder
         table = real[self.columns]
@@ -316,117 +355,13 @@ class ContrastiveEncoder:
                 f"The contrastive encoder needs at least {8 + n_val} real rows to train "
                 f"with a validation split; got {len(table)}."
             )
+        return table, n_val
+
+    def _fit_inputs(self, table: pd.DataFrame) -> None:
+        """Fit the input scaling and categories (:meth:`_inputs`) on the training rows."""
         self.table_encoder_ = TableEncoder(self.schema, columns=self.columns).fit(table)
         self.cat_columns_ = [c for c in self.columns if not self.schema[c].is_numeric]
         self.num_columns_ = [c for c in self.columns if self.schema[c].is_numeric]
-        codes, num, _ = self._inputs(table)
-        order = rng.permutation(len(table))
-        val, train = order[:n_val], order[n_val:]
-        sizes = [len(self.table_encoder_.categories_[c]) for c in self.cat_columns_]
-        started = time.perf_counter()
-        device = torch.device(resolve_device(p.device))
-        with torch_threads(p.threads):
-            torch.manual_seed(seed)
-            net = _network(sizes, len(self.num_columns_), p, self.dimension).to(device)
-            # foreach: one multi-tensor update per step, the same values as per-tensor
-            opt = torch.optim.Adam(net.parameters(), lr=p.lr, foreach=True)
-            n_cols = len(self.columns)
-
-            def views(rows: np.ndarray, r: np.random.Generator):
-                """Two maskings of each row: between 1 and n - 1 columns hidden."""
-                out = []
-                for _ in range(2):
-                    k = r.integers(1, n_cols, size=len(rows))  # 1 .. n-1 masked
-                    rank = np.argsort(r.random((len(rows), n_cols)), axis=1).argsort(axis=1)
-                    hidden = rank < k[:, None]
-                    c = codes[rows].copy()
-                    for j, col in enumerate(self.cat_columns_):
-                        c[hidden[:, self.columns.index(col)], j] = sizes[j] + 1
-                    m = np.zeros((len(rows), len(self.num_columns_)), dtype=np.float32)
-                    for j, col in enumerate(self.num_columns_):
-                        m[:, j] = hidden[:, self.columns.index(col)]
-                    out.append(tuple(torch.from_numpy(x).to(device) for x in (c, num[rows], m)))
-                return out
-
-            def loss_of(rows: np.ndarray, r: np.random.Generator) -> tuple[Any, float]:
-                a, b = views(rows, r)
-                # both views through the network as one batch: half the layer calls
-                z = F.normalize(net(*(torch.cat(pair) for pair in zip(a, b, strict=True))), dim=1)
-                za, zb = z[: len(rows)], z[len(rows) :]
-                logits = za @ zb.T / p.temperature
-                target = torch.arange(len(rows), device=device)
-                loss = (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
-                accuracy = float((logits.argmax(dim=1) == target).float().mean())
-                return loss, accuracy
-
-            best, best_state, waited, steps = math.inf, None, 0, 0
-            budget = math.inf if p.max_steps is None else p.max_steps
-            self.history_: list[dict[str, float]] = []
-            val_rng_seed = int(rng.integers(2**31))
-            for epoch in range(1, p.max_epochs + 1):
-                net.train()
-                perm = rng.permutation(train)
-                losses = []
-                for start in range(0, len(perm), p.batch_size):
-                    rows = perm[start : start + p.batch_size]
-                    if len(rows) < 2:
-                        continue
-                    if steps >= budget:
-                        break
-                    loss, _ = loss_of(rows, rng)
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    steps += 1
-                    losses.append(loss.item())
-                net.eval()
-                with torch.no_grad():  # the same maskings every epoch: comparable losses
-                    vr = np.random.default_rng(val_rng_seed)
-                    vals = [
-                        loss_of(val[s : s + p.batch_size], vr)
-                        for s in range(0, len(val), p.batch_size)
-                        if len(val[s : s + p.batch_size]) >= 2
-                    ]
-                val_loss = float(np.mean([v[0].item() for v in vals]))
-                val_acc = float(np.mean([v[1] for v in vals]))
-                self.history_.append(
-                    {
-                        "epoch": epoch,
-                        "train_loss": float(np.mean(losses)),
-                        "validation_loss": val_loss,
-                        "validation_accuracy": val_acc,
-                    }
-                )
-                if val_loss < best - 1e-4:
-                    best, waited = val_loss, 0
-                    best_state = {k: v.detach().clone() for k, v in net.state_dict().items()}
-                else:
-                    waited += 1
-                if progress:
-                    progress(
-                        max(epoch / p.max_epochs, steps / budget),
-                        f"contrastive encoder: epoch {epoch}, validation loss "
-                        f"{val_loss:.3f}, views matched {val_acc:.0%}",
-                    )
-                if (
-                    waited >= p.patience
-                    or steps >= budget
-                    or (should_stop is not None and should_stop())
-                ):
-                    break
-            if best_state is not None:
-                net.load_state_dict(best_state)
-            net.eval()
-        self.net_ = net
-        self.device_ = device.type
-        self.seed_ = seed
-        self.n_train_ = len(train)
-        self.steps_ = steps
-        self.seconds_ = time.perf_counter() - started
-        self.stopped_early_ = len(self.history_) < p.max_epochs and steps < budget
-        if progress:
-            progress(1.0, "contrastive encoder trained")
-        return self
 
     # ------------------------------------------------------------------ use
     def transform(
@@ -520,12 +455,157 @@ class ContrastiveEncoder:
         self.cat_columns_ = [c for c in self.columns if not schema[c].is_numeric]
         self.num_columns_ = [c for c in self.columns if schema[c].is_numeric]
         sizes = [len(enc.categories_[c]) for c in self.cat_columns_]
-        net = _network(sizes, len(self.num_columns_), self.params, self.dimension)
+        net = build_network(sizes, len(self.num_columns_), self.params, self.dimension)
         net.load_state_dict(state)
         net.eval()
         self.net_, self.seed_, self.history_ = net, header["seed"], header["history"]
         self.device_ = "cpu"  # an exported encoder is rebuilt on the CPU
         return self
+
+
+class _Training:
+    """One training run of an encoder's network: two random maskings (views) of each
+    batch's records, the InfoNCE loss between them, and epochs with early stopping.
+
+    Built inside the encoder's torch thread setting, right after the torch seed is set:
+    the network's initial weights come from that seed.
+    """
+
+    def __init__(
+        self, encoder: ContrastiveEncoder, codes: np.ndarray, num: np.ndarray, device: Any
+    ) -> None:
+        import torch
+
+        self.encoder = encoder
+        self.p = p = encoder.params
+        self.codes, self.num, self.device = codes, num, device
+        self.sizes = [len(encoder.table_encoder_.categories_[c]) for c in encoder.cat_columns_]
+        self.net = build_network(self.sizes, len(encoder.num_columns_), p, encoder.dimension)
+        self.net = self.net.to(device)
+        # foreach: one multi-tensor update per step, the same values as per-tensor
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=p.lr, foreach=True)
+        self.steps = 0
+        self.budget = math.inf if p.max_steps is None else p.max_steps
+
+    def views(self, rows: np.ndarray, r: np.random.Generator) -> list[tuple[Any, ...]]:
+        """Two maskings of each row: between 1 and n - 1 columns hidden."""
+        import torch
+
+        enc = self.encoder
+        n_cols = len(enc.columns)
+        out = []
+        for _ in range(2):
+            k = r.integers(1, n_cols, size=len(rows))  # 1 .. n-1 masked
+            rank = np.argsort(r.random((len(rows), n_cols)), axis=1).argsort(axis=1)
+            hidden = rank < k[:, None]
+            c = self.codes[rows].copy()
+            for j, col in enumerate(enc.cat_columns_):
+                c[hidden[:, enc.columns.index(col)], j] = self.sizes[j] + 1
+            m = np.zeros((len(rows), len(enc.num_columns_)), dtype=np.float32)
+            for j, col in enumerate(enc.num_columns_):
+                m[:, j] = hidden[:, enc.columns.index(col)]
+            out.append(tuple(torch.from_numpy(x).to(self.device) for x in (c, self.num[rows], m)))
+        return out
+
+    def loss(self, rows: np.ndarray, r: np.random.Generator) -> tuple[Any, float]:
+        """The symmetric InfoNCE loss of a batch's two views, and how often each view's
+        nearest other view is its own record's."""
+        import torch
+        import torch.nn.functional as F
+
+        a, b = self.views(rows, r)
+        # both views through the network as one batch: half the layer calls
+        z = F.normalize(self.net(*(torch.cat(pair) for pair in zip(a, b, strict=True))), dim=1)
+        za, zb = z[: len(rows)], z[len(rows) :]
+        logits = za @ zb.T / self.p.temperature
+        target = torch.arange(len(rows), device=self.device)
+        loss = (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
+        accuracy = float((logits.argmax(dim=1) == target).float().mean())
+        return loss, accuracy
+
+    def train_epoch(self, perm: np.ndarray, rng: np.random.Generator) -> float:
+        """One pass over the training rows in the order ``perm`` (until the step budget
+        is spent); the mean training loss."""
+        self.net.train()
+        losses = []
+        for start in range(0, len(perm), self.p.batch_size):
+            rows = perm[start : start + self.p.batch_size]
+            if len(rows) < 2:
+                continue
+            if self.steps >= self.budget:
+                break
+            loss, _ = self.loss(rows, rng)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            self.steps += 1
+            losses.append(loss.item())
+        return float(np.mean(losses))
+
+    def validation(self, val: np.ndarray, seed: int) -> tuple[float, float]:
+        """The validation loss and views-matched share, with the same maskings every
+        epoch (``seed``), so that the epochs' losses are comparable."""
+        import torch
+
+        size = self.p.batch_size
+        self.net.eval()
+        with torch.no_grad():
+            vr = np.random.default_rng(seed)
+            vals = [
+                self.loss(val[s : s + size], vr)
+                for s in range(0, len(val), size)
+                if len(val[s : s + size]) >= 2
+            ]
+        return float(np.mean([v[0].item() for v in vals])), float(np.mean([v[1] for v in vals]))
+
+    def epochs(
+        self,
+        train: np.ndarray,
+        val: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        progress: ProgressFn | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> list[dict[str, float]]:
+        """Train until the validation loss has not improved for ``patience`` epochs, the
+        step budget is spent or ``should_stop()``; keep the best epoch's weights. The
+        history, one entry per epoch."""
+        p = self.p
+        best, best_state, waited = math.inf, None, 0
+        history: list[dict[str, float]] = []
+        val_rng_seed = int(rng.integers(2**31))
+        for epoch in range(1, p.max_epochs + 1):
+            train_loss = self.train_epoch(rng.permutation(train), rng)
+            val_loss, val_acc = self.validation(val, val_rng_seed)
+            history.append(
+                {
+                    "epoch": epoch,
+                    "train_loss": train_loss,
+                    "validation_loss": val_loss,
+                    "validation_accuracy": val_acc,
+                }
+            )
+            if val_loss < best - 1e-4:
+                best, waited = val_loss, 0
+                best_state = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+            else:
+                waited += 1
+            if progress:
+                progress(
+                    max(epoch / p.max_epochs, self.steps / self.budget),
+                    f"contrastive encoder: epoch {epoch}, validation loss "
+                    f"{val_loss:.3f}, views matched {val_acc:.0%}",
+                )
+            if (
+                waited >= p.patience
+                or self.steps >= self.budget
+                or (should_stop is not None and should_stop())
+            ):
+                break
+        if best_state is not None:
+            self.net.load_state_dict(best_state)
+        self.net.eval()
+        return history
 
 
 # ------------------------------------------------------------------ cache

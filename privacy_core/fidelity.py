@@ -1,5 +1,11 @@
 """Fidelity: Wasserstein distances over every 1- and 2-way marginal, and the fidelity suite.
 
+Why one module: the distances, the marginals they are computed on and the measure share
+one representation of a marginal's points (category codes, min-max scaled numerics, -1 for
+a missing value) and one transport solver with its iteration limit; the sampling of
+column pairs and its interval read the same family labels. Split, the point encoding and
+the costs that assume it would live apart.
+
 Contract
 --------
 * :func:`wasserstein_fidelity` compares the real table with one or more synthetic
@@ -37,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -44,7 +51,7 @@ from scipy.stats import wasserstein_distance
 
 from .data import Schema
 from .errors import ParameterError, UntrustworthyResultWarning
-from .inputs import prepare_release_tables
+from .inputs import ReleaseTables, prepare_release_tables
 from .parallel import usable_cores
 from .progress import ProgressFn
 from .results import MetricResult
@@ -394,6 +401,97 @@ def wasserstein_fidelity(
     data = prepare_release_tables(real, synthetic, schema=schema, min_rows=2)
     cols = _choose_columns(data.schema, columns)
     kinds = {c: "num" if data.schema[c].is_numeric else "cat" for c in cols}
+    plan = _marginal_plan(cols, kinds, max_pairs, seed)
+    per_rep, used_ot = _release_distances(
+        data, cols, kinds, plan.marginals, max_rows, seed, progress
+    )
+    dist = per_rep.mean(axis=0)
+    fam_arr, ways = np.asarray(plan.families), plan.ways
+    rep_values = [_family_mean(values, fam_arr) for values in per_rep]
+    value = float(np.mean(rep_values))
+    ci = mean_interval(np.asarray(rep_values)) if len(rep_values) > 1 else None
+    if plan.pairs_sampled:
+        # the pairs are a sample: the interval covers that sampling too; with replicates,
+        # the two half-widths add in quadrature (independent sources of uncertainty)
+        lo, hi = _pair_sampling_interval(dist, fam_arr, ways, seed)
+        if ci is not None:
+            half = math.hypot((ci[1] - ci[0]) / 2, (hi - lo) / 2)
+            lo, hi = value - half, value + half
+        ci = (lo, hi)
+    rows = _rows_used(data, max_rows, used_ot)
+    extra = {
+        "one_way": float(dist[ways == 1].mean()),
+        "two_way": float(dist[ways == 2].mean()) if (ways == 2).any() else float("nan"),
+        "mean_all": float(np.mean([float(values.mean()) for values in per_rep])),
+        "families": {f: float(dist[fam_arr == f].mean()) for f in FAMILIES if (fam_arr == f).any()},
+        "by_marginal": dict(zip(plan.keys, map(float, dist), strict=True)),
+        "replicate_values": rep_values,
+    }
+    if progress:
+        progress(1.0, "Wasserstein fidelity done")
+    return WassersteinResult(
+        name="wasserstein",
+        value=value,
+        ci=ci,
+        params=_fidelity_params(data, cols, plan, rows, max_rows, max_pairs, seed),
+        record_table=_marginal_table(data, plan, per_rep, used_ot, rows),
+        goal="lower",
+        bounds=(0.0, 2.0),
+        extra=extra,
+        columns=tuple(cols),
+    )
+
+
+class _MarginalPlan(NamedTuple):
+    """The marginals scored: each column, then the column pairs (every pair, or a seeded
+    sample above ``max_pairs``), with each marginal's family."""
+
+    marginals: list[tuple[str, ...]]
+    families: list[str]
+    n_pairs: int
+    n_pairs_total: int
+    pairs_sampled: bool
+
+    @property
+    def keys(self) -> list[str]:
+        return ["|".join(m) for m in self.marginals]
+
+    @property
+    def ways(self) -> np.ndarray:
+        return np.array([len(m) for m in self.marginals])
+
+
+def _marginal_plan(
+    cols: list[str], kinds: dict[str, str], max_pairs: int | None, seed: int
+) -> _MarginalPlan:
+    """Every column and every pair of columns, or a seeded sample of :func:`sample_pairs`
+    when there are more pairs than ``max_pairs``."""
+    n_pairs_total = len(cols) * (len(cols) - 1) // 2
+    pairs_sampled = max_pairs is not None and n_pairs_total > max_pairs
+    pairs: list[tuple[str, ...]]
+    if pairs_sampled:
+        pick = sample_pairs(cols, kinds, max_pairs or n_pairs_total, seed)
+        first, second = np.triu_indices(len(cols), 1)  # every pair, without tuples
+        pairs = [(cols[first[k]], cols[second[k]]) for k in pick]
+    else:
+        pairs = list(combinations(cols, 2))
+    marginals: list[tuple[str, ...]] = [(c,) for c in cols]
+    marginals += pairs
+    families = [_family([kinds[c] for c in m]) for m in marginals]
+    return _MarginalPlan(marginals, families, len(pairs), n_pairs_total, pairs_sampled)
+
+
+def _release_distances(
+    data: ReleaseTables,
+    cols: list[str],
+    kinds: dict[str, str],
+    marginals: list[tuple[str, ...]],
+    max_rows: int | None,
+    seed: int,
+    progress: ProgressFn | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each release's distance on each marginal (release x marginal), and which marginals
+    the network simplex solved."""
     categories = {
         c: sorted(
             set(map(str, data.schema[c].categories))
@@ -403,20 +501,6 @@ def wasserstein_fidelity(
         for c in cols
         if kinds[c] == "cat"
     }
-    n_pairs_total = len(cols) * (len(cols) - 1) // 2
-    pairs_sampled = max_pairs is not None and n_pairs_total > max_pairs
-    pairs: list[tuple[str, ...]]
-    if pairs_sampled:
-        pick = _sample_pairs(cols, kinds, max_pairs or n_pairs_total, seed)
-        first, second = np.triu_indices(len(cols), 1)  # every pair, without tuples
-        pairs = [(cols[first[k]], cols[second[k]]) for k in pick]
-    else:
-        pairs = list(combinations(cols, 2))
-    marginals: list[tuple[str, ...]] = [(c,) for c in cols]
-    marginals += pairs
-    keys = ["|".join(m) for m in marginals]
-    families = [_family([kinds[c] for c in m]) for m in marginals]
-
     enc_real = _Encoded(data.real, cols, kinds, categories)
     n_rep = len(data.synthetic)
     total = n_rep * len(marginals)
@@ -436,97 +520,102 @@ def wasserstein_fidelity(
             enc_real, enc_syn, cols, kinds, categories, marginals, max_rows, seed, tick
         )
         used_ot |= ot_r
+    return per_rep, used_ot
 
-    fam_arr = np.asarray(families)
-    rep_values, rep_all = [], []
-    for r in range(n_rep):
-        fam_means = [per_rep[r][fam_arr == f].mean() for f in FAMILIES if (fam_arr == f).any()]
-        rep_values.append(float(np.mean(fam_means)))
-        rep_all.append(float(per_rep[r].mean()))
-    dist = per_rep.mean(axis=0)
-    ways = np.array([len(m) for m in marginals])
+
+def _family_mean(values: np.ndarray, families: np.ndarray) -> float:
+    """The mean of the family means of one release's marginal distances."""
+    return float(np.mean([values[families == f].mean() for f in FAMILIES if (families == f).any()]))
+
+
+class _RowsUsed(NamedTuple):
+    """Rows per table: in all and on the subsample, and which marginals used it."""
+
+    n_syn: list[int]
+    n_sub_real: int
+    n_sub_syn: list[int]
+    subsampled: np.ndarray
+
+
+def _rows_used(data: ReleaseTables, max_rows: int | None, used_ot: np.ndarray) -> _RowsUsed:
+    """The rows each table has, those the network simplex used (at most ``max_rows``),
+    and which marginals that subsample computed."""
     n_syn = [len(s) for s in data.synthetic]
     n_sub_real = min(len(data.real), max_rows) if max_rows else len(data.real)
     n_sub_syn = [min(n, max_rows) if max_rows else n for n in n_syn]
     subsampled = used_ot & (n_sub_real < len(data.real) or n_sub_syn != n_syn)
-    table = pd.DataFrame(
+    return _RowsUsed(n_syn, n_sub_real, n_sub_syn, subsampled)
+
+
+def _marginal_table(
+    data: ReleaseTables,
+    plan: _MarginalPlan,
+    per_rep: np.ndarray,
+    used_ot: np.ndarray,
+    rows: _RowsUsed,
+) -> pd.DataFrame:
+    """The records: one row per marginal (see :class:`WassersteinResult`)."""
+    marginals = plan.marginals
+    return pd.DataFrame(
         {
-            "marginal": keys,
+            "marginal": plan.keys,
             "column_a": [m[0] for m in marginals],
             "column_b": [m[1] if len(m) == 2 else None for m in marginals],
-            "family": families,
-            "ways": ways,
-            "distance": dist,
-            "sd": per_rep.std(axis=0, ddof=1) if n_rep > 1 else np.full(len(marginals), np.nan),
-            "n_real": np.where(used_ot, n_sub_real, len(data.real)),
-            "n_synthetic": np.where(
-                used_ot, round(float(np.mean(n_sub_syn))), round(float(np.mean(n_syn)))
+            "family": plan.families,
+            "ways": plan.ways,
+            "distance": per_rep.mean(axis=0),
+            "sd": (
+                per_rep.std(axis=0, ddof=1) if len(per_rep) > 1 else np.full(len(marginals), np.nan)
             ),
-            "all_rows": ~subsampled,
+            "n_real": np.where(used_ot, rows.n_sub_real, len(data.real)),
+            "n_synthetic": np.where(
+                used_ot, round(float(np.mean(rows.n_sub_syn))), round(float(np.mean(rows.n_syn)))
+            ),
+            "all_rows": ~rows.subsampled,
         }
     )
-    family_means = {f: float(dist[fam_arr == f].mean()) for f in FAMILIES if (fam_arr == f).any()}
-    value = float(np.mean(rep_values))
-    ci = mean_interval(np.asarray(rep_values)) if n_rep > 1 else None
-    if pairs_sampled:
-        # the pairs are a sample: the interval covers that sampling too; with replicates,
-        # the two half-widths add in quadrature (independent sources of uncertainty)
-        lo, hi = _pair_sampling_interval(dist, fam_arr, ways, seed)
-        if ci is not None:
-            half = math.hypot((ci[1] - ci[0]) / 2, (hi - lo) / 2)
-            lo, hi = value - half, value + half
-        ci = (lo, hi)
-    params = {
+
+
+def _fidelity_params(
+    data: ReleaseTables,
+    cols: list[str],
+    plan: _MarginalPlan,
+    rows: _RowsUsed,
+    max_rows: int | None,
+    max_pairs: int | None,
+    seed: int,
+) -> dict[str, Any]:
+    """The result's parameters: the options, the rows and the marginals used."""
+    return {
         "columns": cols,
         "max_rows": max_rows,
         "seed": seed,
-        "subsample_rows": {"real": n_sub_real, "synthetic": n_sub_syn},
+        "subsample_rows": {"real": rows.n_sub_real, "synthetic": rows.n_sub_syn},
         "n_real": len(data.real),
-        "n_synthetic": n_syn,
-        "n_replicates": n_rep,
-        "n_marginals": len(marginals),
+        "n_synthetic": rows.n_syn,
+        "n_replicates": len(data.synthetic),
+        "n_marginals": len(plan.marginals),
         "max_pairs": max_pairs,
-        "n_pairs_total": n_pairs_total,
-        "n_pairs_scored": len(pairs),
+        "n_pairs_total": plan.n_pairs_total,
+        "n_pairs_scored": plan.n_pairs,
         "pair_sampling": (
-            f"{len(pairs)} of {n_pairs_total} column pairs, seeded sample; the interval "
+            f"{plan.n_pairs} of {plan.n_pairs_total} column pairs, seeded sample; the interval "
             "is the bootstrap over the sampled pairs"
-            if pairs_sampled
+            if plan.pairs_sampled
             else "every pair"
         ),
-        "n_subsampled_marginals": int(subsampled.sum()),
+        "n_subsampled_marginals": int(rows.subsampled.sum()),
         "aggregate": "mean of family means",
         "missing_numeric_cost": 1.0,
         "scaling": "min-max on real ∪ synthetic, per column and release",
     }
-    extra = {
-        "one_way": float(dist[ways == 1].mean()),
-        "two_way": float(dist[ways == 2].mean()) if (ways == 2).any() else float("nan"),
-        "mean_all": float(np.mean(rep_all)),
-        "families": family_means,
-        "by_marginal": dict(zip(keys, map(float, dist), strict=True)),
-        "replicate_values": rep_values,
-    }
-    if progress:
-        progress(1.0, "Wasserstein fidelity done")
-    return WassersteinResult(
-        name="wasserstein",
-        value=value,
-        ci=ci,
-        params=params,
-        record_table=table,
-        goal="lower",
-        bounds=(0.0, 2.0),
-        extra=extra,
-        columns=tuple(cols),
-    )
 
 
 MIN_PAIRS_PER_FAMILY = 50
 """Pairs scored at least in each 2-way family (every pair of a smaller family)."""
 
 
-def _sample_pairs(cols: list[str], kinds: dict[str, str], budget: int, seed: int) -> np.ndarray:
+def sample_pairs(cols: list[str], kinds: dict[str, str], budget: int, seed: int) -> np.ndarray:
     """Indices (into ``np.triu_indices(len(cols), 1)``) of a seeded sample of ``budget``
     column pairs, stratified by family (cat-cat, cat-num, num-num): each family gets a
     share of the budget proportional to its size but at least :data:`MIN_PAIRS_PER_FAMILY`

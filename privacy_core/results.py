@@ -36,23 +36,33 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if isinstance(value, (set, frozenset)):
         return sorted((jsonable(v) for v in value), key=repr)
-    if isinstance(value, np.ndarray):
-        return [jsonable(v) for v in value.tolist()]
-    if isinstance(value, (pd.Series, pd.Index)):
+    if isinstance(value, (np.ndarray, pd.Series, pd.Index)):
         return [jsonable(v) for v in value.tolist()]
     if isinstance(value, pd.DataFrame):
         return jsonable(value.to_dict(orient="records"))
+    if isinstance(value, (np.bool_, bool, np.integer, float, np.floating, Decimal)):
+        return _json_number(value)
+    # before the dates: pd.NaT is a datetime too
+    if value is pd.NA or value is pd.NaT:
+        return None
+    return _json_time(value)
+
+
+def _json_number(value: Any) -> bool | int | float | None:
+    """A boolean, integer or finite float; None for NaN and ±inf."""
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):
         return int(value)
-    if isinstance(value, (float, np.floating)):
-        f = float(value)
-        return None if math.isnan(f) or math.isinf(f) else f
     if isinstance(value, Decimal):  # float() refuses a signalling NaN: test first
         return float(value) if value.is_finite() else None
-    if value is pd.NA or value is pd.NaT:
-        return None
+    f = float(value)
+    return None if math.isnan(f) or math.isinf(f) else f
+
+
+def _json_time(value: Any) -> Any:
+    """Dates and times as ISO 8601 text, durations as pandas' text (None when missing);
+    any other value as it is."""
     if isinstance(value, np.datetime64):
         return None if np.isnat(value) else pd.Timestamp(value).isoformat()
     if isinstance(value, np.timedelta64):

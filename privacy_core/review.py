@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -222,11 +222,57 @@ def parse_review_config(doc: Mapping[str, Any], *, base: Path) -> ReviewConfig:
         raise ParameterError("review config: [data] real must be the path of the real table.")
 
     def path(p: Any, what: str) -> Path:
-        if not isinstance(p, str) or not p.strip():
-            raise ParameterError(f"review config: {what} must be a file path; got {p!r}.")
-        full = Path(p).expanduser()
-        return full if full.is_absolute() else base / full
+        return _config_path(p, what, base=base)
 
+    releases = _releases(doc, path)
+    threat = _table(doc, "threat", _THREAT, required=True)
+    if "sensitive" not in threat or "quasi_identifiers" not in threat:
+        raise ParameterError(
+            "review config: [threat] needs quasi_identifiers and sensitive (column names)."
+        )
+    th = _table(doc, "thresholds", _THRESHOLDS)
+    lines = _threshold_lines(th)
+    measures = _chosen_measures(_table(doc, "measures", _MEASURES))
+    report = _table(doc, "report", _REPORT)
+    for key, value in report.items():
+        if not isinstance(value, str):
+            raise ParameterError(f"review config: [report] {key} must be text.")
+    tau = th.get("tau")
+    epsilon = th.get("epsilon")
+    sampling = threat.get("sampling_fraction")
+    return ReviewConfig(
+        real=path(data["real"], "[data] real"),
+        control=path(data["control"], "[data] control") if "control" in data else None,
+        releases=releases,
+        quasi_identifiers=_names(threat["quasi_identifiers"], "[threat] quasi_identifiers"),
+        sensitive=_names(threat["sensitive"], "[threat] sensitive"),
+        seed=check_seed(doc.get("seed", 0)),
+        sampling_fraction=None
+        if sampling is None
+        else check_in_range("sampling_fraction", sampling, 0, 1, low_inclusive=False),
+        tau=None if tau is None else check_tau(tau, "marginal"),
+        epsilon=None
+        if epsilon is None
+        else check_in_range("epsilon", epsilon, 0, math.inf, low_inclusive=False),
+        alpha=check_alpha(th.get("alpha", DEFAULT_ALPHA)),
+        lines=lines,
+        measures=measures,
+        report=report,
+    )
+
+
+def _config_path(p: Any, what: str, *, base: Path) -> Path:
+    """A path of the config: ``~`` expanded, relative to ``base`` unless absolute."""
+    if not isinstance(p, str) or not p.strip():
+        raise ParameterError(f"review config: {what} must be a file path; got {p!r}.")
+    full = Path(p).expanduser()
+    return full if full.is_absolute() else base / full
+
+
+def _releases(
+    doc: Mapping[str, Any], path: Callable[[Any, str], Path]
+) -> tuple[tuple[Path, str], ...]:
+    """Each ``[[release]]``'s path and group (default: the file's stem)."""
     releases_doc = doc.get("release")
     if not isinstance(releases_doc, list) or not releases_doc:
         raise ParameterError(
@@ -242,12 +288,11 @@ def parse_review_config(doc: Mapping[str, Any], *, base: Path) -> ReviewConfig:
         if not isinstance(group, str) or not group.strip():
             raise ParameterError(f"review config: [[release]] {i} group must be a name.")
         releases.append((p, group.strip()))
-    threat = _table(doc, "threat", _THREAT, required=True)
-    if "sensitive" not in threat or "quasi_identifiers" not in threat:
-        raise ParameterError(
-            "review config: [threat] needs quasi_identifiers and sensitive (column names)."
-        )
-    th = _table(doc, "thresholds", _THRESHOLDS)
+    return tuple(releases)
+
+
+def _threshold_lines(th: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+    """``[thresholds.lines]``: the user's (amber, red) lines per measure, checked."""
     lines_doc = th.get("lines") or {}
     if not isinstance(lines_doc, Mapping):
         raise ParameterError("review config: [thresholds.lines] must be a table.")
@@ -266,48 +311,27 @@ def parse_review_config(doc: Mapping[str, Any], *, base: Path) -> ReviewConfig:
         red = check_in_range(f"{name} red line", pair[1], 0, math.inf, high_inclusive=False)
         user_threshold(name, amber, red)  # amber <= red, with its own message
         lines[name] = (amber, red)
-    measures_doc = _table(doc, "measures", _MEASURES)
-    measures: tuple[str, ...] = DEFAULT_REVIEW_MEASURES
-    if measures_doc:
-        chosen: list[str] = []
-        for family in ("privacy", "fidelity"):
-            for name in measures_doc.get(family, []):
-                spec = get_measure(name)
-                if spec.family != family:
-                    raise ParameterError(
-                        f"review config: {name!r} is a {spec.family} measure; list it under "
-                        f"{spec.family}."
-                    )
-                chosen.append(name)
-        if not chosen:
-            raise ParameterError("review config: [measures] lists no measure.")
-        measures = tuple(dict.fromkeys(chosen))
-    report = _table(doc, "report", _REPORT)
-    for key, value in report.items():
-        if not isinstance(value, str):
-            raise ParameterError(f"review config: [report] {key} must be text.")
-    tau = th.get("tau")
-    epsilon = th.get("epsilon")
-    sampling = threat.get("sampling_fraction")
-    return ReviewConfig(
-        real=path(data["real"], "[data] real"),
-        control=path(data["control"], "[data] control") if "control" in data else None,
-        releases=tuple(releases),
-        quasi_identifiers=_names(threat["quasi_identifiers"], "[threat] quasi_identifiers"),
-        sensitive=_names(threat["sensitive"], "[threat] sensitive"),
-        seed=check_seed(doc.get("seed", 0)),
-        sampling_fraction=None
-        if sampling is None
-        else check_in_range("sampling_fraction", sampling, 0, 1, low_inclusive=False),
-        tau=None if tau is None else check_tau(tau, "marginal"),
-        epsilon=None
-        if epsilon is None
-        else check_in_range("epsilon", epsilon, 0, math.inf, low_inclusive=False),
-        alpha=check_alpha(th.get("alpha", DEFAULT_ALPHA)),
-        lines=lines,
-        measures=measures,
-        report=report,
-    )
+    return lines
+
+
+def _chosen_measures(measures_doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """``[measures]``: the privacy and fidelity measures listed, each under its own family
+    (default :data:`DEFAULT_REVIEW_MEASURES`)."""
+    if not measures_doc:
+        return DEFAULT_REVIEW_MEASURES
+    chosen: list[str] = []
+    for family in ("privacy", "fidelity"):
+        for name in measures_doc.get(family, []):
+            spec = get_measure(name)
+            if spec.family != family:
+                raise ParameterError(
+                    f"review config: {name!r} is a {spec.family} measure; list it under "
+                    f"{spec.family}."
+                )
+            chosen.append(name)
+    if not chosen:
+        raise ParameterError("review config: [measures] lists no measure.")
+    return tuple(dict.fromkeys(chosen))
 
 
 def load_review_config(path: str | Path) -> ReviewConfig:

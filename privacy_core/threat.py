@@ -443,6 +443,41 @@ def suggest_quasi_identifiers(
     if isinstance(sensitive, str):
         sensitive = (sensitive,)
     sensitive = tuple(sensitive)
+    _check_thresholds(max_levels, max_integer_levels, id_fraction, n_fallback)
+    _check_columns(real, schema, sensitive)
+    details = [
+        _column_detail(
+            real,
+            schema,
+            name,
+            is_sensitive=name in sensitive,
+            max_levels=max_levels,
+            max_integer_levels=max_integer_levels,
+            id_fraction=id_fraction,
+        )
+        for name in schema.names
+    ]
+    fallback = not any(d.suggested for d in details)
+    note = ""
+    if fallback:
+        details, note = _with_fallback(details, n_fallback)
+    return QISuggestion(
+        columns=tuple(d.name for d in details if d.suggested),
+        sensitive=sensitive,
+        details=tuple(details),
+        fallback=fallback,
+        note=note,
+        max_levels=max_levels,
+        max_integer_levels=max_integer_levels,
+        id_fraction=id_fraction,
+        n_fallback=n_fallback,
+    )
+
+
+def _check_thresholds(
+    max_levels: int, max_integer_levels: int, id_fraction: float, n_fallback: int
+) -> None:
+    """Refuse a threshold of :func:`suggest_quasi_identifiers` that is out of range."""
     if not (isinstance(max_levels, int) and max_levels >= 1):
         raise ParameterError(f"max_levels must be a positive integer; got {max_levels!r}.")
     if not (isinstance(max_integer_levels, int) and max_integer_levels >= 1):
@@ -453,6 +488,11 @@ def suggest_quasi_identifiers(
         raise ParameterError(f"id_fraction must be in (0, 1]; got {id_fraction!r}.")
     if not (isinstance(n_fallback, int) and n_fallback >= 1):
         raise ParameterError(f"n_fallback must be a positive integer; got {n_fallback!r}.")
+
+
+def _check_columns(real: pd.DataFrame, schema: Schema, sensitive: tuple[str, ...]) -> None:
+    """Refuse sensitive or schema columns that ``real`` lacks, and sensitive columns the
+    schema lacks."""
     missing = [c for c in (*sensitive, *schema.names) if c not in real.columns]
     if missing:
         raise ColumnNotFoundError(
@@ -466,73 +506,71 @@ def suggest_quasi_identifiers(
             f"Sensitive column(s) {', '.join(map(repr, unknown))} are not in the schema."
         )
 
-    n_rows = max(len(real), 1)
-    details: list[QIColumn] = []
-    for name in schema.names:
-        spec = schema[name]
-        n_unique = int(real[name].nunique(dropna=True))
-        fraction = n_unique / n_rows
-        term = _demographic_term(name)
-        category, reason = _judge(
-            spec.kind,
-            spec.integer,
-            n_unique,
-            fraction,
-            term,
-            is_sensitive=name in sensitive,
-            note=spec.note,
-            max_levels=max_levels,
-            max_integer_levels=max_integer_levels,
-            id_fraction=id_fraction,
-        )
-        details.append(
-            QIColumn(
-                name=name,
-                kind=spec.kind,
-                n_unique=n_unique,
-                unique_fraction=fraction,
-                demographic_term=term,
-                category=category,
-                suggested=category.startswith("demographic"),
-                reason=reason,
-            )
-        )
 
-    fallback = not any(d.suggested for d in details)
-    note = ""
-    if fallback:
-        pool = [d for d in details if d.category not in ("sensitive", "excluded")]
-        # stable sort: ties keep table order, so the result is deterministic
-        chosen = {d.name for d in sorted(pool, key=lambda d: d.n_unique)[:n_fallback]}
-        note = (
-            f"no column is named like a demographic attribute (age, sex, education, "
-            f"region...), so the {len(chosen)} columns with the fewest distinct values "
-            "were taken; check that an attacker could know them."
-        )
-        details = [
-            replace(
-                d,
-                suggested=True,
-                category="fallback",
-                reason=f"Fallback: one of the {len(chosen)} columns with the fewest "
-                f"distinct values ({d.n_unique}), since no column has a "
-                "demographic name.",
-            )
-            if d.name in chosen
-            else d
-            for d in details
-        ]
-    return QISuggestion(
-        columns=tuple(d.name for d in details if d.suggested),
-        sensitive=sensitive,
-        details=tuple(details),
-        fallback=fallback,
-        note=note,
+def _column_detail(
+    real: pd.DataFrame,
+    schema: Schema,
+    name: str,
+    *,
+    is_sensitive: bool,
+    max_levels: int,
+    max_integer_levels: int,
+    id_fraction: float,
+) -> QIColumn:
+    """One column's figures, category and reason (rules 1-3)."""
+    spec = schema[name]
+    n_unique = int(real[name].nunique(dropna=True))
+    fraction = n_unique / max(len(real), 1)
+    term = _demographic_term(name)
+    category, reason = _judge(
+        spec.kind,
+        spec.integer,
+        n_unique,
+        fraction,
+        term,
+        is_sensitive=is_sensitive,
+        note=spec.note,
         max_levels=max_levels,
         max_integer_levels=max_integer_levels,
         id_fraction=id_fraction,
-        n_fallback=n_fallback,
     )
+    return QIColumn(
+        name=name,
+        kind=spec.kind,
+        n_unique=n_unique,
+        unique_fraction=fraction,
+        demographic_term=term,
+        category=category,
+        suggested=category.startswith("demographic"),
+        reason=reason,
+    )
+
+
+def _with_fallback(details: list[QIColumn], n_fallback: int) -> tuple[list[QIColumn], str]:
+    """Rule 4: the ``n_fallback`` included non-sensitive columns with the fewest distinct
+    values suggested, and the note that says so."""
+    pool = [d for d in details if d.category not in ("sensitive", "excluded")]
+    # stable sort: ties keep table order, so the result is deterministic
+    chosen = {d.name for d in sorted(pool, key=lambda d: d.n_unique)[:n_fallback]}
+    note = (
+        f"no column is named like a demographic attribute (age, sex, education, "
+        f"region...), so the {len(chosen)} columns with the fewest distinct values "
+        "were taken; check that an attacker could know them."
+    )
+    details = [
+        replace(
+            d,
+            suggested=True,
+            category="fallback",
+            reason=f"Fallback: one of the {len(chosen)} columns with the fewest "
+            f"distinct values ({d.n_unique}), since no column has a "
+            "demographic name.",
+        )
+        if d.name in chosen
+        else d
+        for d in details
+    ]
+    return details, note
 
 
 def _demographic_term(name: str) -> str:

@@ -91,21 +91,6 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(12345)
 
 
-# ------------------------------------------------------------------ the gates run first
-GATES = "tests/unit/test_gates.py"
-
-
-def pytest_collection_modifyitems(session, config, items):
-    """The house gates (ruff, ruff format, mypy) run before every other test, so a
-    formatting slip stops the run in seconds instead of after the whole suite."""
-    items.sort(key=lambda item: 0 if item.nodeid.startswith(GATES) else 1)
-
-
-def pytest_runtest_makereport(item, call):
-    if call.when == "call" and call.excinfo is not None and item.nodeid.startswith(GATES):
-        item.session.shouldstop = f"a house gate failed ({item.name}): fix it, then rerun"
-
-
 # ----------------------------------------------------------------------------- databases
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:

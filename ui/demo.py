@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import privacy_core as pc
 
 from .cached import builtin_tables, generate_release
 from .workspace import Table, Workspace
 
-DEMO = {"name": "health", "n": 2000, "kappa": 1.0, "seed": 0}
-DEMO_RELEASE = {"method": "cart", "params": (("min_leaf", 5),), "seed": 0}
+
+class DemoSettings(TypedDict):
+    """The built-in dataset, its size and parameters (:func:`privacy_core.builtin_dataset`)."""
+
+    name: str
+    n: int | None
+    kappa: float
+    seed: int
+
+
+class ReleaseSpec(TypedDict):
+    """One generated release: a built-in generator, its parameters and its seed."""
+
+    method: str
+    params: tuple[tuple[str, float], ...]
+    seed: int
+
+
+DEMO: DemoSettings = {"name": "health", "n": 2000, "kappa": 1.0, "seed": 0}
+DEMO_RELEASE: ReleaseSpec = {"method": "cart", "params": (("min_leaf", 5),), "seed": 0}
 
 
 def builtin_workspace(

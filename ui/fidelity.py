@@ -26,7 +26,7 @@ from .cached import (
     scoped_key,
 )
 from .evaluations import AUTO_RUN_MAX_CELLS
-from .runner import Job, _put, notes_of, run_jobs
+from .runner import Job, notes_of, put_evaluation, run_jobs
 from .state import keep, remembered, set_widget
 from .workspace import Workspace
 
@@ -206,7 +206,7 @@ def fidelity_run(
                     progress=progress,
                 )[metric]
 
-            jobs.append(Job(key, measure_label(metric), compute, _put))
+            jobs.append(Job(key, measure_label(metric), compute, put_evaluation))
     for metric in metrics if references else ():
         key = _baseline_key(ws, metric, params)
         if cached_evaluation(key) is None:
@@ -225,7 +225,12 @@ def fidelity_run(
                 return {name: res[metric] for name, res in out.items()}
 
             jobs.append(
-                Job(key, f"HALF / HISTOGRAM references: {measure_label(metric)}", compute_ref, _put)
+                Job(
+                    key,
+                    f"HALF / HISTOGRAM references: {measure_label(metric)}",
+                    compute_ref,
+                    put_evaluation,
+                )
             )
     return run_jobs("Evaluating fidelity and utility", jobs)
 

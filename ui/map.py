@@ -28,7 +28,7 @@ from .cached import (
     scoped_key,
 )
 from .fidelity import METRIC_READINGS, fidelity_metrics
-from .runner import Job, _small_store, notes_of, run_jobs
+from .runner import Job, notes_of, run_jobs, small_store
 from .state import commit, get_workspace, set_notice, set_widget
 from .workspace import Table, Workspace
 
@@ -256,7 +256,7 @@ def _content_key(ws: Workspace, cid: str, seed: int) -> str:
 
 def _content_of(ws: Workspace, cid: str, seed: int) -> str | None:
     """The fingerprint of a candidate's table, if it has been built (never builds it)."""
-    return _small_store().get(_content_key(ws, cid, seed))
+    return small_store().get(_content_key(ws, cid, seed))
 
 
 def candidate_frame(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
@@ -270,7 +270,7 @@ def candidate_frame(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
 
 def _remember_content(ws: Workspace, cand: Candidate, seed: int, frame: pd.DataFrame) -> None:
     """Keep the candidate's fingerprint, so the listing can tell when it is loaded."""
-    store, key = _small_store(), _content_key(ws, cand.id, seed)
+    store, key = small_store(), _content_key(ws, cand.id, seed)
     if store.get(key) is None:
         store.put(key, pc.fingerprint(frame))
 
@@ -393,7 +393,7 @@ def map_cells(
     ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str], seed: int
 ) -> dict[str, dict[str, Any]]:
     """``{measure: {candidate id: result | Failed | None}}`` from the store (no compute)."""
-    store = _small_store()
+    store = small_store()
     return {m: {c.id: store.get(_cell_key(ws, c, m, seed)) for c in candidates} for m in measures}
 
 
@@ -421,7 +421,7 @@ def map_should_autorun(ws: Workspace) -> bool:
 
 def map_run(ws: Workspace, missing: Sequence[tuple[Candidate, str]], seed: int) -> list[str]:
     """Compute the missing (candidate, measure) cells, one progress bar for all."""
-    store = _small_store()
+    store = small_store()
     jobs = []
     for cand, measure in missing:
 
@@ -443,7 +443,7 @@ def forget_failed(
     ws: Workspace, candidates: Sequence[Candidate], measures: Sequence[str], seed: int
 ) -> None:
     """Button callback: drop failed cells so that the next run computes them again."""
-    store = _small_store()
+    store = small_store()
     for c in candidates:
         for m in measures:
             key = _cell_key(ws, c, m, seed)
@@ -468,7 +468,7 @@ def map_failures(cells: dict[str, dict[str, Any]], candidates: Sequence[Candidat
 
 def candidate_numbers(ws: Workspace, cand: Candidate, seed: int) -> pd.DataFrame:
     """Every measure computed so far for one candidate, as the details panel lists them."""
-    store = _small_store()
+    store = small_store()
     rows = []
     for kind, names in (
         ("privacy risk", risk_measures(ws)),
@@ -518,7 +518,7 @@ def add_candidate(ws: Workspace, cand: Candidate, seed: int) -> Candidate | None
     new = replace(ws, releases=ws.releases + (table,))
     if not commit(new, control="map_add"):
         return None
-    store = _small_store()
+    store = small_store()
     loaded = next(
         c
         for c in map_candidates(new, {**map_params(new), "workspace": True})

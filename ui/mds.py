@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import streamlit as st
 
 import privacy_core as pc
 from privacy_core.risk.mds import DEFAULT_RECORDS, DEFAULT_SHADOW_MODELS, DEFAULT_SHADOW_SETS
@@ -20,6 +21,8 @@ from privacy_core.risk.mds import DEFAULT_RECORDS, DEFAULT_SHADOW_MODELS, DEFAUL
 from .cached import scoped_key
 from .compute import engine_backend
 from .runner import run_stoppable, stoppable_result
+from .state import commit
+from .widgets import error_slot, explanation, fmt_ci, stop_button
 from .workspace import Workspace
 
 PARTIAL = "mds_partial"
@@ -110,13 +113,6 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
     """The Privacy page's MDS section: settings form, run with progress and Stop,
     headline against SELF and HALF, the per-record DS distribution and the targeted
     records. Returns the result shown (None before a run), for the record drill-down."""
-    import streamlit as st
-
-    from privacy_core import plots
-
-    from .state import commit
-    from .widgets import error_slot, explanation, fmt_ci, stop_button
-
     st.subheader("Membership disclosure score (shadow models)")
     st.caption(
         "Does one person's presence in the training data change what the generating "
@@ -133,15 +129,65 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
             "compute MDS."
         )
         return None
+    settings, result = _run_from_form(full)
+    if result is None:
+        st.caption(
+            f"Not run yet: **Run MDS** fits {settings['shadow_models']} × "
+            f"{settings['shadow_sets']} shadow tables (about a minute on 10,000 "
+            "rows with CART; the neural network takes longer)."
+        )
+        return None
+    _draw_headline(result)
+    if not np.isfinite(result.raw_max):  # no record has both IN and OUT shadows yet
+        st.info(
+            "Too few shadow models finished for any record to have been both in and "
+            "out of their training data: run MDS again to fit them all."
+        )
+        return result
+    _draw_distributions(result)
+    _draw_exposed_records(result, real_canonical)
+    _draw_run_summary(result.params)
+    explanation("mds")
+    return result
+
+
+def _run_from_form(full: Workspace) -> tuple[dict[str, Any], pc.MdsResult | None]:
+    """The settings form; on submit, commit its settings and run (or fetch) MDS.
+
+    Returns the settings in force and the result for them (None when never run)."""
     settings = mds_settings(full)
-    n_real = len(full.real.frame)
+    new, run = _settings_form(settings, len(full.real.frame))
+    error_slot("mds_form")
+    stop_slot = st.empty()
+    result = None
+    if run and commit(full.with_settings(mds=new), control="mds_form"):
+        settings = new
+        result = mds_cached(full, settings)
+        if result is None or result.stopped:
+            stop_button(
+                stop_slot,
+                running=True,
+                key="mds_stop",
+                help="Ends the run after the shadow model being fitted; the score "
+                "is then read from the models finished so far.",
+            )
+            result = mds_run(full, settings)
+            stop_slot.empty()  # Stop exists only while the shadows are being fitted
+    if result is None:
+        result = mds_cached(full, settings)
+    return settings, result
+
+
+def _settings_form(settings: dict[str, Any], n_real: int) -> tuple[dict[str, Any], bool]:
+    """The form's controls, preset from ``settings``: the settings they give and whether
+    **Run MDS** was pressed."""
     with st.form("mds_form"):
         c1, c2, c3, c4 = st.columns(4)
         method = c1.selectbox(
             "Shadow generator",
             list(SHADOW_METHODS),
             index=list(SHADOW_METHODS).index(settings["shadow_method"]),
-            format_func=SHADOW_METHODS.get,
+            format_func=SHADOW_METHODS.__getitem__,
         )
         models = c2.slider(
             "Shadow models m",
@@ -171,8 +217,6 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
             "computed; every record still trains its shadows.",
         )
         run = st.form_submit_button("Run MDS", type="primary", icon=":material/play_arrow:")
-    error_slot("mds_form")
-    stop_slot = st.empty()
     new = {
         **settings,
         "shadow_method": method,
@@ -180,30 +224,11 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
         "shadow_sets": int(sets),
         "records": int(records),
     }
-    result = None
-    if run and commit(full.with_settings(mds=new), control="mds_form"):
-        settings = new
-        result = mds_cached(full, settings)
-        if result is None or result.stopped:
-            stop_button(
-                stop_slot,
-                running=True,
-                key="mds_stop",
-                help="Ends the run after the shadow model being fitted; the score "
-                "is then read from the models finished so far.",
-            )
-            result = mds_run(full, settings)
-            stop_slot.empty()  # Stop exists only while the shadows are being fitted
-    if result is None:
-        result = mds_cached(full, settings)
-    if result is None:
-        st.caption(
-            f"Not run yet: **Run MDS** fits {settings['shadow_models']} × "
-            f"{settings['shadow_sets']} shadow tables (about a minute on 10,000 "
-            "rows with CART; the neural network takes longer)."
-        )
-        return None
+    return new, run
 
+
+def _draw_headline(result: pc.MdsResult) -> None:
+    """The four headline numbers, the reading, and a note when the run was stopped."""
     lo_hi = fmt_ci(result.ci) if result.ci is not None else "no interval"
     m1, m2, m3, m4 = st.columns(4)
     m1.metric(
@@ -232,12 +257,12 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
             f"{result.params['shadow_models']} shadow models were fitted.",
             icon=":material/stop_circle:",
         )
-    if not np.isfinite(result.raw_max):  # no record has both IN and OUT shadows yet
-        st.info(
-            "Too few shadow models finished for any record to have been both in and "
-            "out of their training data: run MDS again to fit them all."
-        )
-        return result
+
+
+def _draw_distributions(result: pc.MdsResult) -> None:
+    """MDS on its HALF–SELF scale and the per-record DS distributions."""
+    from privacy_core import plots
+
     st.plotly_chart(plots.mds_scale_figure(result), width="stretch", key="mds_scale")
     st.plotly_chart(plots.mds_distribution(result), width="stretch", key="mds_dist")
     st.caption(
@@ -247,7 +272,15 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
         "reach by chance) and SELF (grey: copies). Black ticks: the records an "
         "attacker would target, the top of the distribution."
     )
-    top = result.records.sort_values("ds", ascending=False).head(10)
+
+
+def _draw_exposed_records(result: pc.MdsResult, real_canonical: Any) -> None:
+    """The ten records with the highest DS, beside their real values."""
+    records = result.records
+    if records is None:  # the engine's MDS always scores records: say so if it did not
+        st.info("This MDS result holds no per-record scores: there are no records to list.")
+        return
+    top = records.sort_values("ds", ascending=False).head(10)
     shown = top.set_index("record")[
         ["ds", "confident", "flagged", "mean_in", "mean_out", "ds_half", "ds_self"]
     ]
@@ -258,7 +291,10 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
         "in the record drill-down below."
     )
     st.dataframe(shown, width="stretch", height=260)
-    p = result.params
+
+
+def _draw_run_summary(p: dict[str, Any]) -> None:
+    """What was fitted and scored, and on which sample, for the record."""
     studied = p.get("n_studied", p["n_distinct_records"])
     sample = (
         f" The shadows studied a seeded sample of {studied:,} of them (tables above "
@@ -273,5 +309,3 @@ def draw_mds_section(full: Workspace, real_canonical: Any) -> pc.MdsResult | Non
         f"{p['n_distinct_records']:,} distinct records scored, seed "
         f"{p['seed']}.{sample}"
     )
-    explanation("mds")
-    return result

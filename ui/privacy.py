@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -10,6 +11,8 @@ import numpy as np
 import privacy_core as pc
 from privacy_core.evaluation import evaluate_measures
 from privacy_core.measures import MEASURES
+from privacy_core.risk.attacks import AttackResult
+from privacy_core.risk.distance import DcrResult
 from privacy_core.scorecard import UNINFORMATIVE_WIDTH  # the cards' and the verdict's width
 
 from .cached import cached_result, get_or_compute, linkability_halves, scoped_key
@@ -205,6 +208,24 @@ def nearest_records(ws: Workspace, release: int, record: Any):
     return get_or_compute(
         scoped_key(ws, "privacy:nearest", {"release": release, "record": record}), compute
     )
+
+
+# ------------------------------------------------------------------ figure inputs
+# The figures read fields only these result types have: picked by type here, so that a
+# page (which sees the flat API only) gets results the figure functions accept.
+def dcr_result(results: Mapping[str, pc.MetricResult]) -> DcrResult | None:
+    """The DCR result among ``results`` (the distance histogram's input), or None."""
+    res = results.get("dcr")
+    return res if isinstance(res, DcrResult) else None
+
+
+def attack_results(
+    results: Mapping[str, pc.MetricResult], names: Sequence[str] = ATTACKS
+) -> list[AttackResult]:
+    """The attacks' results among ``results``, in the order of ``names``: the input of
+    the attack-rates figure (training vs control vs random guess)."""
+    found = (results.get(n) for n in names)
+    return [res for res in found if isinstance(res, AttackResult)]
 
 
 # ------------------------------------------------------------------ card text

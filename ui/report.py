@@ -43,7 +43,14 @@ from .map import (
     axis_title as map_axis_title,
 )
 from .mds import mds_cached, mds_settings
-from .privacy import PRIVACY_MEASURES, cached_results, privacy_params, run_measures
+from .privacy import (
+    PRIVACY_MEASURES,
+    attack_results,
+    cached_results,
+    dcr_result,
+    privacy_params,
+    run_measures,
+)
 from .state import get_workspace, remembered, set_notice, set_widget
 from .workspace import Workspace
 
@@ -208,22 +215,19 @@ def report_figures(
     figs: list[pc.report.ReportFigure] = []
     for c in cands:
         r = c.results
-        if "rapid" in r:
+        rapid = r.get("rapid")
+        if isinstance(rapid, pc.RapidResult):
             figs.append(
                 Fig(
                     "inference",
                     "RAPID against the threshold",
-                    plots.rapid_threshold_curve(r["rapid"]),
+                    plots.rapid_threshold_curve(rapid),
                     c.name,
                     "The headline is the strongest attacker at the RAPID page's "
                     "threshold (dashed line).",
                 )
             )
-        attacks = [
-            r[n]
-            for n in ("singling_out", "linkability", "inference")
-            if n in r and hasattr(r[n], "rates")
-        ]
+        attacks = attack_results(r, ("singling_out", "linkability", "inference"))
         if attacks:
             figs.append(
                 Fig(
@@ -234,12 +238,13 @@ def report_figures(
                     "Risk comes from the gap between training and control records.",
                 )
             )
-        if "dcr" in r and hasattr(r["dcr"], "srd"):
+        dcr = dcr_result(r)
+        if dcr is not None:
             figs.append(
                 Fig(
                     "similarity",
                     "Distance to the closest record",
-                    plots.dcr_histogram(r["dcr"]),
+                    plots.dcr_histogram(dcr),
                     c.name,
                     "Synthetic-to-training vs holdout-to-training distances: an "
                     "indicator of copying, not of disclosure.",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -320,23 +321,25 @@ def run_jobs(label: str, jobs: Sequence[Job]) -> list[str]:
                 search_backend(**engine_backend()),  # the Data page's compute setting
             ):
                 warnings.simplefilter("always", pc.PrivacyCoreWarning)
-                value = _in_slot(lambda job=job, p=progress: _attempt(job.compute, p), progress)
+                value = _in_slot(functools.partial(_attempt, job.compute, progress), progress)
             job.store(job.key, value)
             seen = [str(w.message) for w in caught if issubclass(w.category, pc.PrivacyCoreWarning)]
             # always written, so a recomputed evaluation does not keep stale notes
-            _small_store().put(f"{job.key}|notes", tuple(dict.fromkeys(seen)))
+            small_store().put(f"{job.key}|notes", tuple(dict.fromkeys(seen)))
             notes.extend(f"{job.label}: {m}" for m in seen)
         bar.progress(1.0, text="Done")
         status.update(label=f"{label} — done", state="complete", expanded=False)
     return list(dict.fromkeys(notes))
 
 
-def _put(key: str, value: Any) -> None:
+def put_evaluation(key: str, value: Any) -> None:
+    """Store ``value`` under ``key`` in the shared evaluation cache (a :class:`Job`'s
+    ``store`` for results kept there as they are)."""
     get_or_compute(key, lambda: value)
 
 
 @st.cache_resource(show_spinner=False)
-def _small_store() -> LRU:
+def small_store() -> LRU:
     """Small values only: the map's slimmed cells and the engine's notes per evaluation
     (a few hundred bytes each), so they do not take slots of the shared result store."""
     return LRU(size=2048)
@@ -344,4 +347,4 @@ def _small_store() -> LRU:
 
 def notes_of(key: str) -> tuple[str, ...]:
     """The engine's warnings recorded when the evaluation under ``key`` was computed."""
-    return _small_store().get(f"{key}|notes") or ()
+    return small_store().get(f"{key}|notes") or ()

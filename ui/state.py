@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any
 from urllib.parse import urlparse
 
@@ -88,7 +89,7 @@ def _running_page() -> str | None:
     if url:
         name = urlparse(url).path.rstrip("/").rpartition("/")[2]
         return f"pages/{name}.py" if name and (PAGES_DIR / f"{name}.py").is_file() else None
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         path = Path(frame.f_globals.get("__file__") or "")
         if path.parent.resolve() == PAGES_DIR and path.suffix == ".py":

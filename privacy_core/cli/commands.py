@@ -24,20 +24,20 @@ from ..results import MetricResult, jsonable
 from ..validation import check_positive_int
 from .common import (
     CLIError,
-    _csv_list,
-    _emit,
-    _float_list,
-    _gtcap_weighting,
-    _load,
-    _mds_options,
-    _membership_options,
-    _note_fallback,
-    _payload,
-    _ray_options,
-    _summary,
-    _threat,
-    _write_table,
     check_report_path,
+    checked_gtcap_weighting,
+    csv_list,
+    emit,
+    float_list,
+    load_input,
+    mds_options,
+    membership_options,
+    metrics_payload,
+    metrics_summary,
+    note_fallback,
+    ray_options,
+    threat_from_args,
+    write_table,
 )
 
 
@@ -48,7 +48,7 @@ def cmd_demo_data(args: argparse.Namespace) -> int:
     else:
         frame = simulate_health(args.n, kappa=args.kappa, seed=args.seed)
         what = f"simulated records (kappa={args.kappa}, seed={args.seed})"
-    _write_table(frame, args.out)
+    write_table(frame, args.out)
     sys.stdout.write(f"wrote {len(frame)} {what} to {args.out}\n")
     return 0
 
@@ -56,7 +56,7 @@ def cmd_demo_data(args: argparse.Namespace) -> int:
 def cmd_synthesize(args: argparse.Namespace) -> int:
     from ..synth import make_generator
 
-    real = _load(args.real, "real")
+    real = load_input(args.real, "real")
     params: dict[str, Any] = {}
     if args.min_leaf is not None:
         params["min_leaf"] = args.min_leaf
@@ -68,7 +68,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     gen.fit(real_c, seed=args.seed)
     # the generator's default size: the real table's, except HALF's half (no replacement)
     syn = gen.sample(gen.default_size() if args.n is None else args.n, seed=args.seed)
-    _write_table(syn, args.out)
+    write_table(syn, args.out)
     sys.stdout.write(
         f"wrote {len(syn)} synthetic records ({args.method}, seed={args.seed}) to {args.out}\n"
     )
@@ -80,8 +80,8 @@ def _rapid_paper_study(args: argparse.Namespace, preset: dict[str, Any]) -> int:
     from ..risk.rapid import rapid_paper_study, summarize_paper_study
 
     try:
-        kappas = [float(k) for k in _csv_list(args.kappa)] or [10.0]
-        taus = [float(t) for t in _csv_list(args.taus)] or [
+        kappas = [float(k) for k in csv_list(args.kappa)] or [10.0]
+        taus = [float(t) for t in csv_list(args.taus)] or [
             args.tau if args.tau is not None else preset["tau"]
         ]
     except ValueError:
@@ -112,7 +112,7 @@ def _rapid_paper_study(args: argparse.Namespace, preset: dict[str, Any]) -> int:
         f"accuracy {r.oracle_accuracy:.4f} ({r.n_sims} simulations)"
         for r in summary.itertuples()
     )
-    _emit(args, payload, text)
+    emit(args, payload, text)
     return 0
 
 
@@ -136,19 +136,19 @@ def cmd_rapid(args: argparse.Namespace) -> int:
         check_positive_int("n_trees", args.n_trees)
     if preset is not None and not args.real:
         return _rapid_paper_study(args, preset)
-    real = _load(args.real, "real")
+    real = load_input(args.real, "real")
     if not args.synthetic:
         raise CLIError("--synthetic is required (repeat it for several releases).")
     synthetic = [load_table(p) for p in args.synthetic]
     if preset is not None:  # the paper's set-up unless an option says otherwise
         args.sensitive = args.sensitive or preset["sensitive"]
         args.qi = args.qi or ",".join(preset["quasi_identifiers"])
-    threat = _threat(args, real)
+    threat = threat_from_args(args, real)
     attackers = args.attackers or (preset["attackers"] if preset else DEFAULT_ATTACKERS)
     tau = args.tau if args.tau is not None or preset is None else preset["tau"]
     n_trees = args.n_trees if args.n_trees is not None else (preset["n_trees"] if preset else 500)
     forest_encoding = args.forest_encoding or (preset["forest_encoding"] if preset else "one-hot")
-    control = _load(args.control, "control") if args.control else None
+    control = load_input(args.control, "control") if args.control else None
     # the one evaluation path (the registry, with the holdout as RAPID's non-members)
     result = evaluate(
         real,
@@ -167,12 +167,12 @@ def cmd_rapid(args: argparse.Namespace) -> int:
                 "bootstrap": args.bootstrap,
                 "n_trees": n_trees,
                 "forest_encoding": forest_encoding,
-                **_ray_options(args),
+                **ray_options(args),
             }
         },
     )["rapid"]
     assert isinstance(result, RapidResult)  # the registry's RAPID returns one
-    payload = _payload("rapid", real, synthetic, args.seed, {"rapid": result})
+    payload = metrics_payload("rapid", real, synthetic, args.seed, {"rapid": result})
     lo, hi = result.ci or (float("nan"), float("nan"))
     head = result.headline
     perf = "accuracy" if result.kind == "categorical" else "r2"
@@ -218,14 +218,14 @@ def cmd_rapid(args: argparse.Namespace) -> int:
             )
         payload["calibration"] = cal.to_dict()
         summary += f"\ncalibration ({cal.rule}): suggested threshold {cal.suggested_threshold:g}"
-    _emit(args, payload, summary)
+    emit(args, payload, summary)
     return 0
 
 
 def _measure_inputs(
     args: argparse.Namespace,
 ) -> tuple[pd.DataFrame, list[pd.DataFrame], pd.DataFrame | None]:
-    real = _load(args.real, "real")
+    real = load_input(args.real, "real")
     if not args.synthetic:
         raise CLIError("--synthetic is required (repeat it for several releases).")
     synthetic = [load_table(p) for p in args.synthetic]
@@ -277,7 +277,7 @@ def _run_measures(
     jobs = _jobs(args)  # a bad --n-jobs fails before the tables are read
     real, synthetic, control = _measure_inputs(args)
     options = options_for(args, len(real))
-    names = _csv_list(args.metrics) or default
+    names = csv_list(args.metrics) or default
     for n in names:
         if get_measure(n).family != family:
             raise CLIError(
@@ -286,14 +286,14 @@ def _run_measures(
             )
     if control is None:
         skipped = [n for n in names if get_measure(n).needs_holdout]
-        if skipped and not _csv_list(args.metrics):
+        if skipped and not csv_list(args.metrics):
             names = [n for n in names if n not in skipped]
             sys.stderr.write(f"warning: no --control given; skipped {', '.join(skipped)}\n")
     # ML affinity takes its target from the threat model (--sensitive) on the command line
     needs_threat = any(get_measure(n).needs_threat or get_measure(n).uses_threat for n in names)
-    threat = _threat(args, real) if (needs_threat or args.sensitive) else None
+    threat = threat_from_args(args, real) if (needs_threat or args.sensitive) else None
     verbose = getattr(args, "verbose", False)
-    with search_backend(**_ray_options(args)):  # --ray: large searches in query blocks
+    with search_backend(**ray_options(args)):  # --ray: large searches in query blocks
         review = evaluate(
             real,
             synthetic,
@@ -314,7 +314,7 @@ def _jobs(args: argparse.Namespace) -> dict[str, Any]:
     """``evaluate``'s scheduling keywords from ``--n-jobs`` and ``--ray`` (checked)."""
     from ..parallel import effective_jobs
 
-    ray = _ray_options(args)
+    ray = ray_options(args)
     effective_jobs(getattr(args, "n_jobs", 1), 1)  # the engine's message for 0
     return {
         "n_jobs": getattr(args, "n_jobs", 1),
@@ -323,7 +323,7 @@ def _jobs(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _options(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]:
+def measure_options_from_args(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]:
     """The measures' options from a command's flags, through the one table the app and
     ``review`` use too (:func:`privacy_core.review.measure_options`)."""
     from ..review import measure_options
@@ -341,13 +341,13 @@ def _options(args: argparse.Namespace, n_rows: int) -> dict[str, dict[str, Any]]
         singling_out_mode=get("singling_out_mode", "multivariate"),
         singling_out_cols=get("singling_out_cols", 3),
         radius=get("radius", 0.1),
-        gtcap_weighting=_gtcap_weighting(args)
+        gtcap_weighting=checked_gtcap_weighting(args)
         if hasattr(args, "gtcap_weighting")
         else "box_pooled",
-        membership=_membership_options(args) if hasattr(args, "h") else None,
-        mds=_mds_options(args) if hasattr(args, "shadow_method") else None,
+        membership=membership_options(args) if hasattr(args, "h") else None,
+        mds=mds_options(args) if hasattr(args, "shadow_method") else None,
         max_rows=get("max_rows", 3000),
-        backend=_ray_options(args),
+        backend=ray_options(args),
         device=get("device", "auto"),
     )
 
@@ -356,8 +356,14 @@ def cmd_privacy(args: argparse.Namespace) -> int:
     from ..measures import measure_names
 
     default = [n for n in measure_names("privacy") if n != "rapid"]
-    results, (real, synthetic, _, _) = _run_measures(args, "privacy", default, _options)
-    _emit(args, _payload("privacy", real, synthetic, args.seed, results), _summary(results))
+    results, (real, synthetic, _, _) = _run_measures(
+        args, "privacy", default, measure_options_from_args
+    )
+    emit(
+        args,
+        metrics_payload("privacy", real, synthetic, args.seed, results),
+        metrics_summary(results),
+    )
     return 0
 
 
@@ -365,14 +371,18 @@ def cmd_fidelity(args: argparse.Namespace) -> int:
     from ..measures import measure_names
 
     results, (real, synthetic, _, _) = _run_measures(
-        args, "fidelity", measure_names("fidelity"), _options
+        args, "fidelity", measure_names("fidelity"), measure_options_from_args
     )
-    _emit(args, _payload("fidelity", real, synthetic, args.seed, results), _summary(results))
+    emit(
+        args,
+        metrics_payload("fidelity", real, synthetic, args.seed, results),
+        metrics_summary(results),
+    )
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    names = _csv_list(args.metrics) or [
+    names = csv_list(args.metrics) or [
         "rapid",
         "ims",
         "dcr",
@@ -400,10 +410,10 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
     from ..report import build_report, render_html, render_pdf
 
     real, synthetic, control = _measure_inputs(args)
-    threat = _threat(args, real)
+    threat = threat_from_args(args, real)
     if control is None:
         names = [n for n in names if not get_measure(n).needs_holdout]
-    measure_opts = _options(args, len(real))
+    measure_opts = measure_options_from_args(args, len(real))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         schema = infer_schema(real)
@@ -434,7 +444,7 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
             max_training=args.calibrate_max_training,
             options=measure_opts,
             seed=args.seed,
-            **_ray_options(args),
+            **ray_options(args),
         )
     report = build_report(
         real=real,
@@ -468,15 +478,15 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
             )
     except OSError as exc:
         raise CLIError(f"cannot write {args.out!r}: {exc.strerror or exc}") from None
-    payload = _payload("report", real, synthetic, args.seed, results)
-    summary = _summary(results) + f"\nwrote {args.out}"
+    payload = metrics_payload("report", real, synthetic, args.seed, results)
+    summary = metrics_summary(results) + f"\nwrote {args.out}"
     if store is not None:
         stored, sentence = _store_review(store, report)
         payload["stored_review"] = stored
         summary += "\n" + sentence
         if args.json == "-":  # stdout holds the JSON alone
             sys.stderr.write(sentence + "\n")
-    _emit(args, payload, summary)
+    emit(args, payload, summary)
     return 0
 
 
@@ -493,7 +503,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     store = _open_store(args.db) if args.db else None
     try:
         report = run_review(
-            config, backend=_ray_options(args), n_jobs=args.n_jobs, device=args.device
+            config, backend=ray_options(args), n_jobs=args.n_jobs, device=args.device
         )
         if args.out:
             try:
@@ -518,7 +528,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
-    _emit(args, doc, "\n".join(lines))
+    emit(args, doc, "\n".join(lines))
     return int(doc["exit_status"])
 
 
@@ -635,7 +645,7 @@ def cmd_history(args: argparse.Namespace) -> int:
                 jsonable({"command": "history", "review": doc}), indent=2, allow_nan=False
             )
             if args.json and args.json != "-":
-                _emit(
+                emit(
                     args,
                     {"command": "history", "review": doc},
                     f"wrote review {args.show} to {args.json}",
@@ -645,14 +655,14 @@ def cmd_history(args: argparse.Namespace) -> int:
             return 0
         if pair is not None:
             comparison = store.compare(*pair)
-            _emit(
+            emit(
                 args,
                 {"command": "history", "compare": comparison.to_dict()},
                 _comparison_text(comparison),
             )
             return 0
         reviews = store.list()
-        _emit(
+        emit(
             args,
             {
                 "command": "history",
@@ -665,7 +675,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def _review_pair(text: str) -> tuple[int, int]:
-    parts = _csv_list(text)
+    parts = csv_list(text)
     try:
         a, b = (int(p) for p in parts)
     except ValueError:
@@ -712,7 +722,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..calibration import DEFAULT_LEVELS, DEFAULT_RATIOS, calibrate
     from ..measures import measure_label
 
-    real = _load(args.real, "real")
+    real = load_input(args.real, "real")
     if args.synthetic:
         raise CLIError(
             "calibrate builds its own reference releases (a copy of the training "
@@ -721,22 +731,22 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     control = load_table(args.control) if args.control else None
     if control is not None and list(control.columns) != list(real.columns):
         raise CLIError("--control must have the same columns as --real.")
-    threat = _threat(args, real)
+    threat = threat_from_args(args, real)
     from ..measures import measure_names
 
     result = calibrate(
         real,
         threat=threat,
         holdout=control,
-        measures=_csv_list(args.metrics) or None,
-        options={"membership": _membership_options(args)},
-        levels=_float_list(args.levels, "--levels") or DEFAULT_LEVELS,
-        ratios=_float_list(args.ratios, "--ratios") or DEFAULT_RATIOS,
+        measures=csv_list(args.metrics) or None,
+        options={"membership": membership_options(args)},
+        levels=float_list(args.levels, "--levels") or DEFAULT_LEVELS,
+        ratios=float_list(args.ratios, "--ratios") or DEFAULT_RATIOS,
         max_training=args.max_training,
         seed=args.seed,
-        **_ray_options(args),
+        **ray_options(args),
     )
-    _note_fallback(args, _csv_list(args.metrics) or measure_names("privacy"))
+    note_fallback(args, csv_list(args.metrics) or measure_names("privacy"))
     payload = {
         "command": "calibrate",
         "n_real": result.n_real,
@@ -759,5 +769,5 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f"{s.response_gap:>8.2f} {s.response_band:>5.2f} {s.ratio_gap:>5.2f}  "
             f"{s.verdict}{why}"
         )
-    _emit(args, payload, "\n".join(lines))
+    emit(args, payload, "\n".join(lines))
     return 0

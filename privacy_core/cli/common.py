@@ -25,14 +25,17 @@ class CLIError(PrivacyCoreError):
     """Bad command-line usage."""
 
 
-class _Parser(argparse.ArgumentParser):
+class CommandParser(argparse.ArgumentParser):
+    """The parser of the command line and its sub-commands: a usage error is one line on
+    stderr and exit 2."""
+
     def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
         sys.stderr.write(f"error: {message} (see `{self.prog} --help`)\n")
         sys.exit(2)
 
 
 # ----------------------------------------------------------------------------- helpers
-def _csv_list(text: str | None) -> list[str]:
+def csv_list(text: str | None) -> list[str]:
     """Comma-separated names; a name holding a comma is quoted as in a CSV file
     (``--qi 'age,"city, region"'``)."""
     if not text:
@@ -44,7 +47,8 @@ def _csv_list(text: str | None) -> list[str]:
     return [t.strip() for t in fields if t.strip()]
 
 
-def _load(path: str, label: str) -> pd.DataFrame:
+def load_input(path: str, label: str) -> pd.DataFrame:
+    """The table at ``path`` (CSV or Parquet); ``--label`` is required."""
     if not path:
         raise CLIError(f"--{label} is required.")
     return load_table(path)
@@ -68,7 +72,8 @@ def check_report_path(out: str) -> None:
         raise CLIError(f"--out {out!r} is a folder; give a file name ending in .html or .pdf.")
 
 
-def _write_table(frame: pd.DataFrame, out: str) -> None:
+def write_table(frame: pd.DataFrame, out: str) -> None:
+    """Write a table as Parquet, or as a CSV safe to open in a spreadsheet."""
     path = Path(out)
     export = frame.copy()
     for col in export.columns:
@@ -84,9 +89,11 @@ def _write_table(frame: pd.DataFrame, out: str) -> None:
         raise CLIError(f"cannot write {out!r}: {exc.strerror or exc}") from None
 
 
-def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
-    qis = _csv_list(args.qi)
-    sensitive = _csv_list(args.sensitive)
+def threat_from_args(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
+    """The threat model of ``--qi`` and ``--sensitive`` (QIs default to every other kept
+    column), with the membership prevalence flags where the command has them."""
+    qis = csv_list(args.qi)
+    sensitive = csv_list(args.sensitive)
     if not sensitive:
         raise CLIError("--sensitive is required: the column the attacker wants to learn.")
     # named columns must exist, whichever measures run (the app lists only real columns)
@@ -128,11 +135,12 @@ def _threat(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
     )
 
 
-def _membership_options(args: argparse.Namespace) -> dict[str, Any]:
+def membership_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The membership measure's options from ``--h`` and ``--beta``."""
     return {"h": args.h, "beta": args.beta}
 
 
-def _note_fallback(args: argparse.Namespace, names: Sequence[str]) -> None:
+def note_fallback(args: argparse.Namespace, names: Sequence[str]) -> None:
     """Say when membership F_rel uses the arbitrary fallback t. ``privacy`` and ``report``
     pass on the measure's own warning (with the value of t); ``calibrate`` records the
     measures' warnings as notes instead, so it warns here, printed after a successful
@@ -150,7 +158,9 @@ def _note_fallback(args: argparse.Namespace, names: Sequence[str]) -> None:
         )
 
 
-def _emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> None:
+def emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> None:
+    """Write the JSON payload to ``--json`` (``-``: stdout, instead of the summary) and
+    the human summary to stdout."""
     # strict JSON (no bare NaN / Infinity tokens): jsonable maps them to null
     text = json.dumps(jsonable(payload), indent=2, allow_nan=False)
     if args.json == "-":
@@ -164,13 +174,14 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], summary: str) -> No
     sys.stdout.write(summary + "\n")
 
 
-def _payload(
+def metrics_payload(
     command: str,
     real: pd.DataFrame,
     synthetic: Sequence[pd.DataFrame],
     seed: int,
     metrics: Mapping[str, MetricResult | dict],
 ) -> dict[str, Any]:
+    """The JSON of an evaluating command: its inputs' sizes, seed and measures."""
     return {
         "command": command,
         "n_real": len(real),
@@ -182,7 +193,8 @@ def _payload(
     }
 
 
-def _summary(metrics: dict[str, MetricResult]) -> str:
+def metrics_summary(metrics: dict[str, MetricResult]) -> str:
+    """One line per measure: value, interval and direction."""
     lines = []
     for name, m in metrics.items():
         ci = f" [{m.ci[0]:.3f}, {m.ci[1]:.3f}]" if m.ci else ""
@@ -195,16 +207,18 @@ def _summary(metrics: dict[str, MetricResult]) -> str:
     return "\n".join(lines)
 
 
-def _float_list(text: str | None, option: str) -> list[float] | None:
+def float_list(text: str | None, option: str) -> list[float] | None:
+    """Comma-separated numbers of ``option``; None when not given."""
     if not text:
         return None
     try:
-        return [float(v) for v in _csv_list(text)]
+        return [float(v) for v in csv_list(text)]
     except ValueError:
         raise CLIError(f"{option} must be comma-separated numbers; got {text!r}.") from None
 
 
-def _gtcap_weighting(args: argparse.Namespace) -> str:
+def checked_gtcap_weighting(args: argparse.Namespace) -> str:
+    """``--gtcap-weighting``, with a deprecated name replaced (and said on stderr)."""
     from ..risk.cap import DEPRECATED_WEIGHTINGS
 
     name = args.gtcap_weighting
@@ -218,7 +232,8 @@ def _gtcap_weighting(args: argparse.Namespace) -> str:
     return name
 
 
-def _add_membership(p: argparse.ArgumentParser) -> None:
+def add_membership_arguments(p: argparse.ArgumentParser) -> None:
+    """The membership prevalence flags (consensus R4, R5)."""
     g = p.add_argument_group(
         "membership prevalence (consensus R4, R5, Figure 3)",
         "Who the attacker targets decides how many of the targets are members, and F_rel "
@@ -272,7 +287,8 @@ def _add_membership(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_mds(p: argparse.ArgumentParser) -> None:
+def add_mds_arguments(p: argparse.ArgumentParser) -> None:
+    """The membership disclosure score's flags, ``--ray`` among them."""
     g = p.add_argument_group("membership disclosure score (mds; needs --control)")
     g.add_argument(
         "--shadow-method",
@@ -300,14 +316,15 @@ def _add_mds(p: argparse.ArgumentParser) -> None:
         help="relative: (MDS - HALF) / (SELF - HALF), 0 = emits unseen records, "
         "1 = copies; max: the paper's raw distance",
     )
-    _add_ray(
+    add_ray_argument(
         g,
         "the shadow models of mds, the attacker fits of rapid and the nearest-neighbour "
         "searches of over 2e9 pairs (in query blocks)",
     )
 
 
-def _add_device(p: argparse.ArgumentParser) -> None:
+def add_device_argument(p: argparse.ArgumentParser) -> None:
+    """``--device``: where the contrastive encoder trains."""
     p.add_argument(
         "--device",
         default="auto",
@@ -318,7 +335,8 @@ def _add_device(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_jobs(p: argparse.ArgumentParser) -> None:
+def add_jobs_argument(p: argparse.ArgumentParser) -> None:
+    """``--n-jobs``: worker processes for the measures."""
     p.add_argument(
         "--n-jobs",
         type=int,
@@ -331,7 +349,8 @@ def _add_jobs(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_ray(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) -> None:
+def add_ray_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) -> None:
+    """``--ray ADDRESS``: run ``what`` as tasks on a Ray cluster."""
     p.add_argument(
         "--ray",
         default=None,
@@ -342,14 +361,15 @@ def _add_ray(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str) ->
     )
 
 
-def _ray_options(args: argparse.Namespace) -> dict[str, Any]:
+def ray_options(args: argparse.Namespace) -> dict[str, Any]:
     """``backend`` / ``ray_address`` keywords of the engine from ``--ray`` (local for a
     command without the option)."""
     address = getattr(args, "ray", None)
     return {"backend": "ray" if address else "local", "ray_address": address}
 
 
-def _mds_options(args: argparse.Namespace) -> dict[str, Any]:
+def mds_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The membership disclosure score's options from its flags."""
     return {
         "shadow_method": args.shadow_method,
         "shadow_models": args.shadow_models,
@@ -357,11 +377,12 @@ def _mds_options(args: argparse.Namespace) -> dict[str, Any]:
         "records": args.mds_records,
         "reading": args.mds_reading,
         "n_jobs": args.n_jobs,
-        **_ray_options(args),
+        **ray_options(args),
     }
 
 
-def _add_shared(p: argparse.ArgumentParser) -> None:
+def add_shared_arguments(p: argparse.ArgumentParser) -> None:
+    """The inputs, threat model, seed and ``--json`` every evaluating command takes."""
     p.add_argument("--real", help="original / training data (CSV or Parquet)")
     p.add_argument(
         "--synthetic",

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..data import load_table
 from ..experiments import DP_GENERATORS, RISK_MODELS, sweep
-from .common import CLIError, _add_shared, _csv_list, _emit, _load, _threat
+from .common import CLIError, add_shared_arguments, csv_list, emit, load_input, threat_from_args
 
 
 def register_sweep(subparsers: Any, name: str = "sweep") -> None:
@@ -23,7 +23,7 @@ def register_sweep(subparsers: Any, name: str = "sweep") -> None:
     p = subparsers.add_parser(
         name, help="risk-insertion sweep: measure responses to leaks, overfitting or DP budgets"
     )
-    _add_shared(p)
+    add_shared_arguments(p)
     p.add_argument("--risk-model", default="leaky", choices=list(RISK_MODELS))
     p.add_argument(
         "--levels",
@@ -63,7 +63,7 @@ def register_sweep(subparsers: Any, name: str = "sweep") -> None:
 
 
 def _cmd_sweep(args: Any) -> int:
-    real = _load(args.real, "real")
+    real = load_input(args.real, "real")
     if args.synthetic:
         raise CLIError(
             "sweep makes its own releases; --synthetic is not used (give the real "
@@ -74,11 +74,11 @@ def _cmd_sweep(args: Any) -> int:
         if list(control.columns) != list(real.columns):
             raise CLIError("--control must have the same columns as --real.")
         real = pd.concat([real, control], ignore_index=True)
-    threat = _threat(args, real)
+    threat = threat_from_args(args, real)
     levels = None
     if args.levels:
         try:
-            levels = [float(v) for v in _csv_list(args.levels)]
+            levels = [float(v) for v in csv_list(args.levels)]
         except ValueError:
             raise CLIError(
                 f"--levels must be comma-separated numbers; got {args.levels!r}."
@@ -86,13 +86,13 @@ def _cmd_sweep(args: Any) -> int:
     noise = None
     if args.noise:
         try:
-            sigma, lam, p = (float(v) for v in _csv_list(args.noise))
+            sigma, lam, p = (float(v) for v in csv_list(args.noise))
         except ValueError:
             raise CLIError(
                 f"--noise must be three numbers 'sigma,lam,p'; got {args.noise!r}."
             ) from None
         noise = {"sigma": sigma, "lam": lam, "p": p}
-    metrics = _csv_list(args.metrics) or None
+    metrics = csv_list(args.metrics) or None
     options = {"singling_out": {"mode": args.singling_out_mode}} if args.singling_out_mode else None
     result = sweep(
         real,
@@ -129,5 +129,5 @@ def _cmd_sweep(args: Any) -> int:
             for lv, m in zip(g["level"], g["mean"], strict=True)
         )
         lines.append(f"  {measure}: {cells}")
-    _emit(args, payload, "\n".join(lines))
+    emit(args, payload, "\n".join(lines))
     return 0

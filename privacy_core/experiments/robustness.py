@@ -94,9 +94,13 @@ def insert_canaries(
     return out, training.index.to_numpy()[pos]
 
 
-def _canary_rows(
+def canary_rows(
     result: MetricResult, canary_labels: np.ndarray, target_levels: int | None
 ) -> list[dict[str, Any]]:
+    """An attack's success rate on the canaries (``<measure>@canary``, with the chance rate
+    ``1 / target_levels`` as baseline) and on the other training records
+    (``<measure>@training``), each with its Wilson interval; none without per-target
+    results."""
     rec = result.records
     if rec is None or not {"role", "success", "record"} <= set(rec.columns):
         return []

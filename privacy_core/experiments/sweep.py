@@ -6,6 +6,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -35,8 +36,8 @@ from .result import (
     RowsFn,
     SweepResult,
 )
-from .runners import _run_local, _run_ray
-from .tasks import _Context, _replicate_seeds, _Task
+from .runners import run_local, run_ray
+from .tasks import Task, TaskContext, replicate_seeds
 
 
 # ============================================================================ sweep
@@ -85,35 +86,29 @@ def sweep(
         The threat model of the measures.
     seed
         Root seed; recorded per row as the replicate's split seed.
-    noise
-        ``leaky`` only: :class:`~privacy_core.synth.leaky.LeakNoise` on inserted records.
+    noise, generator, generator_params, overfit_params
+        Per risk model: ``leaky``'s :class:`~privacy_core.synth.leaky.LeakNoise` on
+        inserted records; ``dp``'s generator, one of :data:`DP_GENERATORS` (default
+        ``dp-mst``), and its keyword arguments (e.g. ``bounds``, ``n_bins``); the keyword
+        arguments of ``overfit``'s
+        :class:`~privacy_core.synth.autoregressive.AutoregressiveGenerator`.
     schema
         Schema of ``real`` (inferred when omitted).
-    generator, generator_params
-        ``dp`` only: one of :data:`DP_GENERATORS` (default ``dp-mst``) and its keyword
-        arguments (e.g. ``bounds``, ``n_bins``).
-    overfit_params
-        ``overfit`` only: keyword arguments of
-        :class:`~privacy_core.synth.autoregressive.AutoregressiveGenerator`.
-    outlier_fraction
-        Share of training records removed by LOF before the release is made (0 = none).
-    canaries
-        Number of training records whose secret is randomised (0 = no canary baseline).
+    outlier_fraction, canaries
+        Share of training records removed by LOF before the release is made (0 = none);
+        number of training records whose secret is randomised (0 = no canary baseline).
     options
         ``{measure: {keyword: value}}`` passed to the measures. By default the
         linkability attack links two halves of *all* columns (the paper's A1 ∪ A2 = all
         attributes), split by :func:`~privacy_core.risk.attacks.informative_split`, rather
         than two halves of the quasi-identifiers.
-    n_jobs
-        Parallel workers (-1 = all cores, 1 = in-process).
-    backend
-        ``local`` (joblib / in-process) or ``ray`` (needs ``address``).
-    progress
-        ``progress(fraction, message)`` after every task (and epoch, in-process).
-    on_rows
-        Called with each finished task's rows (a DataFrame) as they arrive.
-    should_stop
-        Checked between tasks; True ends the sweep with the rows finished so far.
+    n_jobs, backend
+        Parallel workers (-1 = all cores, 1 = in-process); ``local`` (joblib /
+        in-process) or ``ray`` (needs ``address``).
+    progress, on_rows, should_stop
+        ``progress(fraction, message)`` after every task (and epoch, in-process); called
+        with each finished task's rows (a DataFrame) as they arrive; checked between
+        tasks: True ends the sweep with the rows finished so far.
 
     Returns
     -------
@@ -130,152 +125,26 @@ def sweep(
     -----
     ``risk-insertion-framework.md`` §5-6 and Appendices A, C, D.
     """
-    risk_model = check_choice("risk_model", risk_model, RISK_MODELS)
-    seed = check_seed(seed)
-    replicates = check_positive_int("replicates", replicates)
-    check_choice("backend", backend, BACKENDS)
-    levels = _check_levels(risk_model, DEFAULT_LEVELS[risk_model] if levels is None else levels)
-    measures = tuple(measure_names("privacy", fast_only=True) if measures is None else measures)
-    if not measures:
-        raise ParameterError("Choose at least one measure (see measure_names()).")
-    for m in measures:  # a name, or name:mode for one of its registered modes
-        name, mode, _ = split_measure_key(m)
-        if mode:
-            get_measure(name).mode_options(mode)
-        else:
-            get_measure(name)
-    if len(set(measures)) != len(measures):
-        raise ParameterError(f"`measures` repeats a name: {list(measures)}.")
-    outlier_fraction = check_in_range(
-        "outlier_fraction", outlier_fraction, 0, 0.5, high_inclusive=False
-    )
-    canaries = check_positive_int("canaries", canaries, minimum=0)
-    if risk_model != "leaky" and noise is not None:
-        raise ParameterError("`noise` applies to the leaky risk model only.")
-    if risk_model == "dp":
-        generator = check_choice("generator", generator or "dp-mst", DP_GENERATORS)
-    elif generator is not None:
-        raise ParameterError(
-            "`generator` applies to the dp risk model only (the leaky and "
-            "overfit models have their own)."
-        )
-    else:
-        generator = "leaky" if risk_model == "leaky" else "autoregressive"
-    if not isinstance(threat, ThreatModel):
-        raise ParameterError(f"`threat` must be a ThreatModel; got {type(threat).__name__}.")
-    if schema is None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            schema = infer_schema(real)
-    real_c = prepare_table(real, schema).reset_index(drop=True)
-    threat.validate(schema, real_c)
-    opts = _default_options(schema, real_c)
-    for k, v in (options or {}).items():
-        get_measure(k)
-        opts[k] = {**opts.get(k, {}), **v}
-
-    tasks = (
-        [_Task(r, tuple(range(len(levels)))) for r in range(replicates)]
-        if risk_model == "overfit"
-        else [_Task(r, (i,)) for i in range(len(levels)) for r in range(replicates)]
-    )
-    jobs = 1 if backend == "local" and n_jobs == 1 else effective_jobs(n_jobs, len(tasks))
-    # One torch thread per task: the generator's matrices are too small to gain from more
-    # (see synth.autoregressive.default_threads); parallelism is across tasks.
-    threads = 1
-    ctx = _Context(
-        real=real_c,
-        schema=schema,
+    plan = _plan_sweep(
+        real,
         threat=threat,
-        risk_model=risk_model,
-        levels=levels,
-        measures=measures,
-        options=opts,
-        noise=LeakNoise.coerce(noise),
-        generator=generator,
-        generator_params=dict(generator_params or {}),
-        overfit_params=dict(overfit_params or {}),
-        outlier_fraction=outlier_fraction,
-        canaries=canaries,
-        replicate_seeds=_replicate_seeds(seed, replicates, len(levels)),
-        threads=threads,
-    )
-    if risk_model == "overfit":
-        _check_overfit_params(ctx.overfit_params)
-
-    rows: list[dict[str, Any]] = []
-    curves: dict[int, Any] = {}
-    done = 0
-    started = time.perf_counter()
-
-    def epoch_progress(task: _Task, row: dict) -> None:
-        if progress is None:
-            return
-        top = max(levels)
-        sub = (
-            0.0
-            if row["phase"] == "fit"
-            else min(max((row["ratio"] - 1) / max(top - 1, 1e-9), 0.0), 1.0) * 0.9
-        )
-        progress(
-            (done + sub) / len(tasks),
-            f"replicate {task.replicate + 1}: {row['phase']} epoch {row['epoch']:.1f}, "
-            f"validation loss / L* = {row['ratio']:.2f}",
-        )
-
-    if progress:
-        progress(0.0, f"{len(tasks)} task(s) on {jobs} worker(s)")
-    runner = (
-        _run_ray(tasks, ctx, address, should_stop)
-        if backend == "ray"
-        else _run_local(tasks, ctx, jobs, should_stop, epoch_progress)
-    )
-    for task, task_rows, curve in runner:
-        done += 1
-        rows.extend(task_rows)
-        if curve is not None:
-            curves[task.replicate] = curve
-        if on_rows is not None and task_rows:
-            on_rows(_frame(task_rows))
-        if progress:
-            levels_txt = ", ".join(f"{levels[i]:g}" for i in task.level_indices)
-            progress(
-                done / len(tasks),
-                f"{done}/{len(tasks)} done (replicate "
-                f"{task.replicate + 1}, {LEVEL_NAMES[risk_model]} = "
-                f"{levels_txt})",
-            )
-    stopped = done < len(tasks)
-    frame = _frame(rows)
-    params = {
-        "risk_model": risk_model,
-        "level_name": LEVEL_NAMES[risk_model],
-        "generator": generator,
-        "noise": ctx.noise.to_dict(),
-        "outlier_fraction": outlier_fraction,
-        "canaries": canaries,
-        "options": jsonable(opts),
-        "splits": list(SPLITS[risk_model]),
-        "overfit_params": ctx.overfit_params,
-        "generator_params": jsonable(ctx.generator_params),
-        "n_jobs": jobs,
-        "backend": backend,
-        "seconds": time.perf_counter() - started,
-    }
-    return SweepResult(
-        rows=frame,
+        schema=schema,
         risk_model=risk_model,
         levels=levels,
         measures=measures,
         replicates=replicates,
         seed=seed,
-        params=params,
-        curves=curves,
-        stopped=stopped,
-        n_tasks=len(tasks),
-        n_done=done,
-        n_real=len(real_c),
+        noise=noise,
+        generator=generator,
+        generator_params=generator_params,
+        overfit_params=overfit_params,
+        outlier_fraction=outlier_fraction,
+        canaries=canaries,
+        options=options,
+        n_jobs=n_jobs,
+        backend=backend,
     )
+    return _run_plan(plan, address, progress, on_rows, should_stop)
 
 
 def outlier_sweep(
@@ -317,6 +186,247 @@ def outlier_sweep(
         n_tasks=sum(p.n_tasks for p in parts),
         n_done=sum(p.n_done for p in parts),
         n_real=first.n_real,
+    )
+
+
+# ============================================================================ planning
+@dataclass(frozen=True, eq=False)
+class _SweepPlan:
+    """A checked sweep: its tasks, their shared context, and where they run."""
+
+    ctx: TaskContext
+    tasks: list[Task]
+    seed: int
+    replicates: int
+    jobs: int
+    backend: str
+
+
+def _plan_sweep(
+    real: pd.DataFrame,
+    *,
+    threat: ThreatModel,
+    schema: Schema | None,
+    risk_model: str,
+    levels: Sequence[float] | None,
+    measures: Sequence[str] | None,
+    replicates: int,
+    seed: int,
+    noise: LeakNoise | dict | None,
+    generator: str | None,
+    generator_params: dict[str, Any] | None,
+    overfit_params: dict[str, Any] | None,
+    outlier_fraction: float,
+    canaries: int,
+    options: dict[str, dict[str, Any]] | None,
+    n_jobs: int,
+    backend: str,
+) -> _SweepPlan:
+    """Check every setting of :func:`sweep` (in the order its errors are reported), prepare
+    the real rows and lay out the tasks."""
+    risk_model = check_choice("risk_model", risk_model, RISK_MODELS)
+    seed = check_seed(seed)
+    replicates = check_positive_int("replicates", replicates)
+    check_choice("backend", backend, BACKENDS)
+    levels = _check_levels(risk_model, DEFAULT_LEVELS[risk_model] if levels is None else levels)
+    measures = _check_measures(measures)
+    outlier_fraction = check_in_range(
+        "outlier_fraction", outlier_fraction, 0, 0.5, high_inclusive=False
+    )
+    canaries = check_positive_int("canaries", canaries, minimum=0)
+    generator = _check_generator(risk_model, generator, noise)
+    real_c, schema = _canonical_table(real, schema, threat)
+    opts = _measure_options(schema, real_c, options)
+    tasks = (
+        [Task(r, tuple(range(len(levels)))) for r in range(replicates)]
+        if risk_model == "overfit"
+        else [Task(r, (i,)) for i in range(len(levels)) for r in range(replicates)]
+    )
+    jobs = 1 if backend == "local" and n_jobs == 1 else effective_jobs(n_jobs, len(tasks))
+    ctx = TaskContext(
+        real=real_c,
+        schema=schema,
+        threat=threat,
+        risk_model=risk_model,
+        levels=levels,
+        measures=measures,
+        options=opts,
+        noise=LeakNoise.coerce(noise),
+        generator=generator,
+        generator_params=dict(generator_params or {}),
+        overfit_params=dict(overfit_params or {}),
+        outlier_fraction=outlier_fraction,
+        canaries=canaries,
+        replicate_seeds=replicate_seeds(seed, replicates, len(levels)),
+        # One torch thread per task: the generator's matrices are too small to gain from
+        # more (see synth.autoregressive.default_threads); parallelism is across tasks.
+        threads=1,
+    )
+    if risk_model == "overfit":
+        _check_overfit_params(ctx.overfit_params)
+    return _SweepPlan(ctx, tasks, seed, replicates, jobs, backend)
+
+
+def _check_measures(measures: Sequence[str] | None) -> tuple[str, ...]:
+    """The measure keys (default: the fast privacy measures), each a registered name or
+    ``name:mode`` for one of its registered modes, none repeated."""
+    measures = tuple(measure_names("privacy", fast_only=True) if measures is None else measures)
+    if not measures:
+        raise ParameterError("Choose at least one measure (see measure_names()).")
+    for m in measures:  # a name, or name:mode for one of its registered modes
+        name, mode, _ = split_measure_key(m)
+        if mode:
+            get_measure(name).mode_options(mode)
+        else:
+            get_measure(name)
+    if len(set(measures)) != len(measures):
+        raise ParameterError(f"`measures` repeats a name: {list(measures)}.")
+    return measures
+
+
+def _check_generator(risk_model: str, generator: str | None, noise: Any) -> str:
+    """The generator of the releases: the dp model's choice (default ``dp-mst``), or the
+    leaky and overfit models' own; ``noise`` belongs to the leaky model only."""
+    if risk_model != "leaky" and noise is not None:
+        raise ParameterError("`noise` applies to the leaky risk model only.")
+    if risk_model == "dp":
+        return check_choice("generator", generator or "dp-mst", DP_GENERATORS)
+    if generator is not None:
+        raise ParameterError(
+            "`generator` applies to the dp risk model only (the leaky and "
+            "overfit models have their own)."
+        )
+    return "leaky" if risk_model == "leaky" else "autoregressive"
+
+
+def _canonical_table(
+    real: pd.DataFrame, schema: Schema | None, threat: ThreatModel
+) -> tuple[pd.DataFrame, Schema]:
+    """The real rows in canonical form and their schema (inferred when not given), checked
+    against the threat model."""
+    if not isinstance(threat, ThreatModel):
+        raise ParameterError(f"`threat` must be a ThreatModel; got {type(threat).__name__}.")
+    if schema is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema = infer_schema(real)
+    real_c = prepare_table(real, schema).reset_index(drop=True)
+    threat.validate(schema, real_c)
+    return real_c, schema
+
+
+def _measure_options(
+    schema: Schema, real: pd.DataFrame, options: dict[str, dict[str, Any]] | None
+) -> dict[str, dict[str, Any]]:
+    """The sweep's defaults (:func:`_default_options`) updated with the user's options."""
+    opts = _default_options(schema, real)
+    for k, v in (options or {}).items():
+        get_measure(k)
+        opts[k] = {**opts.get(k, {}), **v}
+    return opts
+
+
+# ============================================================================ running
+class _Tally:
+    """The rows, training curves and count of the finished tasks of a running sweep, and
+    its progress messages."""
+
+    def __init__(self, plan: _SweepPlan, progress: ProgressFn | None) -> None:
+        self.ctx, self.n_tasks, self.progress = plan.ctx, len(plan.tasks), progress
+        self.rows: list[dict[str, Any]] = []
+        self.curves: dict[int, Any] = {}
+        self.done = 0
+
+    def epoch(self, task: Task, row: dict) -> None:
+        """An in-process training run's epoch: progress within its task."""
+        if self.progress is None:
+            return
+        top = max(self.ctx.levels)
+        sub = (
+            0.0
+            if row["phase"] == "fit"
+            else min(max((row["ratio"] - 1) / max(top - 1, 1e-9), 0.0), 1.0) * 0.9
+        )
+        self.progress(
+            (self.done + sub) / self.n_tasks,
+            f"replicate {task.replicate + 1}: {row['phase']} epoch {row['epoch']:.1f}, "
+            f"validation loss / L* = {row['ratio']:.2f}",
+        )
+
+    def add(
+        self, task: Task, task_rows: list[dict[str, Any]], curve: Any, on_rows: RowsFn | None
+    ) -> None:
+        """A finished task: keep its rows and curve, hand its rows on, say so."""
+        self.done += 1
+        self.rows.extend(task_rows)
+        if curve is not None:
+            self.curves[task.replicate] = curve
+        if on_rows is not None and task_rows:
+            on_rows(_frame(task_rows))
+        if self.progress:
+            levels_txt = ", ".join(f"{self.ctx.levels[i]:g}" for i in task.level_indices)
+            self.progress(
+                self.done / self.n_tasks,
+                f"{self.done}/{self.n_tasks} done (replicate "
+                f"{task.replicate + 1}, {LEVEL_NAMES[self.ctx.risk_model]} = "
+                f"{levels_txt})",
+            )
+
+
+def _run_plan(
+    plan: _SweepPlan,
+    address: str | None,
+    progress: ProgressFn | None,
+    on_rows: RowsFn | None,
+    should_stop: Callable[[], bool] | None,
+) -> SweepResult:
+    """Run the plan's tasks where it says and collect their rows into the result."""
+    ctx, tasks = plan.ctx, plan.tasks
+    tally = _Tally(plan, progress)
+    started = time.perf_counter()
+    if progress:
+        progress(0.0, f"{len(tasks)} task(s) on {plan.jobs} worker(s)")
+    runner = (
+        run_ray(tasks, ctx, address, should_stop)
+        if plan.backend == "ray"
+        else run_local(tasks, ctx, plan.jobs, should_stop, tally.epoch)
+    )
+    for task, task_rows, curve in runner:
+        tally.add(task, task_rows, curve, on_rows)
+    return _sweep_result(plan, tally, seconds=time.perf_counter() - started)
+
+
+def _sweep_result(plan: _SweepPlan, tally: _Tally, *, seconds: float) -> SweepResult:
+    """The :class:`SweepResult` of a run: its rows in order and its settings."""
+    ctx = plan.ctx
+    params = {
+        "risk_model": ctx.risk_model,
+        "level_name": LEVEL_NAMES[ctx.risk_model],
+        "generator": ctx.generator,
+        "noise": ctx.noise.to_dict(),
+        "outlier_fraction": ctx.outlier_fraction,
+        "canaries": ctx.canaries,
+        "options": jsonable(ctx.options),
+        "splits": list(SPLITS[ctx.risk_model]),
+        "overfit_params": ctx.overfit_params,
+        "generator_params": jsonable(ctx.generator_params),
+        "n_jobs": plan.jobs,
+        "backend": plan.backend,
+        "seconds": seconds,
+    }
+    return SweepResult(
+        rows=_frame(tally.rows),
+        risk_model=ctx.risk_model,
+        levels=ctx.levels,
+        measures=ctx.measures,
+        replicates=plan.replicates,
+        seed=plan.seed,
+        params=params,
+        curves=tally.curves,
+        stopped=tally.done < len(plan.tasks),
+        n_tasks=len(plan.tasks),
+        n_done=tally.done,
+        n_real=len(ctx.real),
     )
 
 

@@ -22,18 +22,24 @@ from ..synth import GENERATORS
 from ..synth.leaky import LeakNoise, leaky_release, leaky_shadow_options, leaky_split
 from ..threat import ThreatModel
 from .result import CANARY_MEASURES, SPLITS
-from .robustness import _canary_rows, insert_canaries, remove_outliers
+from .robustness import canary_rows, insert_canaries, remove_outliers
 
 
 # ============================================================================ tasks
 @dataclass(frozen=True)
-class _Task:
+class Task:
+    """One unit of work: a replicate at one level (``leaky``, ``dp``) or at every level
+    (``overfit``: one training run yields every f_o checkpoint)."""
+
     replicate: int
     level_indices: tuple[int, ...]
 
 
 @dataclass(frozen=True, eq=False)
-class _Context:
+class TaskContext:
+    """What every task of a sweep shares: the checked settings and the canonical real rows
+    (sent once to the workers)."""
+
     real: pd.DataFrame
     schema: Schema
     threat: ThreatModel
@@ -52,14 +58,16 @@ class _Context:
     threads: int
 
 
-def _replicate_seeds(seed: int, replicates: int, n_levels: int) -> tuple[tuple[int, ...], ...]:
+def replicate_seeds(seed: int, replicates: int, n_levels: int) -> tuple[tuple[int, ...], ...]:
+    """Per replicate, from ``SeedSequence(seed)``: its split, measure, train and canary
+    seeds, then one seed per level."""
     out = []
     for child in child_sequences(seed, replicates):
         out.append(tuple(int(c.generate_state(1)[0]) for c in child.spawn(4 + n_levels)))
     return tuple(out)
 
 
-def _split(ctx: _Context, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
+def _split(ctx: TaskContext, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
     """(training, control, third) of one replicate: pool (leaky), validation (overfit)."""
     if ctx.risk_model == "leaky":
         three = leaky_split(ctx.real, fractions=(1 / 3, 1 / 3, 1 / 3), seed=seed)
@@ -77,7 +85,7 @@ def _split(ctx: _Context, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.Dat
 
 
 def _shadow_options(
-    ctx: _Context, level: float, pool: pd.DataFrame | None, control: pd.DataFrame
+    ctx: TaskContext, level: float, pool: pd.DataFrame | None, control: pd.DataFrame
 ) -> tuple[dict[str, Any] | None, pd.DataFrame, str]:
     """How a measure of the *generator* (the membership disclosure score) sees this risk
     level: its shadow models are the sweep's own generator at that level. Returns the
@@ -98,7 +106,7 @@ def _shadow_options(
 
 
 def _overfit_shadow_results(
-    ctx: _Context,
+    ctx: TaskContext,
     training: pd.DataFrame,
     control: pd.DataFrame,
     levels: list[float],
@@ -133,7 +141,7 @@ def _overfit_shadow_results(
     return out
 
 
-def _key_options(ctx: _Context, key: str) -> tuple[Any, dict[str, Any]]:
+def _key_options(ctx: TaskContext, key: str) -> tuple[Any, dict[str, Any]]:
     """The registry spec of a measure key ("dcr:contrastive": a measure in one of its
     registered modes) and its options: the sweep's, then the mode's."""
     name, mode, _ = split_measure_key(key)
@@ -145,7 +153,7 @@ def _key_options(ctx: _Context, key: str) -> tuple[Any, dict[str, Any]]:
 
 
 def _evaluate(
-    ctx: _Context,
+    ctx: TaskContext,
     training: pd.DataFrame,
     control: pd.DataFrame,
     release: pd.DataFrame,
@@ -188,7 +196,7 @@ def _evaluate(
         )
         rows.append(_row(key, res, note))
         if res is not None and canary_labels is not None and key in CANARY_MEASURES:
-            rows.extend(_canary_rows(res, canary_labels, levels_t))
+            rows.extend(canary_rows(res, canary_labels, levels_t))
     return rows
 
 
@@ -216,7 +224,7 @@ def _row(key: str, res: MetricResult | None, note: str) -> dict[str, Any]:
 
 
 def _prepare_training(
-    ctx: _Context, training: pd.DataFrame, seeds: tuple[int, ...]
+    ctx: TaskContext, training: pd.DataFrame, seeds: tuple[int, ...]
 ) -> tuple[pd.DataFrame, np.ndarray | None]:
     if ctx.outlier_fraction > 0:
         training, _ = remove_outliers(training, fraction=ctx.outlier_fraction, schema=ctx.schema)
@@ -229,7 +237,7 @@ def _prepare_training(
 
 
 def _base_row(
-    ctx: _Context,
+    ctx: TaskContext,
     replicate: int,
     level: float,
     seeds: tuple[int, ...],
@@ -255,7 +263,7 @@ def _base_row(
     }
 
 
-def _make_dp_generator(ctx: _Context, epsilon: float):
+def _make_dp_generator(ctx: TaskContext, epsilon: float):
     from ..synth.dp import DPMarginalGenerator, SmartNoiseGenerator
 
     params = dict(ctx.generator_params)
@@ -266,12 +274,12 @@ def _make_dp_generator(ctx: _Context, epsilon: float):
     return SmartNoiseGenerator(epsilon, method=ctx.generator.split("-", 1)[1], **params)
 
 
-def _run_task(
-    task: _Task,
-    ctx: _Context,
+def run_task(
+    task: Task,
+    ctx: TaskContext,
     on_epoch: Callable[[dict], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> tuple[_Task, list[dict[str, Any]], Any]:
+) -> tuple[Task, list[dict[str, Any]], Any]:
     """Make and evaluate the releases of one task; returns its rows (and a curve)."""
     from ..synth.autoregressive import AutoregressiveGenerator, torch_threads
 

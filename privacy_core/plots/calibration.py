@@ -23,6 +23,7 @@ at maximal inserted risk); DESIGN.md, "Calibration contract".
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
@@ -123,21 +124,7 @@ def calibration_figure(result: CalibrationResult, *, columns: int = 3) -> go.Fig
     columns = check_positive_int("columns", columns)
     panels = _panels(result)
     if not panels:
-        fig = go.Figure()
-        fig.update_layout(
-            height=200,
-            annotations=[
-                {
-                    "text": "No calibration values yet",
-                    "showarrow": False,
-                    "x": 0.5,
-                    "y": 0.5,
-                    "xref": "paper",
-                    "yref": "paper",
-                }
-            ],
-        )
-        return fig
+        return _no_values_figure()
     n_cols = min(columns, len(panels))
     n_rows = math.ceil(len(panels) / n_cols)
     fig = make_subplots(
@@ -148,128 +135,201 @@ def calibration_figure(result: CalibrationResult, *, columns: int = 3) -> go.Fig
         # about 85 px between rows for the two-line panel titles
         vertical_spacing=(min(85 / (290 * n_rows - 30), 0.3) if n_rows > 1 else 0.0),
     )
-    rows = result.rows
-    ratios = list(result.ratios) or sorted(rows["ratio"].unique())
-    levels = list(result.levels) or sorted(rows["level"].unique())
-    width = (max(levels) - min(levels)) if len(levels) > 1 else 1.0
-    dodge = 0.012 * width
-    lo_all = (
-        np.nanmin(np.r_[_finite(rows["ci_low"]), _finite(rows["value"]), 0.0]) if len(rows) else 0.0
-    )
-    hi_all = (
-        np.nanmax(np.r_[_finite(rows["ci_high"]), _finite(rows["value"]), 1.0])
-        if len(rows)
-        else 1.0
-    )
-    y_range = [min(-0.05, float(lo_all) - 0.03), max(1.08, float(hi_all) + 0.03)]
-    x_range = [min(levels) - 0.06 * width, max(levels) + 0.06 * width]
+    axes = _Axes.of(result)
     for i, (metric, mode) in enumerate(panels):
-        r, c = i // n_cols + 1, i % n_cols + 1
+        cell = {"row": i // n_cols + 1, "col": i % n_cols + 1}
         first = i == 0
-        fig.add_trace(
-            go.Scatter(
-                x=[x_range[0], x_range[1], x_range[1], x_range[0]],
-                y=[0, 0, FLOOR_MAX, FLOOR_MAX],
-                mode="lines",
-                fill="toself",
-                fillcolor=FLOOR_COLOUR,
-                line={"width": 0},
-                name=f"floor band (0 – {FLOOR_MAX:g})",
-                legendgroup="floor",
-                showlegend=first,
-                hoverinfo="skip",
-                meta={"role": "floor", "panel": calibration_key(metric, mode)},
-            ),
-            row=r,
-            col=c,
-        )
-        fig.add_trace(
-            go.Scatter(
-                x=[min(levels), max(levels)],
-                y=[min(levels), max(levels)],
-                mode="lines",
-                name="ideal response y = f_l",
-                legendgroup="ideal",
-                showlegend=first,
-                line={"color": IDEAL_COLOUR, "dash": "dash", "width": 1.2},
-                hoverinfo="skip",
-                meta={"role": "ideal", "panel": calibration_key(metric, mode)},
-            ),
-            row=r,
-            col=c,
-        )
-        spec = MEASURES.get(metric)
-        if spec is not None and spec.documented_ceiling is not None:
-            fig.add_trace(
-                go.Scatter(
-                    x=x_range,
-                    y=[spec.documented_ceiling] * 2,
-                    mode="lines",
-                    name="documented ceiling",
-                    legendgroup="ceiling",
-                    showlegend=not any(t.legendgroup == "ceiling" for t in fig.data),
-                    line={"color": CEILING_COLOUR, "dash": "dot", "width": 1.5},
-                    hovertemplate=f"documented ceiling {spec.documented_ceiling:g}<extra></extra>",
-                    meta={"role": "ceiling", "panel": calibration_key(metric, mode)},
-                ),
-                row=r,
-                col=c,
-            )
-        part = rows[(rows["metric"] == metric) & (rows["mode"] == mode)]
-        for j, ratio in enumerate(ratios):
-            g = part[np.isclose(part["ratio"].to_numpy(dtype=float), ratio)].sort_values("level")
-            colour = RATIO_COLOURS[j % len(RATIO_COLOURS)]
-            value = _finite(g["value"])
-            lo, hi = _finite(g["ci_low"]), _finite(g["ci_high"])
-            has_ci = np.isfinite(lo) & np.isfinite(hi)
-            plus = np.where(has_ci, np.maximum(hi - value, 0.0), 0.0)
-            minus = np.where(has_ci, np.maximum(value - lo, 0.0), 0.0)
-            offset = (j - (len(ratios) - 1) / 2) * dodge
-            level = _finite(g["level"])
-            fig.add_trace(
-                go.Scatter(
-                    x=level + offset,
-                    y=value,
-                    mode="lines+markers",
-                    name=ratio_label(ratio),
-                    legendgroup=ratio_label(ratio),
-                    showlegend=first,
-                    line={"color": colour, "width": 2},
-                    marker={
-                        "color": colour,
-                        "size": 7,
-                        "symbol": RATIO_SYMBOLS[j % len(RATIO_SYMBOLS)],
-                    },
-                    error_y={
-                        "type": "data",
-                        "symmetric": False,
-                        "array": plus,
-                        "arrayminus": minus,
-                        "color": colour,
-                        "thickness": 1.2,
-                        "width": 3,
-                    },
-                    customdata=np.c_[
-                        level, np.where(has_ci, lo, np.nan), np.where(has_ci, hi, np.nan)
-                    ],
-                    hovertemplate=(
-                        f"{_label(metric, mode)} · {ratio_label(ratio)}<br>"
-                        "f_l %{customdata[0]:g}: %{y:.3f}<br>interval "
-                        "%{customdata[1]:.3f} – %{customdata[2]:.3f}<extra></extra>"
-                    ),
-                    meta={
-                        "role": "ratio",
-                        "ratio": float(ratio),
-                        "panel": calibration_key(metric, mode),
-                    },
-                ),
-                row=r,
-                col=c,
-            )
-    fig.update_xaxes(
-        range=x_range, tickvals=levels, ticktext=[f"{v:g}" for v in levels], zeroline=False
+        _add_floor_band(fig, axes, calibration_key(metric, mode), first, cell)
+        _add_ideal(fig, axes, calibration_key(metric, mode), first, cell)
+        _add_documented_ceiling(fig, axes, metric, mode, cell)
+        part = result.rows[(result.rows["metric"] == metric) & (result.rows["mode"] == mode)]
+        for j, ratio in enumerate(axes.ratios):
+            fig.add_trace(_ratio_trace(part, axes, metric, mode, j, ratio, first), **cell)
+    _lay_out(fig, axes, n_rows, n_cols)
+    return fig
+
+
+def _no_values_figure() -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(
+        height=200,
+        annotations=[
+            {
+                "text": "No calibration values yet",
+                "showarrow": False,
+                "x": 0.5,
+                "y": 0.5,
+                "xref": "paper",
+                "yref": "paper",
+            }
+        ],
     )
-    fig.update_yaxes(range=y_range, zeroline=False)
+    return fig
+
+
+@dataclass(frozen=True)
+class _Axes:
+    """What every panel shares: the ratios and levels drawn, the x and y ranges (one y
+    range for all panels) and the dodge between the ratios' points."""
+
+    ratios: list[float]
+    levels: list[float]
+    x_range: list[float]
+    y_range: list[float]
+    dodge: float
+
+    @classmethod
+    def of(cls, result: CalibrationResult) -> _Axes:
+        rows = result.rows
+        ratios = list(result.ratios) or sorted(rows["ratio"].unique())
+        levels = list(result.levels) or sorted(rows["level"].unique())
+        width = (max(levels) - min(levels)) if len(levels) > 1 else 1.0
+        lo_all = (
+            np.nanmin(np.r_[_finite(rows["ci_low"]), _finite(rows["value"]), 0.0])
+            if len(rows)
+            else 0.0
+        )
+        hi_all = (
+            np.nanmax(np.r_[_finite(rows["ci_high"]), _finite(rows["value"]), 1.0])
+            if len(rows)
+            else 1.0
+        )
+        return cls(
+            ratios=ratios,
+            levels=levels,
+            x_range=[min(levels) - 0.06 * width, max(levels) + 0.06 * width],
+            y_range=[min(-0.05, float(lo_all) - 0.03), max(1.08, float(hi_all) + 0.03)],
+            dodge=0.012 * width,
+        )
+
+
+def _add_floor_band(
+    fig: go.Figure, axes: _Axes, panel: str, first: bool, cell: dict[str, int]
+) -> None:
+    x0, x1 = axes.x_range
+    fig.add_trace(
+        go.Scatter(
+            x=[x0, x1, x1, x0],
+            y=[0, 0, FLOOR_MAX, FLOOR_MAX],
+            mode="lines",
+            fill="toself",
+            fillcolor=FLOOR_COLOUR,
+            line={"width": 0},
+            name=f"floor band (0 – {FLOOR_MAX:g})",
+            legendgroup="floor",
+            showlegend=first,
+            hoverinfo="skip",
+            meta={"role": "floor", "panel": panel},
+        ),
+        **cell,
+    )
+
+
+def _add_ideal(fig: go.Figure, axes: _Axes, panel: str, first: bool, cell: dict[str, int]) -> None:
+    fig.add_trace(
+        go.Scatter(
+            x=[min(axes.levels), max(axes.levels)],
+            y=[min(axes.levels), max(axes.levels)],
+            mode="lines",
+            name="ideal response y = f_l",
+            legendgroup="ideal",
+            showlegend=first,
+            line={"color": IDEAL_COLOUR, "dash": "dash", "width": 1.2},
+            hoverinfo="skip",
+            meta={"role": "ideal", "panel": panel},
+        ),
+        **cell,
+    )
+
+
+def _add_documented_ceiling(
+    fig: go.Figure, axes: _Axes, metric: str, mode: str, cell: dict[str, int]
+) -> None:
+    """The registry's documented ceiling as a dotted line (one legend entry in all)."""
+    spec = MEASURES.get(metric)
+    if spec is None or spec.documented_ceiling is None:
+        return
+    fig.add_trace(
+        go.Scatter(
+            x=axes.x_range,
+            y=[spec.documented_ceiling] * 2,
+            mode="lines",
+            name="documented ceiling",
+            legendgroup="ceiling",
+            showlegend=not any(t.legendgroup == "ceiling" for t in fig.data),
+            line={"color": CEILING_COLOUR, "dash": "dot", "width": 1.5},
+            hovertemplate=f"documented ceiling {spec.documented_ceiling:g}<extra></extra>",
+            meta={"role": "ceiling", "panel": calibration_key(metric, mode)},
+        ),
+        **cell,
+    )
+
+
+def _ratio_trace(
+    part: pd.DataFrame,
+    axes: _Axes,
+    metric: str,
+    mode: str,
+    j: int,
+    ratio: float,
+    first: bool,
+) -> go.Scatter:
+    """The line of one size ratio (the ``j``-th) in one panel, with its intervals as
+    asymmetric error bars, dodged along x."""
+    g = part[np.isclose(part["ratio"].to_numpy(dtype=float), ratio)].sort_values("level")
+    colour = RATIO_COLOURS[j % len(RATIO_COLOURS)]
+    value = _finite(g["value"])
+    lo, hi = _finite(g["ci_low"]), _finite(g["ci_high"])
+    has_ci = np.isfinite(lo) & np.isfinite(hi)
+    plus = np.where(has_ci, np.maximum(hi - value, 0.0), 0.0)
+    minus = np.where(has_ci, np.maximum(value - lo, 0.0), 0.0)
+    offset = (j - (len(axes.ratios) - 1) / 2) * axes.dodge
+    level = _finite(g["level"])
+    return go.Scatter(
+        x=level + offset,
+        y=value,
+        mode="lines+markers",
+        name=ratio_label(ratio),
+        legendgroup=ratio_label(ratio),
+        showlegend=first,
+        line={"color": colour, "width": 2},
+        marker={
+            "color": colour,
+            "size": 7,
+            "symbol": RATIO_SYMBOLS[j % len(RATIO_SYMBOLS)],
+        },
+        error_y={
+            "type": "data",
+            "symmetric": False,
+            "array": plus,
+            "arrayminus": minus,
+            "color": colour,
+            "thickness": 1.2,
+            "width": 3,
+        },
+        customdata=np.c_[level, np.where(has_ci, lo, np.nan), np.where(has_ci, hi, np.nan)],
+        hovertemplate=(
+            f"{_label(metric, mode)} · {ratio_label(ratio)}<br>"
+            "f_l %{customdata[0]:g}: %{y:.3f}<br>interval "
+            "%{customdata[1]:.3f} – %{customdata[2]:.3f}<extra></extra>"
+        ),
+        meta={
+            "role": "ratio",
+            "ratio": float(ratio),
+            "panel": calibration_key(metric, mode),
+        },
+    )
+
+
+def _lay_out(fig: go.Figure, axes: _Axes, n_rows: int, n_cols: int) -> None:
+    """Shared ranges, axis titles on the outer panels, the legend above the grid."""
+    fig.update_xaxes(
+        range=axes.x_range,
+        tickvals=axes.levels,
+        ticktext=[f"{v:g}" for v in axes.levels],
+        zeroline=False,
+    )
+    fig.update_yaxes(range=axes.y_range, zeroline=False)
     for c in range(1, n_cols + 1):
         fig.update_xaxes(title_text="leak fraction f_l", title_standoff=4, row=n_rows, col=c)
     for r in range(1, n_rows + 1):
@@ -288,7 +348,6 @@ def calibration_figure(result: CalibrationResult, *, columns: int = 3) -> go.Fig
         },
         hovermode="closest",
     )
-    return fig
 
 
 def calibration_table(result: CalibrationResult) -> pd.DataFrame:

@@ -237,89 +237,18 @@ def lab_response_figure(
         return go.Figure()
     cols = min(columns, len(panels))
     rows_n = math.ceil(len(panels) / cols)
-    # no axes in the grid's unused cells (an empty frame reads as a panel without data)
-    specs: list[list[dict | None]] = [
-        [{} if r * cols + c < len(panels) else None for c in range(cols)] for r in range(rows_n)
-    ]
-    fig = make_subplots(
-        rows=rows_n,
-        cols=cols,
-        subplot_titles=[g for g, _ in panels],
-        specs=specs,
-        horizontal_spacing=0.09,
-        vertical_spacing=0.13 if rows_n > 1 else 0.1,
-    )
+    fig = _panel_grid(panels, rows_n, cols)
     colours = measure_colours(result, chosen)
-    level_name = result.level_name
     place = {g: (i // cols + 1, i % cols + 1) for i, (g, _) in enumerate(panels)}
-    lo_x = min(result.levels) if result.levels else 0.0
-    hi_x = max(result.levels) if result.levels else 1.0
     # the ideal lines first (one legend entry), so they sit beneath the measures
     if result.risk_model == "leaky":
-        first = True
-        for group, _ in panels:
-            if group in NO_IDEAL:
-                continue
-            r, c = place[group]
-            fig.add_trace(
-                go.Scatter(
-                    x=[lo_x, hi_x],
-                    y=[lo_x, hi_x],
-                    mode="lines",
-                    name=IDEAL_NAME,
-                    legendgroup="ideal",
-                    showlegend=first,
-                    legendrank=1,
-                    hoverinfo="skip",
-                    line={"color": "#999", "dash": "dash", "width": 1.5},
-                ),
-                row=r,
-                col=c,
-            )
-            first = False
+        _add_ideal_lines(fig, result, panels, place)
     for rank, (group, ms) in enumerate(panels, start=2):
         r, c = place[group]
         for j, m in enumerate(ms):
             part = summary[summary["measure"] == m].sort_values("level")
-            colour, label = colours[m], _label(m)
-            dash = VARIANT_DASH.get(split_measure_key(m)[2], "dashdot")
-            x = part["level"].to_numpy(float)
-            # fainter bands where several overlap, so the lines stay readable
-            fig.add_trace(
-                _band(
-                    x,
-                    part["ci_low"].to_numpy(float),
-                    part["ci_high"].to_numpy(float),
-                    colour,
-                    label,
-                    legendgroup=group,
-                    alpha=0.13 if len(ms) <= 2 else 0.06,
-                ),
-                row=r,
-                col=c,
-            )
-            fig.add_trace(
-                go.Scatter(
-                    x=x,
-                    y=part["mean"],
-                    mode="lines+markers",
-                    name=label,
-                    legendgroup=group,
-                    legendrank=rank,
-                    legendgrouptitle={"text": group} if j == 0 else None,
-                    line={"color": colour, "width": 2.2, "dash": dash},
-                    # a symbol per line of the panel: lines that coincide stay visible
-                    marker={"size": 7, "symbol": SYMBOLS[j % len(SYMBOLS)]},
-                    customdata=part[["n", "ci_low", "ci_high"]],
-                    hovertemplate=(
-                        f"{label}<br>{level_name} %{{x:g}}: %{{y:.3f}}<br>"
-                        "interval %{customdata[1]:.3f} – %{customdata[2]:.3f} "
-                        "(%{customdata[0]} replicates)<extra></extra>"
-                    ),
-                ),
-                row=r,
-                col=c,
-            )
+            for trace in _measure_traces(part, m, j, len(ms), group, rank, colours[m], result):
+                fig.add_trace(trace, row=r, col=c)
         fig.update_yaxes(
             title_text=panel_y_title(group),
             title_standoff=4,
@@ -327,34 +256,135 @@ def lab_response_figure(
             row=r,
             col=c,
         )
-        if group == VARIANT_GROUP:
-            chance = _chance(result, ms)
-            if chance is not None:
-                fig.add_hline(
-                    y=chance,
-                    line={"color": "#bbb", "dash": "dot", "width": 1},
-                    annotation_text=f"chance on canaries ({chance:.2f})",
-                    annotation_font={"size": 10, "color": "#888"},
-                    annotation_position="bottom right",
-                    row=r,
-                    col=c,
-                )
-        if group == UTILITY_GROUP and "discriminator" in ms:
-            # the discriminator's ideal is AUC 0.5 (indistinguishable), not 0
+        _add_reference_line(fig, result, group, ms, r, c)
+    fig.update_xaxes(title_text=SHORT_AXIS_TITLES[result.level_name], title_standoff=2)
+    if result.risk_model == "dp":
+        fig.update_xaxes(type="log")
+    _place_legend(fig, panels, rows_n, cols)
+    return fig
+
+
+def _panel_grid(panels: list[tuple[str, list[str]]], rows_n: int, cols: int) -> go.Figure:
+    """The subplot grid, one titled panel per group; the grid's unused cells get no axes
+    (an empty frame reads as a panel without data)."""
+    specs: list[list[dict | None]] = [
+        [{} if r * cols + c < len(panels) else None for c in range(cols)] for r in range(rows_n)
+    ]
+    return make_subplots(
+        rows=rows_n,
+        cols=cols,
+        subplot_titles=[g for g, _ in panels],
+        specs=specs,
+        horizontal_spacing=0.09,
+        vertical_spacing=0.13 if rows_n > 1 else 0.1,
+    )
+
+
+def _add_ideal_lines(
+    fig: go.Figure,
+    result: SweepResult,
+    panels: list[tuple[str, list[str]]],
+    place: dict[str, tuple[int, int]],
+) -> None:
+    """The leaky model's ideal y = f_l on every risk panel, with one legend entry."""
+    lo_x = min(result.levels) if result.levels else 0.0
+    hi_x = max(result.levels) if result.levels else 1.0
+    first = True
+    for group, _ in panels:
+        if group in NO_IDEAL:
+            continue
+        r, c = place[group]
+        fig.add_trace(
+            go.Scatter(
+                x=[lo_x, hi_x],
+                y=[lo_x, hi_x],
+                mode="lines",
+                name=IDEAL_NAME,
+                legendgroup="ideal",
+                showlegend=first,
+                legendrank=1,
+                hoverinfo="skip",
+                line={"color": "#999", "dash": "dash", "width": 1.5},
+            ),
+            row=r,
+            col=c,
+        )
+        first = False
+
+
+def _measure_traces(
+    part: pd.DataFrame,
+    m: str,
+    j: int,
+    n_in_panel: int,
+    group: str,
+    rank: int,
+    colour: str,
+    result: SweepResult,
+) -> tuple[go.Scatter, go.Scatter]:
+    """One measure's interval band and its line of means: the ``j``-th of its panel."""
+    label = _label(m)
+    dash = VARIANT_DASH.get(split_measure_key(m)[2], "dashdot")
+    x = part["level"].to_numpy(float)
+    # fainter bands where several overlap, so the lines stay readable
+    band = _band(
+        x,
+        part["ci_low"].to_numpy(float),
+        part["ci_high"].to_numpy(float),
+        colour,
+        label,
+        legendgroup=group,
+        alpha=0.13 if n_in_panel <= 2 else 0.06,
+    )
+    line = go.Scatter(
+        x=x,
+        y=part["mean"],
+        mode="lines+markers",
+        name=label,
+        legendgroup=group,
+        legendrank=rank,
+        legendgrouptitle={"text": group} if j == 0 else None,
+        line={"color": colour, "width": 2.2, "dash": dash},
+        # a symbol per line of the panel: lines that coincide stay visible
+        marker={"size": 7, "symbol": SYMBOLS[j % len(SYMBOLS)]},
+        customdata=part[["n", "ci_low", "ci_high"]],
+        hovertemplate=(
+            f"{label}<br>{result.level_name} %{{x:g}}: %{{y:.3f}}<br>"
+            "interval %{customdata[1]:.3f} – %{customdata[2]:.3f} "
+            "(%{customdata[0]} replicates)<extra></extra>"
+        ),
+    )
+    return band, line
+
+
+def _add_reference_line(
+    fig: go.Figure, result: SweepResult, group: str, ms: Sequence[str], r: int, c: int
+) -> None:
+    """A panel's dotted reference: the chance rate on the canaries, or the
+    discriminator's indistinguishable AUC 0.5 on the utility panel."""
+    if group == VARIANT_GROUP:
+        chance = _chance(result, ms)
+        if chance is not None:
             fig.add_hline(
-                y=0.5,
+                y=chance,
                 line={"color": "#bbb", "dash": "dot", "width": 1},
-                annotation_text="AUC 0.5 = indistinguishable",
+                annotation_text=f"chance on canaries ({chance:.2f})",
                 annotation_font={"size": 10, "color": "#888"},
                 annotation_position="bottom right",
                 row=r,
                 col=c,
             )
-    fig.update_xaxes(title_text=SHORT_AXIS_TITLES[level_name], title_standoff=2)
-    if result.risk_model == "dp":
-        fig.update_xaxes(type="log")
-    _place_legend(fig, panels, rows_n, cols)
-    return fig
+    if group == UTILITY_GROUP and "discriminator" in ms:
+        # the discriminator's ideal is AUC 0.5 (indistinguishable), not 0
+        fig.add_hline(
+            y=0.5,
+            line={"color": "#bbb", "dash": "dot", "width": 1},
+            annotation_text="AUC 0.5 = indistinguishable",
+            annotation_font={"size": 10, "color": "#888"},
+            annotation_position="bottom right",
+            row=r,
+            col=c,
+        )
 
 
 def _place_legend(

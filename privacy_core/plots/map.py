@@ -18,7 +18,7 @@ that finds no free place is replaced by a number, explained above the plot.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -432,158 +432,19 @@ def risk_utility_map(
     table = map_table(risk, utility, kinds=kinds, labels=labels)
     shown = table.dropna(subset=["risk", "utility"]).reset_index(drop=True)
     fig = go.Figure()
-    order = ["workspace", "generated", *REFERENCE_KINDS]
-    kinds_present = [k for k in order if (shown["kind"] == k).any()]
-    kinds_present += [k for k in shown["kind"].unique() if k not in kinds_present]
-    for kind in kinds_present:
-        part = shown[shown["kind"] == kind]
-        name, color, symbol = KIND_STYLE.get(kind, (kind, "#333333", "circle"))
-        hover = [
-            f"<b>{lab}</b><br>risk {_fmt(r, rl, rh)}<br>utility {_fmt(u, ul, uh)}"
-            for lab, r, rl, rh, u, ul, uh in zip(
-                part["label"],
-                part["risk"],
-                part["risk_lo"],
-                part["risk_hi"],
-                part["utility"],
-                part["utility_lo"],
-                part["utility_hi"],
-                strict=True,
-            )
-        ]
-        reference = kind in REFERENCE_KINDS
-        fig.add_trace(
-            go.Scatter(
-                x=part["risk"].tolist(),
-                y=part["utility"].tolist(),
-                mode="markers",
-                name=name,
-                marker={
-                    "color": color,
-                    "symbol": symbol,
-                    "size": 15 if reference else 12,
-                    "line": {"width": 1, "color": "#ffffff"},
-                },
-                error_x=_whiskers(part["risk"], part["risk_lo"], part["risk_hi"]),
-                error_y=_whiskers(part["utility"], part["utility_lo"], part["utility_hi"]),
-                customdata=[[cid] for cid in part["id"]],
-                hovertext=hover,
-                hovertemplate="%{hovertext}<extra></extra>",
-                meta={"kind": kind},
-            )
-        )
+    for kind in _kinds_present(shown):
+        fig.add_trace(_kind_trace(shown[shown["kind"] == kind], kind))
     if selected is not None and (shown["id"] == selected).any():
-        row = shown[shown["id"] == selected].iloc[0]
-        fig.add_trace(
-            go.Scatter(
-                x=[float(row["risk"])],
-                y=[float(row["utility"])],
-                mode="markers",
-                name="selected",
-                marker={
-                    "symbol": "circle-open",
-                    "size": 28,
-                    "color": "#111111",
-                    "line": {"width": 2},
-                },
-                customdata=[[selected]],
-                hoverinfo="skip",
-                showlegend=False,
-                meta={"kind": "selected"},
-            )
-        )
-
+        fig.add_trace(_selected_ring(shown[shown["id"] == selected].iloc[0], selected))
     gx, gy = risk_goal or LOWER, utility_goal or LOWER
     numbered: dict[str, str] = {}
     layout: dict[str, Any] = {}
     if not shown.empty:
-        xs = [*shown["risk"], *shown["risk_lo"].dropna(), *shown["risk_hi"].dropna()]
-        ys = [*shown["utility"], *shown["utility_lo"].dropna(), *shown["utility_hi"].dropna()]
-        xs += [gx.ideal] if gx.direction == "target" else []
-        ys += [gy.ideal] if gy.direction == "target" else []
         # fixed ranges and margins: the labels' pixel layout depends on them
-        x0, x1 = _range(xs)
-        y0, y1 = _range(ys, pad=0.14)
-        layout = {"xaxis_range": [x0, x1], "yaxis_range": [y0, y1]}
-        pw, ph = plot_size()
-
-        def to_px(x: float | None, y: float | None) -> tuple[float, float]:
-            return (
-                (0.0 if x is None else (x - x0) / (x1 - x0) * pw),
-                (0.0 if y is None else (y1 - y) / (y1 - y0) * ph),
-            )
-
-        hint = better_hint(gx, gy)
-        fig.add_annotation(**hint)
-        for axis, goal in (("x", gx), ("y", gy)):
-            if goal.direction != "target":
-                continue
-            line = dict(line_dash="dot", line_color="#999999")
-            if axis == "y":
-                fig.add_hline(y=goal.ideal, **line)
-            else:
-                fig.add_vline(x=goal.ideal, **line)
-        pts = [to_px(x, y) for x, y in zip(shown["risk"], shown["utility"], strict=True)]
-        obstacles = _whisker_boxes(shown, to_px)
-        texts = [
-            (short_labels or {}).get(cid, lab)
-            for cid, lab in zip(shown["id"], shown["label"], strict=True)
-        ]
-        spots = place_labels(pts, texts, obstacles=obstacles)
-        colors = [KIND_STYLE.get(k, ("", "#333333"))[1] for k in shown["kind"]]
-        rows = list(
-            zip(
-                spots,
-                shown["id"],
-                texts,
-                shown["label"],
-                shown["risk"],
-                shown["utility"],
-                colors,
-                strict=True,
-            )
-        )
-        # farthest labels first: the boxes of nearer labels, drawn later, cover the long
-        # leader lines that would otherwise cross their text
-        rows.sort(key=lambda r: -float(np.hypot(r[0][0], r[0][1])))
-        for (dx, dy, text), cid, lab, full, x, y, color in rows:
-            if text != lab:
-                numbered[text] = full
-            fig.add_annotation(
-                x=float(x),
-                y=float(y),
-                ax=dx,
-                ay=dy,
-                axref="pixel",
-                ayref="pixel",
-                text=text,
-                name=cid,
-                showarrow=True,
-                arrowhead=0,
-                arrowwidth=1,
-                arrowcolor="#bbbbbb",
-                standoff=MARKER_RADIUS - 2,
-                xanchor="center",
-                yanchor="middle",
-                font={"size": LABEL_FONT, "color": color},
-                bgcolor="rgba(255,255,255,0.9)",
-                borderpad=1,
-            )
-        if numbered:
-            fig.add_annotation(
-                text="Numbered points: " + " · ".join(f"{k} = {v}" for k, v in numbered.items()),
-                # a line above the "better" hint: both stay clear of the plot
-                xref="paper",
-                yref="paper",
-                x=0.0,
-                y=1.0,
-                xanchor="left",
-                yanchor="bottom",
-                yshift=24,
-                showarrow=False,
-                font={"size": 10, "color": "#333333"},
-                name="numbered",
-            )
+        layout = _axis_ranges(shown, gx, gy)
+        fig.add_annotation(**better_hint(gx, gy))
+        _add_target_lines(fig, gx, gy)
+        numbered = _add_point_labels(fig, shown, layout, short_labels)
     fig.update_layout(
         xaxis_title=risk_title,
         yaxis_title=utility_title,
@@ -598,6 +459,185 @@ def risk_utility_map(
         **layout,
     )
     return fig
+
+
+def _kinds_present(shown: pd.DataFrame) -> list[str]:
+    """The kinds of the points shown: releases first, then the references, then others."""
+    order = ["workspace", "generated", *REFERENCE_KINDS]
+    kinds_present = [k for k in order if (shown["kind"] == k).any()]
+    kinds_present += [k for k in shown["kind"].unique() if k not in kinds_present]
+    return kinds_present
+
+
+def _kind_trace(part: pd.DataFrame, kind: str) -> go.Scatter:
+    """The points of one kind with whiskers on both axes, each carrying its id."""
+    name, color, symbol = KIND_STYLE.get(kind, (kind, "#333333", "circle"))
+    hover = [
+        f"<b>{lab}</b><br>risk {_fmt(r, rl, rh)}<br>utility {_fmt(u, ul, uh)}"
+        for lab, r, rl, rh, u, ul, uh in zip(
+            part["label"],
+            part["risk"],
+            part["risk_lo"],
+            part["risk_hi"],
+            part["utility"],
+            part["utility_lo"],
+            part["utility_hi"],
+            strict=True,
+        )
+    ]
+    reference = kind in REFERENCE_KINDS
+    return go.Scatter(
+        x=part["risk"].tolist(),
+        y=part["utility"].tolist(),
+        mode="markers",
+        name=name,
+        marker={
+            "color": color,
+            "symbol": symbol,
+            "size": 15 if reference else 12,
+            "line": {"width": 1, "color": "#ffffff"},
+        },
+        error_x=_whiskers(part["risk"], part["risk_lo"], part["risk_hi"]),
+        error_y=_whiskers(part["utility"], part["utility_lo"], part["utility_hi"]),
+        customdata=[[cid] for cid in part["id"]],
+        hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
+        meta={"kind": kind},
+    )
+
+
+def _selected_ring(row: pd.Series, selected: str) -> go.Scatter:
+    """An open ring around the selected candidate (no legend entry, no hover)."""
+    return go.Scatter(
+        x=[float(row["risk"])],
+        y=[float(row["utility"])],
+        mode="markers",
+        name="selected",
+        marker={
+            "symbol": "circle-open",
+            "size": 28,
+            "color": "#111111",
+            "line": {"width": 2},
+        },
+        customdata=[[selected]],
+        hoverinfo="skip",
+        showlegend=False,
+        meta={"kind": "selected"},
+    )
+
+
+def _axis_ranges(shown: pd.DataFrame, gx: MeasureGoal, gy: MeasureGoal) -> dict[str, Any]:
+    """Both axes' ranges: the points, their whiskers and any target ideal."""
+    xs = [*shown["risk"], *shown["risk_lo"].dropna(), *shown["risk_hi"].dropna()]
+    ys = [*shown["utility"], *shown["utility_lo"].dropna(), *shown["utility_hi"].dropna()]
+    xs += [gx.ideal] if gx.direction == "target" else []
+    ys += [gy.ideal] if gy.direction == "target" else []
+    x0, x1 = _range(xs)
+    y0, y1 = _range(ys, pad=0.14)
+    return {"xaxis_range": [x0, x1], "yaxis_range": [y0, y1]}
+
+
+def _add_target_lines(fig: go.Figure, gx: MeasureGoal, gy: MeasureGoal) -> None:
+    """A dotted line at the ideal of each axis whose goal is a target."""
+    for axis, goal in (("x", gx), ("y", gy)):
+        if goal.direction != "target":
+            continue
+        line = dict(line_dash="dot", line_color="#999999")
+        if axis == "y":
+            fig.add_hline(y=goal.ideal, **line)
+        else:
+            fig.add_vline(x=goal.ideal, **line)
+
+
+def _pixel_mapper(
+    layout: dict[str, Any],
+) -> Callable[[float | None, float | None], tuple[float, float]]:
+    """Data coordinates to pixels (y down) at :data:`LABEL_LAYOUT_WIDTH`; either may be
+    None (its pixel is then 0)."""
+    (x0, x1), (y0, y1) = layout["xaxis_range"], layout["yaxis_range"]
+    pw, ph = plot_size()
+
+    def to_px(x: float | None, y: float | None) -> tuple[float, float]:
+        return (
+            (0.0 if x is None else (x - x0) / (x1 - x0) * pw),
+            (0.0 if y is None else (y1 - y) / (y1 - y0) * ph),
+        )
+
+    return to_px
+
+
+def _add_point_labels(
+    fig: go.Figure,
+    shown: pd.DataFrame,
+    layout: dict[str, Any],
+    short_labels: Mapping[str, str] | None,
+) -> dict[str, str]:
+    """Each point's label, placed by :func:`place_labels` clear of the markers, whiskers
+    and other labels; returns ``{number: label}`` of those written as numbers (also
+    explained above the plot)."""
+    to_px = _pixel_mapper(layout)
+    pts = [to_px(x, y) for x, y in zip(shown["risk"], shown["utility"], strict=True)]
+    texts = [
+        (short_labels or {}).get(cid, lab)
+        for cid, lab in zip(shown["id"], shown["label"], strict=True)
+    ]
+    spots = place_labels(pts, texts, obstacles=_whisker_boxes(shown, to_px))
+    colors = [KIND_STYLE.get(k, ("", "#333333"))[1] for k in shown["kind"]]
+    rows = list(
+        zip(
+            spots,
+            shown["id"],
+            texts,
+            shown["label"],
+            shown["risk"],
+            shown["utility"],
+            colors,
+            strict=True,
+        )
+    )
+    # farthest labels first: the boxes of nearer labels, drawn later, cover the long
+    # leader lines that would otherwise cross their text
+    rows.sort(key=lambda r: -float(np.hypot(r[0][0], r[0][1])))
+    numbered: dict[str, str] = {}
+    for (dx, dy, text), cid, lab, full, x, y, color in rows:
+        if text != lab:
+            numbered[text] = full
+        fig.add_annotation(
+            x=float(x),
+            y=float(y),
+            ax=dx,
+            ay=dy,
+            axref="pixel",
+            ayref="pixel",
+            text=text,
+            name=cid,
+            showarrow=True,
+            arrowhead=0,
+            arrowwidth=1,
+            arrowcolor="#bbbbbb",
+            standoff=MARKER_RADIUS - 2,
+            xanchor="center",
+            yanchor="middle",
+            font={"size": LABEL_FONT, "color": color},
+            bgcolor="rgba(255,255,255,0.9)",
+            borderpad=1,
+        )
+    if numbered:
+        fig.add_annotation(
+            text="Numbered points: " + " · ".join(f"{k} = {v}" for k, v in numbered.items()),
+            # a line above the "better" hint: both stay clear of the plot
+            xref="paper",
+            yref="paper",
+            x=0.0,
+            y=1.0,
+            xanchor="left",
+            yanchor="bottom",
+            yshift=24,
+            showarrow=False,
+            font={"size": 10, "color": "#333333"},
+            name="numbered",
+        )
+    return numbered
 
 
 def selected_candidate(selection: Any) -> str | None:

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..risk.mds import MdsResult
-from .privacy_distance import _shares
+from .privacy_distance import percent_per_bin
 
 METHOD_COLOUR = "#c0392b"
 HALF_COLOUR = "#2c7fb8"
@@ -35,7 +35,7 @@ def mds_distribution(result: MdsResult, *, bins: int = 50) -> go.Figure:
             continue
         fig.add_bar(
             x=centres,
-            y=_shares(values, edges),
+            y=percent_per_bin(values, edges),
             width=edges[1] - edges[0],
             name=name,
             marker_color=colour,

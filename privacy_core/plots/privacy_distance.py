@@ -19,7 +19,9 @@ SRD_COLOUR = "#c0392b"
 RRD_COLOUR = "#2c7fb8"
 
 
-def _shares(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+def percent_per_bin(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Percent of the finite ``values`` in each bin of ``edges`` (values beyond the ends
+    counted in the end bins); zeros when no value is finite."""
     v = values[np.isfinite(values)]
     if v.size == 0:
         return np.zeros(len(edges) - 1)
@@ -75,7 +77,7 @@ def dcr_histogram(
     fig = go.Figure()
     fig.add_bar(
         x=centres,
-        y=_shares(srd, edges),
+        y=percent_per_bin(srd, edges),
         width=width,
         name="SRD (synthetic)",
         marker_color=SRD_COLOUR,
@@ -84,7 +86,7 @@ def dcr_histogram(
     )
     fig.add_bar(
         x=centres,
-        y=_shares(rrd, edges),
+        y=percent_per_bin(rrd, edges),
         width=width,
         name=f"RRD ({source})",
         marker_color=RRD_COLOUR,

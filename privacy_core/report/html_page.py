@@ -17,25 +17,25 @@ from markupsafe import Markup
 
 from ..measures import MEASURES
 from .model import (
-    _LEVEL_MARK,
     FAMILIES,
     FAMILY_INTRO,
+    LEVEL_MARK,
     REFERENCE_LABELS,
     ReportFigure,
     ReviewReport,
-    _cal_summary,
-    _candidates_sentence,
-    _contract,
-    _fmt_plain,
-    _group_words,
-    _param_summary,
-    _prefixed,
-    _unit_note,
     calibration_rows,
+    calibration_summary_of,
     candidate_table,
+    candidates_sentence,
+    contract_text,
     family_of,
     format_cell,
+    format_plain,
+    group_words,
+    param_summary,
+    prefixed_name,
     reference_reading,
+    unit_note,
 )
 
 # package data (pyproject.toml), so an installed wheel renders reports too
@@ -84,7 +84,9 @@ def _measure_table(
         for c in cands:
             cell = row["cells"][c["name"]]
             where = reference_reading(
-                None if cell is None else cell.get("value"), r_refs, _cal_summary(d, row["key"])
+                None if cell is None else cell.get("value"),
+                r_refs,
+                calibration_summary_of(d, row["key"]),
             )
             cells.append({"text": format_cell(cell), "where": where})
         out_rows.append(
@@ -100,7 +102,7 @@ def _measure_table(
             }
         )
     return {
-        "candidates": [{"name": c["name"], "group": _group_words(c)} for c in cands],
+        "candidates": [{"name": c["name"], "group": group_words(c)} for c in cands],
         "reference_labels": [REFERENCE_LABELS[k] for k in kinds],
         "rows": out_rows,
     }
@@ -129,7 +131,7 @@ def _calibration_section(d: Mapping[str, Any]) -> dict[str, Any]:
         "ratios": ", ".join(f"{r:g}:1" for r in cal.get("ratios", [])),
         "n_training": params.get("n_training", "?"),
         "seed": params.get("seed", "?"),
-        "contract": _contract(cal) if rows else "",
+        "contract": contract_text(cal) if rows else "",
         "stopped": bool(cal.get("stopped")),
     }
 
@@ -167,7 +169,7 @@ def _scorecard_section(d: Mapping[str, Any]) -> dict[str, Any]:
             "title": card["title"],
             "indicator": bool(card.get("indicator")),
             "level": card["level"],
-            "mark": _LEVEL_MARK[card["level"]],
+            "mark": LEVEL_MARK[card["level"]],
             "readings": [f"{r['label']}: {r['words']}" for r in card["readings"]],
             "note": card["note"],
         }
@@ -414,102 +416,28 @@ def render_html(
     """
     d = report.to_dict()
     cands = d["candidates"]
-    prov = d["provenance"]
     table = candidate_table(d)
-    by_family = _figures_by_family(figures)
-    sign = d.get("sign_off") or {}
-    n_fig = 0
-
-    def figs(family: str) -> dict[str, Any]:
-        nonlocal n_fig
-        items = []
-        chosen = by_family.get(family, [])
-        for f in chosen:
-            n_fig += 1
-            title = f.title + (f" — {f.candidate}" if f.candidate and len(cands) > 1 else "")
-            items.append(_figure_item(f.figure, f"fig{n_fig}", title, f.caption))
-        # one figure per candidate: the candidates' figures side by side
-        return {"figs": items, "side": sum(1 for f in chosen if f.candidate) > 1}
-
-    sections: list[dict[str, Any]] = [
-        {
-            "id": "summary",
-            "title": "Summary and decision",
-            "decision": d["decision"],
-            "signed": [
-                ("Reviewer", sign.get("reviewer")),
-                ("Role", sign.get("role")),
-                ("Date", sign.get("date")),
-            ],
-            "notes": d["notes"].split("\n") if d["notes"] else [],
-            "candidates_sentence": _candidates_sentence(cands),
-            "verdicts": [
-                {"name": c["name"], "verdict": c["verdict"], "sentence": c["sentence"]}
-                for c in cands
-                if c.get("verdict")
-            ],
-            "table": _measure_table(d, table, cands) if table else None,
-        }
+    figs = _FigureItems(_figures_by_family(figures), n_candidates=len(cands))
+    sections = [
+        _summary_section(d, table),
+        *_review_sections(d),
+        *_family_sections(d, table, figs),
+        *_calibration_sections(d, figs),
     ]
-    if d.get("scorecards"):
-        sections.append({"id": "scorecard", "title": "Scorecard", **_scorecard_section(d)})
-    if d.get("checklist"):
-        sections.append(
-            {"id": "checklist", "title": "Consensus checklist (R1–R10)", **_checklist_section(d)}
-        )
-    if d.get("alternatives"):
-        sections.append(
-            {"id": "alternatives", "title": "Considered alternatives", **_alternatives_section(d)}
-        )
-    for key, title, _ in FAMILIES:  # one section per family of measures
-        rows = [r for r in table if family_of(r["key"]) == key]
-        family_figs = figs(key)
-        if not rows and not family_figs["figs"]:
-            continue
-        sections.append(
-            {
-                "id": key,
-                "title": title,
-                "intro": FAMILY_INTRO[key],
-                "table": _measure_table(d, rows, cands) if rows else None,
-                "figures": family_figs,
-            }
-        )
-    calibration = _calibration_section(d)
-    cal_figs = figs("calibration")
-    if calibration["rows"] or cal_figs["figs"]:
-        sections.append(
-            {
-                "id": "calibration",
-                "title": "Calibration of the measures on this data",
-                **calibration,
-                "figures": cal_figs,
-            }
-        )
     drill = _drill_down(d)
     toc = [(s["id"], s["title"]) for s in sections]
     if drill:
         toc.append(("drill-down", "Drill-down examples"))
     toc.append(("provenance", "Provenance, parameters and seeds"))
-    parameters = [
-        {
-            "title": _prefixed(c, name, cands),
-            "summary": _param_summary(m.get("params", {}))[:160],
-            "json": json.dumps(m.get("params", {}), indent=2, default=str),
-            "note": _unit_note(m.get("params", {})),
-        }
-        for c in cands
-        for name, m in c["metrics"].items()
-    ]
     bundle = (
         Markup(
             f'<script id="plotly-bundle" type="application/octet-stream">{_plotly_bundle()}'
             f"</script>{_LOADER}"
         )
-        if n_fig
+        if figs.count
         else ""
     )
-    threat = d["threat"]
+    prov, threat = d["provenance"], d["threat"]
     return _template().render(
         created=d["created"],
         software=prov["software"],
@@ -522,10 +450,121 @@ def render_html(
         holdout=prov.get("holdout"),
         quasi_identifiers=[str(q) for q in threat["quasi_identifiers"]],
         sensitive=[str(q) for q in threat["sensitive"]],
-        parameters=parameters,
+        parameters=_parameters(cands),
         bundle=bundle,
     )
 
 
+class _FigureItems:
+    """The page's figures as template items, numbered in the order the sections ask for
+    them (``fig1``, ``fig2``, ...)."""
+
+    def __init__(self, by_family: dict[str, list[ReportFigure]], *, n_candidates: int) -> None:
+        self.by_family, self.n_candidates = by_family, n_candidates
+        self.count = 0
+
+    def __call__(self, family: str) -> dict[str, Any]:
+        items = []
+        chosen = self.by_family.get(family, [])
+        for f in chosen:
+            self.count += 1
+            title = f.title + (f" — {f.candidate}" if f.candidate and self.n_candidates > 1 else "")
+            items.append(_figure_item(f.figure, f"fig{self.count}", title, f.caption))
+        # one figure per candidate: the candidates' figures side by side
+        return {"figs": items, "side": sum(1 for f in chosen if f.candidate) > 1}
+
+
+def _summary_section(d: Mapping[str, Any], table: list[dict[str, Any]]) -> dict[str, Any]:
+    """Decision, sign-off, notes, each candidate's verdict and every measure side by side."""
+    cands = d["candidates"]
+    sign = d.get("sign_off") or {}
+    return {
+        "id": "summary",
+        "title": "Summary and decision",
+        "decision": d["decision"],
+        "signed": [
+            ("Reviewer", sign.get("reviewer")),
+            ("Role", sign.get("role")),
+            ("Date", sign.get("date")),
+        ],
+        "notes": d["notes"].split("\n") if d["notes"] else [],
+        "candidates_sentence": candidates_sentence(cands),
+        "verdicts": [
+            {"name": c["name"], "verdict": c["verdict"], "sentence": c["sentence"]}
+            for c in cands
+            if c.get("verdict")
+        ],
+        "table": _measure_table(d, table, cands) if table else None,
+    }
+
+
+def _review_sections(d: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The scorecard, the consensus checklist and the alternatives, those the report has."""
+    sections = []
+    if d.get("scorecards"):
+        sections.append({"id": "scorecard", "title": "Scorecard", **_scorecard_section(d)})
+    if d.get("checklist"):
+        sections.append(
+            {"id": "checklist", "title": "Consensus checklist (R1–R10)", **_checklist_section(d)}
+        )
+    if d.get("alternatives"):
+        sections.append(
+            {"id": "alternatives", "title": "Considered alternatives", **_alternatives_section(d)}
+        )
+    return sections
+
+
+def _family_sections(
+    d: Mapping[str, Any], table: list[dict[str, Any]], figs: _FigureItems
+) -> list[dict[str, Any]]:
+    """One section per family of measures that has a measure or a figure."""
+    sections = []
+    for key, title, _ in FAMILIES:
+        rows = [r for r in table if family_of(r["key"]) == key]
+        family_figs = figs(key)
+        if not rows and not family_figs["figs"]:
+            continue
+        sections.append(
+            {
+                "id": key,
+                "title": title,
+                "intro": FAMILY_INTRO[key],
+                "table": _measure_table(d, rows, d["candidates"]) if rows else None,
+                "figures": family_figs,
+            }
+        )
+    return sections
+
+
+def _calibration_sections(d: Mapping[str, Any], figs: _FigureItems) -> list[dict[str, Any]]:
+    """The calibration section, when the report has a calibration or its figures."""
+    calibration = _calibration_section(d)
+    cal_figs = figs("calibration")
+    if not calibration["rows"] and not cal_figs["figs"]:
+        return []
+    return [
+        {
+            "id": "calibration",
+            "title": "Calibration of the measures on this data",
+            **calibration,
+            "figures": cal_figs,
+        }
+    ]
+
+
+def _parameters(cands: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each candidate's measures' parameters: a short summary and the full JSON."""
+    return [
+        {
+            "title": prefixed_name(c, name, cands),
+            "summary": param_summary(m.get("params", {}))[:160],
+            "json": json.dumps(m.get("params", {}), indent=2, default=str),
+            "note": unit_note(m.get("params", {})),
+        }
+        for c in cands
+        for name, m in c["metrics"].items()
+    ]
+
+
 def _fmt(value: Any) -> str:
-    return "—" if value is None else _fmt_plain(value)
+    return "—" if value is None else format_plain(value)

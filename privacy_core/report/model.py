@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..calibration import CEILING_MIN, FLOOR_MAX, RATIO_GAP_MAX
+from ..calibration import CEILING_MIN, FLOOR_MAX, FLOOR_UPPER_MAX, RATIO_GAP_MAX
 from ..checklist import consensus_checklist
 from ..data import Schema, fingerprint
 from ..errors import ParameterError
@@ -191,16 +191,59 @@ def build_report(
     """
     names = dict(names or {})
     syn_names = list(names.get("synthetic") or [f"release {i + 1}" for i in range(len(synthetic))])
+    groups = _candidate_groups(results, groups, syn_names)
+    created = _dt.datetime.now(_dt.UTC)
+    report = ReviewReport(
+        created=created.isoformat(timespec="seconds"),
+        provenance=_provenance(real, synthetic, holdout, names, syn_names, groups),
+        schema=schema.to_dict(),
+        threat=threat.to_dict(),
+        candidates=_candidates(groups),
+        decision=decision if decision in DECISIONS else "undecided",
+        notes=notes,
+        records=_records(groups) if include_records else {},
+        calibration=None if calibration is None else calibration_record(calibration),
+        reviewer=str(reviewer or "").strip(),
+        role=str(role or "").strip(),
+        review_date=_date_text(created.date() if review_date is None else review_date),
+        references=reference_record(references or {}),
+        alternatives=[dict(a) for a in alternatives],
+        thresholds=thresholds_record(thresholds, set_by=thresholds_set_by),
+    )
+    return _with_verdicts(report, thresholds, answers)
+
+
+def _candidate_groups(
+    results: Mapping[str, MetricResult] | None,
+    groups: Sequence[ReleaseGroup] | None,
+    release_names: Sequence[str],
+) -> Sequence[ReleaseGroup]:
+    """The candidates: the given groups, or one group of every release holding
+    ``results``; every release in exactly one group."""
     if (results is None) == (groups is None):
         raise ParameterError(
             "build_report: give either results= (one candidate) or groups= "
             "(one or more candidates), not " + ("both." if results is not None else "neither.")
         )
     if groups is None:
-        groups = [ReleaseGroup(_default_group_name(syn_names), tuple(syn_names), results or {})]
-    _check_groups(groups, syn_names)
+        groups = [
+            ReleaseGroup(_default_group_name(release_names), tuple(release_names), results or {})
+        ]
+    _check_groups(groups, release_names)
+    return groups
+
+
+def _provenance(
+    real: pd.DataFrame,
+    synthetic: Sequence[pd.DataFrame],
+    holdout: pd.DataFrame | None,
+    names: Mapping[str, Any],
+    release_names: Sequence[str],
+    groups: Sequence[ReleaseGroup],
+) -> dict[str, Any]:
+    """Names, row counts and content fingerprints of the inputs, and the software."""
     group_of = {r: g.name for g in groups for r in g.releases}
-    provenance = {
+    return {
         "real": {
             "name": names.get("real", "real"),
             "rows": len(real),
@@ -208,7 +251,7 @@ def build_report(
         },
         "synthetic": [
             {"name": n, "rows": len(s), "fingerprint": fingerprint(s), "group": group_of[n]}
-            for n, s in zip(syn_names, synthetic, strict=False)
+            for n, s in zip(release_names, synthetic, strict=False)
         ],
         "holdout": None
         if holdout is None
@@ -219,7 +262,11 @@ def build_report(
         },
         "software": "privacy_core " + _version(),
     }
-    candidates: list[dict[str, Any]] = [
+
+
+def _candidates(groups: Sequence[ReleaseGroup]) -> list[dict[str, Any]]:
+    """One record per candidate: its releases and its measures' JSON."""
+    return [
         {
             "name": g.name,
             "releases": list(g.releases),
@@ -228,46 +275,40 @@ def build_report(
         }
         for g in groups
     ]
+
+
+def _records(groups: Sequence[ReleaseGroup]) -> dict[str, Any]:
+    """Each measure's per-record table (real records: only when asked for)."""
     records = {}
-    if include_records:
-        for g in groups:
-            for name, res in g.results.items():
-                table = res.records
-                if table is not None:
-                    # one candidate: the measure's name as before; several: kept apart
-                    records[name if len(groups) == 1 else f"{g.name}: {name}"] = jsonable(table)
-    created = _dt.datetime.now(_dt.UTC)
-    if review_date is None:
-        review_date = created.date()
-    report = ReviewReport(
-        created=created.isoformat(timespec="seconds"),
-        provenance=provenance,
-        schema=schema.to_dict(),
-        threat=threat.to_dict(),
-        candidates=candidates,
-        decision=decision if decision in DECISIONS else "undecided",
-        notes=notes,
-        records=records,
-        calibration=None if calibration is None else calibration_record(calibration),
-        reviewer=str(reviewer or "").strip(),
-        role=str(role or "").strip(),
-        review_date=(
-            review_date.isoformat()
-            if isinstance(review_date, _dt.date)
-            else str(review_date).strip()
-        ),
-        references=reference_record(references or {}),
-        alternatives=[dict(a) for a in alternatives],
-        thresholds=thresholds_record(thresholds, set_by=thresholds_set_by),
+    for g in groups:
+        for name, res in g.results.items():
+            table = res.records
+            if table is not None:
+                # one candidate: the measure's name as before; several: kept apart
+                records[name if len(groups) == 1 else f"{g.name}: {name}"] = jsonable(table)
+    return records
+
+
+def _date_text(review_date: str | _dt.date) -> str:
+    return (
+        review_date.isoformat() if isinstance(review_date, _dt.date) else str(review_date).strip()
     )
+
+
+def _with_verdicts(
+    report: ReviewReport,
+    thresholds: Mapping[str, Threshold] | None,
+    answers: Mapping[str, str] | None,
+) -> ReviewReport:
+    """The report with each candidate's scorecard and verdict and the checklist."""
     # the one verdict policy (privacy_core.scorecard): each candidate's cards and verdict
     # under the thresholds in force and, when one ran, the calibration on this data
     cal_summary = (report.calibration or {}).get("summary")
     cards = {
         c["name"]: scorecard(c["metrics"], thresholds=thresholds, calibration=cal_summary)
-        for c in candidates
+        for c in report.candidates
     }
-    for c in candidates:
+    for c in report.candidates:
         c.update(verdict_of(cards[c["name"]]).to_dict())
     report = dataclasses.replace(
         report,
@@ -518,18 +559,23 @@ def calibration_rows(report_dict: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _contract(cal: Mapping[str, Any]) -> str:
+def contract_text(cal: Mapping[str, Any]) -> str:
+    """The calibration contract's lines in words, as the run recorded them (the engine's
+    defaults where it did not), for the exports' calibration sections."""
     c = {
         "floor_max": FLOOR_MAX,
+        "floor_upper_max": FLOOR_UPPER_MAX,
         "ceiling_min": CEILING_MIN,
         "ratio_gap_max": RATIO_GAP_MAX,
         **(cal.get("params", {}).get("contract") or {}),
     }
     return (
-        f"floor at most {c['floor_max']:g} (or its interval reaching 0), ceiling at "
-        f"least {c['ceiling_min']:g} (or its documented ceiling), rising with f_l, ratio "
-        f"gap at most {c['ratio_gap_max']:g} (or at most that beyond its readings' "
-        "intervals)"
+        f"floor at most {c['floor_max']:g} with its upper bound at most "
+        f"{c['floor_upper_max']:g} (a wider interval is inconclusive, never a pass), "
+        f"ceiling at least {c['ceiling_min']:g} (or its documented ceiling), rising with "
+        "f_l within the measure's response band, ratio gap at most "
+        f"{c['ratio_gap_max']:g} (inconclusive where the readings' intervals are too wide "
+        "to see it)"
     )
 
 
@@ -537,22 +583,25 @@ def _version() -> str:
     return __version__
 
 
-def _group_words(candidate: Mapping[str, Any]) -> str:
+def group_words(candidate: Mapping[str, Any]) -> str:
+    """What a candidate is made of: one release, or n replicates (read as mean ± sd)."""
     n = int(candidate.get("n_releases", 1))
     return "1 release" if n == 1 else f"{n} replicates of one generator (mean ± sd)"
 
 
-def _prefixed(
+def prefixed_name(
     candidate: Mapping[str, Any], name: str, candidates: Sequence[Mapping[str, Any]]
 ) -> str:
+    """A measure's name, prefixed with its candidate's when there are several."""
     return name if len(candidates) == 1 else f"{candidate['name']}: {name}"
 
 
-def _candidates_sentence(candidates: Sequence[Mapping[str, Any]]) -> str:
+def candidates_sentence(candidates: Sequence[Mapping[str, Any]]) -> str:
+    """One sentence on the candidates of a report: one, or several never averaged."""
     if len(candidates) == 1:
         c = candidates[0]
         return (
-            f"One candidate, {c['name']} ({_group_words(c)})."
+            f"One candidate, {c['name']} ({group_words(c)})."
             if c["n_releases"] > 1
             else f"One candidate: {c['name']}."
         )
@@ -564,7 +613,7 @@ def _candidates_sentence(candidates: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def _unit_note(params: Mapping[str, Any]) -> str:
+def unit_note(params: Mapping[str, Any]) -> str:
     """The unit of RAPID's continuous tolerance ε, said in words.
 
     The RAPID paper (``rapid-attribute-inference.md`` §2.3) writes ε as a percentage
@@ -587,7 +636,7 @@ def _unit_note(params: Mapping[str, Any]) -> str:
     return f"ε = {eps:g} is a tolerance in {unit} ({error} error)."
 
 
-def _param_summary(params: Mapping[str, Any]) -> str:
+def param_summary(params: Mapping[str, Any]) -> str:
     """The scalar parameters of a measure (lists are shown when short)."""
     parts = []
     for key, value in params.items():
@@ -710,12 +759,14 @@ def reference_reading(
     return "; ".join(parts)
 
 
-def _cal_summary(d: Mapping[str, Any], measure: str) -> Mapping[str, Any] | None:
+def calibration_summary_of(d: Mapping[str, Any], measure: str) -> Mapping[str, Any] | None:
+    """The calibration summary of one measure in a report's dict; None without one."""
     cal = d.get("calibration") or {}
     return (cal.get("summary") or {}).get(measure)
 
 
-_LEVEL_MARK = {
+# a scorecard level in words and a symbol (never colour alone), as the exports print it
+LEVEL_MARK = {
     "green": "✓ below",
     "amber": "! over amber",
     "red": "✗ over red",
@@ -725,7 +776,8 @@ _LEVEL_MARK = {
 }
 
 
-def _fmt_plain(value: Any) -> str:
+def format_plain(value: Any) -> str:
+    """A table cell as plain text: '-' for None, floats to 4 decimals."""
     if value is None:
         return "-"
     if isinstance(value, float):

@@ -1,328 +1,71 @@
 """The PDF export (fpdf2): the printable sign-off sheet, aggregates only.
 
-Why one module: one two-pass layout (measure, then set tighter if a page nearly empty
-would follow) over fpdf2's cursor, with the Latin-1 replacement it needs.
+One two-pass layout (measure, then set tighter if a page nearly empty would follow) over
+fpdf2's cursor: :func:`render_pdf` runs :func:`_pdf_pass`, which writes the sheet's blocks
+in order through a :class:`_Sheet`. The chart of each measure is drawn by
+:mod:`.pdf_chart`; text goes through the Latin-1 replacement of :mod:`.pdf_text`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-import numpy as np
-
 from .model import (
-    _LEVEL_MARK,
+    LEVEL_MARK,
     ReviewReport,
-    _cal_summary,
-    _candidates_sentence,
-    _contract,
-    _fmt_plain,
-    _group_words,
-    _param_summary,
-    _prefixed,
-    _unit_note,
     calibration_rows,
+    calibration_summary_of,
     candidate_table,
+    candidates_sentence,
+    contract_text,
     format_cell,
+    format_plain,
+    group_words,
+    param_summary,
+    prefixed_name,
     reference_reading,
+    unit_note,
 )
-
-# ============================================================================ PDF export
-# fpdf2's core fonts cover Latin-1 only and no TTF ships with our dependencies: other
-# characters are replaced, never dropped, and the sheet lists every replacement made.
-_PDF_SPELLING = {
-    "–": "-",
-    "—": "-",
-    "≤": "<=",
-    "≥": ">=",
-    "κ": "kappa",
-    "τ": "tau",
-    "ε": "epsilon",
-    "α": "alpha",
-    "×": "x",
-    "’": "'",
-    "‘": "'",
-    "“": '"',
-    "”": '"',
-    "…": "...",
-    "±": "+/-",
-    "✓": "v",
-    "✗": "x",
-    "→": "->",
-    "²": "2",
-    "•": "-",
-    "∪": "U",
-    "€": "EUR",
-}
-# letters with no Unicode decomposition, written as their base letter
-_PDF_LETTERS = {
-    "Ł": "L",
-    "ł": "l",
-    "Đ": "D",
-    "đ": "d",
-    "Ħ": "H",
-    "ħ": "h",
-    "ı": "i",
-    "Œ": "OE",
-    "œ": "oe",
-    "Ŧ": "T",
-    "ŧ": "t",
-    "ŀ": "l",
-    "Ŀ": "L",
-}
+from .pdf_chart import chart_height, interval_chart
+from .pdf_text import Latin1, clip, replacement_note, user_chars
 
 
-class _Latin1:
-    """Text for the core fonts, with a record of what was replaced.
+class _Sheet:
+    """An fpdf2 document with the sheet's text conversion and its few writing habits:
+    headings, paragraphs, keeping a block on one page."""
 
-    ``user_chars``: the characters of the user's own strings (names, notes, sign-off).
-    Those are listed when replaced even if they are among our own symbols, so a name
-    typed with an ε or a – is not silently printed otherwise.
-    """
+    def __init__(self, d: Mapping[str, Any], *, compact: bool) -> None:
+        from fpdf import FPDF
+        from fpdf.enums import XPos, YPos
 
-    def __init__(self, user_chars: frozenset[str] = frozenset()) -> None:
-        self.replaced: dict[str, str] = {}
-        self.user_chars = user_chars
+        self.text = Latin1(user_chars(d))
+        pdf = FPDF(format="A4")
+        pdf.set_compression(False)  # plain-text content streams: searchable and diff-able
+        pdf.set_creation_date(_dt.datetime.fromisoformat(d["created"]))
+        pdf.set_title("Synthetic data privacy review")
+        pdf.set_creator(self.text(d["provenance"]["software"]))
+        pdf.set_auto_page_break(True, margin=15)
+        pdf.add_page()
+        self.pdf = pdf
+        self.compact = compact
+        self.next_line: dict[str, Any] = {"new_x": XPos.LMARGIN, "new_y": YPos.NEXT}
+        self.small = 7 if compact else 8
 
-    def __call__(self, value: Any) -> str:
-        # composed form first: "e" + combining acute is the Latin-1 "é", not a replacement
-        value = unicodedata.normalize("NFC", str(value)).replace("\r\n", "\n")
-        out = []
-        for ch in value:
-            if ch == "\n" or (ord(ch) < 256 and unicodedata.category(ch) != "Cc"):
-                out.append(ch)
-                continue
-            sub = _PDF_SPELLING.get(ch) or _PDF_LETTERS.get(ch)
-            if sub is None and unicodedata.category(ch) != "Cc":
-                plain = "".join(
-                    c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)
-                )
-                try:
-                    plain.encode("latin-1")
-                    sub = plain if plain and plain != ch else None
-                except UnicodeEncodeError:
-                    sub = None
-            if sub is None:
-                # control characters too: Latin-1 in name, but the font has no glyph for
-                # them (a tab or a bell would vanish, U+0080 would print as a euro sign)
-                sub = " " if ch in "\t\r" else f"[U+{ord(ch):04X}]"
-            # our own labels' symbols (ε, –, ≥) are spelled out silently; anything else is
-            # listed on the sheet, so a reader knows a name was not printed as typed
-            if ch not in _PDF_SPELLING or ch in self.user_chars:
-                self.replaced[ch] = sub
-            out.append(sub)
-        return "".join(out)
+    def heading(self, t: str, size: int = 12) -> None:
+        self.pdf.ln(1.5)
+        self.pdf.set_font("Helvetica", "B", size)
+        self.pdf.cell(0, 7, self.text(t), **self.next_line)
+        self.pdf.set_font("Helvetica", "", 9)
 
-    def line(self, value: Any) -> str:
-        """Text for a one-line cell, where a line break would print as nothing."""
-        return self(value).replace("\n", " / ")
+    def para(self, t: str, height: float = 4.5) -> None:
+        self.pdf.multi_cell(0, height, self.text(t), align="L", **self.next_line)
 
-
-def _user_chars(d: Mapping[str, Any]) -> frozenset[str]:
-    """Every character of the strings a user typed or named: notes, sign-off, file and
-    release names, candidates, columns, and the measures' parameters (column names)."""
-    prov = d.get("provenance") or {}
-    parts: list[Any] = [
-        d.get("notes"),
-        d.get("sign_off"),
-        d.get("threat"),
-        [c.get("name") for c in (d.get("schema") or {}).get("columns", [])],
-        {k: v for k, v in prov.items() if k != "software"},
-    ]
-    for c in d.get("candidates") or []:
-        parts += [
-            c.get("name"),
-            c.get("releases"),
-            [m.get("params") for m in (c.get("metrics") or {}).values()],
-        ]
-    chars: set[str] = set()
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            chars.update(unicodedata.normalize("NFC", value))
-        elif isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(k)
-                walk(v)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                walk(v)
-
-    walk(parts)
-    return frozenset(chars)
-
-
-def _clip(value: str, n: int) -> str:
-    """At most ``n`` characters, ending in "..." when cut (a chart label's room)."""
-    return value if len(value) <= n else value[: n - 3] + "..."
-
-
-def _replacement_note(replaced: Mapping[str, str]) -> str:
-    """The sheet's list of what it did not print as typed: each character's code point and
-    Unicode name, and what stands in its place."""
-    coded = [ch for ch, sub in replaced.items() if sub == f"[U+{ord(ch):04X}]"]
-    spelled = [ch for ch in replaced if ch not in coded]
-
-    def name(ch: str) -> str:
-        kind = (
-            "control character"
-            if unicodedata.category(ch) == "Cc"
-            else unicodedata.name(ch, "unnamed character").lower()
-        )
-        return f"U+{ord(ch):04X} {kind}"
-
-    parts = []
-    if spelled:
-        parts.append(
-            "; ".join(
-                f"{name(ch)} -> {replaced[ch]}"
-                if replaced[ch].strip()
-                else f"{name(ch)} -> a space"
-                for ch in spelled
-            )
-        )
-    if coded:
-        parts.append(
-            "Printed as [U+code] (no Latin-1 equivalent): " + "; ".join(name(ch) for ch in coded)
-        )
-    return (
-        "Characters outside this sheet's Latin-1 font were replaced: "
-        + ". ".join(parts)
-        + ". The HTML and JSON exports keep every name as typed."
-    )
-
-
-def _interval_chart(
-    pdf: Any,
-    text: _Latin1,
-    row: Mapping[str, Any],
-    cands: Sequence[Mapping[str, Any]],
-    refs: Mapping[str, Any],
-    cal: Mapping[str, Any] | None,
-    *,
-    x0: float,
-    width: float,
-) -> None:
-    """One measure as a dot-and-interval chart drawn with fpdf2's primitives: a line per
-    candidate (dot = value, bar = 95% interval, or ± sd over replicates), reference ticks
-    for HALF (green) and SELF (red), and the calibration's floor and ceiling (grey)."""
-    wide = width > 150
-    label_w, line_h = (48.0 if wide else 28.0), 5.0
-    points: list[tuple[str, float | None, Any, Any]] = []
-    for c in cands:
-        cell = row["cells"][c["name"]]
-        if cell is None or cell.get("value") is None:
-            points.append((c["name"], None, None, None))
-            continue
-        v: float | None = float(cell["value"])
-        lo_hi = cell.get("ci") or ((v - cell["sd"], v + cell["sd"]) if cell.get("sd") else None)
-        points.append((c["name"], v, lo_hi, cell.get("baseline")))
-    marks = []
-    for kind, colour in (("half", (44, 160, 44)), ("self", (214, 39, 40))):
-        if kind in refs:
-            marks.append((kind.upper(), float(refs[kind]["value"]), colour))
-    if cal and cal.get("floor") is not None and cal.get("ceiling") is not None:
-        marks += [
-            ("floor", float(cal["floor"]), (140, 140, 140)),
-            ("ceiling", float(cal["ceiling"]), (140, 140, 140)),
-        ]
-    xs = [v for _, v, _, _ in points if v is not None]
-    xs += [b for _, _, ci, _ in points if ci for b in ci] + [m[1] for m in marks]
-    xs += [float(b) for _, _, _, b in points if b is not None]
-    xs = [x for x in xs if np.isfinite(x)]
-    if not xs:
-        return
-    lo, hi = min(xs), max(xs)
-    if hi - lo < 1e-9:
-        lo, hi = lo - 0.05, hi + 0.05
-    pad = (hi - lo) * 0.06
-    lo, hi = lo - pad, hi + pad
-    value_w = 44.0 if wide else 22.0  # the reading in figures, right of the plot
-    plot_x, plot_w = x0 + label_w, width - label_w - value_w - 2
-
-    def sx(v: float) -> float:
-        return plot_x + (min(max(v, lo), hi) - lo) / (hi - lo) * plot_w
-
-    top = pdf.get_y()
-    pdf.set_font("Helvetica", "B", 8)
-    pdf.set_xy(x0, top)
-    pdf.cell(
-        width,
-        4,
-        text(row["label"] + (" (indicator)" if row["indicator"] else "") + f"  -  {row['goal']}"),
-    )
-    y = top + 5
-    band_h = line_h * len(points) + 2
-    pdf.set_draw_color(200, 200, 200)
-    pdf.set_line_width(0.2)
-    pdf.rect(plot_x, y, plot_w, band_h)
-    pdf.set_font("Helvetica", "", 7)
-    for name, v, ci, base in points:
-        pdf.set_xy(x0, y + 1)
-        pdf.cell(label_w - 1, line_h - 1, _clip(text.line(name), 34 if wide else 18))
-        cy = y + 1 + line_h / 2
-        if v is None:
-            pdf.set_text_color(120, 120, 120)
-            pdf.set_xy(plot_x + 2, y + 1)
-            pdf.cell(40, line_h - 1, "not computed")
-            pdf.set_text_color(0, 0, 0)
-        else:
-            pdf.set_xy(plot_x + plot_w + 2, y + 1)
-            pdf.cell(
-                value_w,
-                line_h - 1,
-                f"{v:.3f}" + (f"  [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and wide else ""),
-            )
-            if base is not None and np.isfinite(base):
-                # the measure's own control (e.g. attack success on unseen records)
-                pdf.set_draw_color(255, 127, 14)
-                pdf.set_line_width(0.5)
-                pdf.line(sx(float(base)), cy - 1.8, sx(float(base)), cy + 1.8)
-            pdf.set_draw_color(31, 95, 168)
-            pdf.set_line_width(0.6)
-            if ci:
-                pdf.line(sx(ci[0]), cy, sx(ci[1]), cy)
-                pdf.line(sx(ci[0]), cy - 1, sx(ci[0]), cy + 1)
-                pdf.line(sx(ci[1]), cy - 1, sx(ci[1]), cy + 1)
-            pdf.set_fill_color(31, 95, 168)
-            pdf.ellipse(sx(v) - 1.1, cy - 1.1, 2.2, 2.2, style="F")
-        y += line_h
-    bottom = y + 2
-    for label, value, colour in marks:
-        pdf.set_draw_color(*colour)
-        pdf.set_line_width(0.5)
-        x = sx(value)
-        if label in ("floor", "ceiling"):
-            pdf.set_dash_pattern(dash=1, gap=0.8)
-        pdf.line(x, top + 5, x, bottom)
-        pdf.set_dash_pattern()
-    # axis: the ends and the reference values
-    pdf.set_font("Helvetica", "", 6)
-    pdf.set_text_color(80, 80, 80)
-    pdf.set_xy(plot_x - 6, bottom + 0.3)
-    pdf.cell(12, 3, f"{lo:.3g}", align="C")
-    pdf.set_xy(plot_x + plot_w - 6, bottom + 0.3)
-    pdf.cell(12, 3, f"{hi:.3g}", align="C")
-    legend = "  ".join(f"{label} {value:.3f}" for label, value, _ in marks)
-    if legend and wide:
-        pdf.set_xy(plot_x + 14, bottom + 0.3)
-        pdf.cell(plot_w - 28, 3, text(legend), align="C")
-    elif legend:  # a narrow chart: the reference values on a line of their own
-        pdf.set_xy(x0, bottom + 3.3)
-        pdf.cell(width, 3, text(legend), align="C")
-        bottom += 3
-    pdf.set_text_color(0, 0, 0)
-    pdf.set_draw_color(0, 0, 0)
-    pdf.set_fill_color(238, 244, 251)  # tables fill their headings with the current colour
-    pdf.set_line_width(0.2)
-    pdf.set_y(bottom + 4.5)
-
-
-def _chart_height(n_cands: int) -> float:
-    return 5 + 5.0 * n_cands + 2 + 4.5
+    def room(self, h: float) -> None:
+        """A new page unless ``h`` mm are left on this one."""
+        if self.pdf.get_y() + h > self.pdf.page_break_trigger:
+            self.pdf.add_page()
 
 
 def _pdf_pass(
@@ -332,60 +75,45 @@ def _pdf_pass(
     characters replaced). ``replaced``, from an earlier pass, is listed in the sign-off
     block, next to the names it concerns."""
     replaced = dict(replaced or {})
-    from fpdf import FPDF
-    from fpdf.enums import XPos, YPos
+    sheet = _Sheet(d, compact=compact)
+    _title_block(sheet, d)
+    _provenance_block(sheet, d)
+    _results_block(sheet, d)
+    _scorecard_block(sheet, d)
+    _checklist_block(sheet, d)
+    _calibration_block(sheet, d)
+    _sign_off_block(sheet, d, replaced)
+    _appendix_block(sheet, d)
+    pdf = sheet.pdf
+    return bytes(pdf.output()), pdf.page_no(), pdf.get_y(), sheet.text.replaced
 
-    text = _Latin1(_user_chars(d))
-    prov = d["provenance"]
-    sign = d.get("sign_off") or {}
-    cands = d["candidates"]
-    refs = d.get("references") or {}
-    created = _dt.datetime.fromisoformat(d["created"])
-    pdf = FPDF(format="A4")
-    pdf.set_compression(False)  # plain-text content streams: searchable and diff-able
-    pdf.set_creation_date(created)
-    pdf.set_title("Synthetic data privacy review")
-    pdf.set_creator(text(prov["software"]))
-    pdf.set_auto_page_break(True, margin=15)
-    pdf.add_page()
-    next_line: dict[str, Any] = {"new_x": XPos.LMARGIN, "new_y": YPos.NEXT}
-    small = 7 if compact else 8
 
-    def heading(t: str, size: int = 12) -> None:
-        pdf.ln(1.5)
-        pdf.set_font("Helvetica", "B", size)
-        pdf.cell(0, 7, text(t), **next_line)
-        pdf.set_font("Helvetica", "", 9)
-
-    def para(t: str, height: float = 4.5) -> None:
-        pdf.multi_cell(0, height, text(t), align="L", **next_line)
-
-    def room(h: float) -> None:
-        if pdf.get_y() + h > pdf.page_break_trigger:
-            pdf.add_page()
-
+def _title_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
+    """Title, creation, the decision, each candidate's verdict and who signs."""
+    pdf, text = sheet.pdf, sheet.text
     pdf.set_font("Helvetica", "B", 16)
-    pdf.cell(0, 9, "Synthetic data privacy review - sign-off sheet", **next_line)
+    pdf.cell(0, 9, "Synthetic data privacy review - sign-off sheet", **sheet.next_line)
     pdf.set_font("Helvetica", "", 8)
-    para(
-        f"Created {d['created']} with {prov['software']}. Aggregates only: no real record "
-        "is printed on this sheet.",
+    sheet.para(
+        f"Created {d['created']} with {d['provenance']['software']}. Aggregates only: no real "
+        "record is printed on this sheet.",
         4,
     )
     pdf.ln(1)
     pdf.set_fill_color(238, 244, 251)
     pdf.set_font("Helvetica", "B", 13)
-    pdf.cell(0, 10, text(f"Decision: {d['decision']}"), fill=True, **next_line)
+    pdf.cell(0, 10, text(f"Decision: {d['decision']}"), fill=True, **sheet.next_line)
     pdf.set_font("Helvetica", "", 9)
     pdf.ln(1)
     # the verdict per candidate, as the Overview states it (privacy_core.scorecard)
     for c in d.get("candidates") or []:
         if c.get("verdict"):
             pdf.set_font("Helvetica", "B", 9)
-            para(f"Verdict for {c['name']}: {c['verdict']}.", 4.5)
+            sheet.para(f"Verdict for {c['name']}: {c['verdict']}.", 4.5)
             pdf.set_font("Helvetica", "", 9)
-            para(c["sentence"], 4.2)
+            sheet.para(c["sentence"], 4.2)
     pdf.ln(1)
+    sign = d.get("sign_off") or {}
     for label, value in (
         ("Reviewer", sign.get("reviewer")),
         ("Role", sign.get("role")),
@@ -394,20 +122,24 @@ def _pdf_pass(
         pdf.set_font("Helvetica", "B", 9)
         pdf.cell(22, 5, label + ":")
         pdf.set_font("Helvetica", "", 9)
-        pdf.cell(0, 5, text.line(value or "(not given)"), **next_line)
+        pdf.cell(0, 5, text.line(value or "(not given)"), **sheet.next_line)
 
-    heading("Data provenance")
-    pdf.set_font("Helvetica", "", small)
+
+def _provenance_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
+    """The inputs' names, sizes and fingerprints, and the threat model."""
+    prov = d["provenance"]
+    sheet.heading("Data provenance")
+    sheet.pdf.set_font("Helvetica", "", sheet.small)
     real = prov["real"]
-    para(f"Real: {real['name']}: {real['rows']:,} rows, fingerprint {real['fingerprint']}", 4)
+    sheet.para(f"Real: {real['name']}: {real['rows']:,} rows, fingerprint {real['fingerprint']}", 4)
     for s in prov["synthetic"]:
-        para(
+        sheet.para(
             f"Release: {s['name']}: {s['rows']:,} rows, fingerprint {s['fingerprint']}, "
             f"candidate {s.get('group', '-')}",
             4,
         )
     hold = prov.get("holdout")
-    para(
+    sheet.para(
         "Holdout: "
         + (
             f"{hold['name']}: {hold['rows']:,} rows, fingerprint {hold['fingerprint']}"
@@ -416,7 +148,7 @@ def _pdf_pass(
         ),
         4,
     )
-    para(
+    sheet.para(
         "Threat model: quasi-identifiers "
         + ", ".join(map(str, d["threat"]["quasi_identifiers"]))
         + "; sensitive "
@@ -424,149 +156,243 @@ def _pdf_pass(
         4,
     )
 
-    heading("Results")
-    pdf.set_font("Helvetica", "", small + 1)
-    para(_candidates_sentence(cands), 4)
+
+def _results_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
+    """The candidates side by side, then a chart per measure."""
+    pdf, text, cands = sheet.pdf, sheet.text, d["candidates"]
+    sheet.heading("Results")
+    pdf.set_font("Helvetica", "", sheet.small + 1)
+    sheet.para(candidates_sentence(cands), 4)
     table_rows = candidate_table(d)
-    if table_rows:
-        pdf.set_font("Helvetica", "", 7 if len(cands) > 2 or compact else 8)
-        width = (190 - 48 - 24) / max(len(cands), 1)
-        with pdf.table(
-            col_widths=(48, *([width] * len(cands)), 24),
-            text_align="LEFT",
-            line_height=3.6 if len(cands) > 2 or compact else 4,
-        ) as table:
+    if not table_rows:
+        return
+    dense = len(cands) > 2 or sheet.compact
+    pdf.set_font("Helvetica", "", 7 if dense else 8)
+    width = (190 - 48 - 24) / max(len(cands), 1)
+    with pdf.table(
+        col_widths=(48, *([width] * len(cands)), 24),
+        text_align="LEFT",
+        line_height=3.6 if dense else 4,
+    ) as table:
+        table.row(
+            [
+                text(h)
+                for h in (
+                    "measure",
+                    *(f"{c['name']} ({group_words(c)})" for c in cands),
+                    "direction",
+                )
+            ]
+        )
+        for row in table_rows:
+            label = row["label"] + (" (indicator)" if row["indicator"] else "")
             table.row(
                 [
-                    text(h)
-                    for h in (
-                        "measure",
-                        *(f"{c['name']} ({_group_words(c)})" for c in cands),
-                        "direction",
+                    text(x)
+                    for x in (
+                        label,
+                        *(format_cell(row["cells"][c["name"]]) for c in cands),
+                        row["goal"],
                     )
                 ]
             )
-            for row in table_rows:
-                label = row["label"] + (" (indicator)" if row["indicator"] else "")
+    pdf.set_font("Helvetica", "", sheet.small)
+    sheet.para("Indicators measure similarity, not disclosure (consensus R3).", 4)
+    _key_figures(sheet, d, table_rows)
+
+
+def _key_figures(sheet: _Sheet, d: Mapping[str, Any], table_rows: list[dict[str, Any]]) -> None:
+    """A dot-and-interval chart per measure with its reading against the references;
+    compact: two charts a row (the interval's numbers then stay in the table above)."""
+    pdf, cands = sheet.pdf, d["candidates"]
+    refs = d.get("references") or {}
+    sheet.heading("Key figures")
+    pdf.set_font("Helvetica", "", sheet.small)
+    sheet.para(
+        "Dot: each candidate's value; bar: its 95% interval (or +/- sd over replicates); "
+        "short orange tick: the measure's own baseline (control or chance). "
+        "Green line: HALF, a random half of the real rows used as a release (what a fresh "
+        "sample discloses); red line: SELF, a copy of the real data; dashed grey: the "
+        "calibration's floor and ceiling on this data. Only references that were "
+        "computed are drawn.",
+        3.6,
+    )
+    pdf.ln(1)
+    per_row = 2 if sheet.compact else 1
+    col_w = 190 / per_row - (3 if per_row > 1 else 0)
+    h = chart_height(len(cands)) + 7
+    for start in range(0, len(table_rows), per_row):
+        sheet.room(h)
+        top, bottoms = pdf.get_y(), []
+        for j, row in enumerate(table_rows[start : start + per_row]):
+            x0 = pdf.l_margin + j * (col_w + 6)
+            pdf.set_y(top)
+            interval_chart(
+                pdf,
+                sheet.text,
+                row,
+                cands,
+                refs.get(row["key"], {}),
+                calibration_summary_of(d, row["key"]),
+                x0=x0,
+                width=col_w,
+            )
+            _chart_reading(sheet, row, cands, refs, x0=x0, width=col_w)
+            bottoms.append(pdf.get_y())
+        pdf.set_y(max(bottoms))
+
+
+def _chart_reading(
+    sheet: _Sheet,
+    row: Mapping[str, Any],
+    cands: Sequence[Mapping[str, Any]],
+    refs: Mapping[str, Any],
+    *,
+    x0: float,
+    width: float,
+) -> None:
+    """Under a chart, where each candidate sits against the references, in words."""
+    reading = "; ".join(
+        f"{c['name']}: {r}" if len(cands) > 1 else r
+        for c in cands
+        if (cell := row["cells"][c["name"]]) is not None
+        and (r := reference_reading(cell.get("value"), refs.get(row["key"]), None))
+    )
+    if reading:
+        sheet.pdf.set_font("Helvetica", "I", 7)
+        sheet.pdf.set_x(x0)
+        sheet.pdf.multi_cell(width, 3.4, sheet.text(reading), align="L", **sheet.next_line)
+        sheet.pdf.ln(0.8)
+
+
+def _scorecard_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
+    """The scorecard: one row per family and candidate."""
+    if not d.get("scorecards"):
+        return
+    pdf, text = sheet.pdf, sheet.text
+    sheet.room(30)
+    sheet.heading("Scorecard")
+    pdf.set_font("Helvetica", "", sheet.small)
+    th = d.get("thresholds") or {}
+    sheet.para(
+        "Reading of each family against the thresholds (amber / red lines) set by: "
+        + (th.get("set_by") or "not stated")
+        + ". Level in words; indicators (R3) are "
+        "not disclosure evidence.",
+        3.8,
+    )
+    pdf.set_font("Helvetica", "", 7)
+    with pdf.table(col_widths=(30, 36, 18, 106), text_align="LEFT", line_height=3.5) as table:
+        table.row([text(h) for h in ("candidate", "family", "reading", "evidence")])
+        for cand, cards in d["scorecards"].items():
+            for card in cards:
+                evidence = "; ".join(f"{r['label']}: {r['words']}" for r in card["readings"])
+                note = card["note"]
                 table.row(
                     [
                         text(x)
                         for x in (
-                            label,
-                            *(format_cell(row["cells"][c["name"]]) for c in cands),
-                            row["goal"],
+                            cand,
+                            card["title"] + (" (indicator)" if card.get("indicator") else ""),
+                            LEVEL_MARK[card["level"]],
+                            clip(
+                                (evidence + (" " + note if note and evidence else note)) or "-",
+                                1200,
+                            ),
                         )
                     ]
                 )
-        pdf.set_font("Helvetica", "", small)
-        para("Indicators measure similarity, not disclosure (consensus R3).", 4)
 
-        heading("Key figures")
-        pdf.set_font("Helvetica", "", small)
-        para(
-            "Dot: each candidate's value; bar: its 95% interval (or +/- sd over replicates); "
-            "short orange tick: the measure's own baseline (control or chance). "
-            "Green line: HALF, a random half of the real rows used as a release (what a fresh "
-            "sample discloses); red line: SELF, a copy of the real data; dashed grey: the "
-            "calibration's floor and ceiling on this data. Only references that were "
-            "computed are drawn.",
-            3.6,
-        )
-        pdf.ln(1)
-        # compact: two charts a row (the interval's numbers then stay in the table above)
-        per_row = 2 if compact else 1
-        col_w = 190 / per_row - (3 if per_row > 1 else 0)
-        h = _chart_height(len(cands)) + 7
-        for start in range(0, len(table_rows), per_row):
-            room(h)
-            top, bottoms = pdf.get_y(), []
-            for j, row in enumerate(table_rows[start : start + per_row]):
-                x0 = pdf.l_margin + j * (col_w + 6)
-                pdf.set_y(top)
-                _interval_chart(
-                    pdf,
-                    text,
-                    row,
-                    cands,
-                    refs.get(row["key"], {}),
-                    _cal_summary(d, row["key"]),
-                    x0=x0,
-                    width=col_w,
-                )
-                reading = "; ".join(
-                    f"{c['name']}: {r}" if len(cands) > 1 else r
-                    for c in cands
-                    if (cell := row["cells"][c["name"]]) is not None
-                    and (r := reference_reading(cell.get("value"), refs.get(row["key"]), None))
-                )
-                if reading:
-                    pdf.set_font("Helvetica", "I", 7)
-                    pdf.set_x(x0)
-                    pdf.multi_cell(col_w, 3.4, text(reading), align="L", **next_line)
-                    pdf.ln(0.8)
-                bottoms.append(pdf.get_y())
-            pdf.set_y(max(bottoms))
 
-    _pdf_scorecard_and_checklist(pdf, text, d, heading=heading, para=para, room=room, small=small)
-
-    cal_rows = calibration_rows(d)
-    if cal_rows:
-        room(30)
-        heading("Calibration of the measures on this data")
-        pdf.set_font("Helvetica", "", small)
-        para(
-            "Floor: the value on a release of unseen real rows; ceiling: on a full copy of "
-            "the training rows. A measure passes with its "
-            f"{_contract(d['calibration'])}."
-            + (" The run was stopped early." if d["calibration"].get("stopped") else ""),
-            3.8,
-        )
-        pdf.set_font("Helvetica", "", 7)
-        with pdf.table(
-            col_widths=(42, 30, 14, 14, 14, 66), text_align="LEFT", line_height=3.6
-        ) as table:
+def _checklist_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
+    """The consensus checklist R1-R10: status and evidence per recommendation."""
+    if not d.get("checklist"):
+        return
+    pdf, text, cl = sheet.pdf, sheet.text, d["checklist"]
+    sheet.room(40)
+    sheet.heading("Consensus checklist (R1-R10)")
+    pdf.set_font("Helvetica", "", sheet.small)
+    sheet.para(cl["summary"] + ".", 3.8)
+    pdf.set_font("Helvetica", "", 7)
+    with pdf.table(col_widths=(40, 22, 128), text_align="LEFT", line_height=3.5) as table:
+        table.row([text(h) for h in ("recommendation", "status", "evidence")])
+        for item in cl["items"]:
             table.row(
                 [
-                    text(h)
-                    for h in ("measure", "verdict", "floor", "ceiling", "ratio gap", "reasons")
+                    text(x)
+                    for x in (
+                        f"{item['code']} {item['title']}",
+                        item["status"],
+                        clip(item["evidence"], 400),
+                    )
                 ]
             )
-            for cal_row in cal_rows:
-                table.row(
-                    [
-                        text(x)
-                        for x in (
-                            cal_row["measure"],
-                            cal_row["status"],
-                            _fmt_plain(cal_row["floor"]),
-                            _fmt_plain(cal_row["ceiling"]),
-                            _fmt_plain(cal_row["ratio_gap"]),
-                            cal_row["reasons"] or "-",
-                        )
-                    ]
-                )
 
-    # -- sign-off: kept together on one page
+
+def _calibration_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
+    """The calibration of the measures on this data, when one ran."""
+    cal_rows = calibration_rows(d)
+    if not cal_rows:
+        return
+    pdf, text = sheet.pdf, sheet.text
+    sheet.room(30)
+    sheet.heading("Calibration of the measures on this data")
+    pdf.set_font("Helvetica", "", sheet.small)
+    sheet.para(
+        "Floor: the value on a release of unseen real rows; ceiling: on a full copy of "
+        "the training rows. A measure passes with its "
+        f"{contract_text(d['calibration'])}."
+        + (" The run was stopped early." if d["calibration"].get("stopped") else ""),
+        3.8,
+    )
+    pdf.set_font("Helvetica", "", 7)
+    with pdf.table(
+        col_widths=(42, 30, 14, 14, 14, 66), text_align="LEFT", line_height=3.6
+    ) as table:
+        table.row(
+            [text(h) for h in ("measure", "verdict", "floor", "ceiling", "ratio gap", "reasons")]
+        )
+        for cal_row in cal_rows:
+            table.row(
+                [
+                    text(x)
+                    for x in (
+                        cal_row["measure"],
+                        cal_row["status"],
+                        format_plain(cal_row["floor"]),
+                        format_plain(cal_row["ceiling"]),
+                        format_plain(cal_row["ratio_gap"]),
+                        cal_row["reasons"] or "-",
+                    )
+                ]
+            )
+
+
+def _sign_off_block(sheet: _Sheet, d: Mapping[str, Any], replaced: Mapping[str, str]) -> None:
+    """Notes, decision, name, role, date and signature, kept together on one page; the
+    characters replaced in the user's strings below them."""
+    pdf, text = sheet.pdf, sheet.text
     notes = d["notes"] or ""
     pdf.set_font("Helvetica", "", 9)
     lines = pdf.multi_cell(0, 4.5, text(notes or "-"), dry_run=True, output="LINES")
     note_lines = len(cast(list, lines))
-    room(52 + 4.5 * note_lines + (14 if replaced else 0))
-    heading("Sign-off")
+    sheet.room(52 + 4.5 * note_lines + (14 if replaced else 0))
+    sheet.heading("Sign-off")
     pdf.set_font("Helvetica", "B", 9)
-    pdf.cell(0, 5, "Reviewer notes", **next_line)
+    pdf.cell(0, 5, "Reviewer notes", **sheet.next_line)
     pdf.set_font("Helvetica", "", 9)
-    para(notes or "-")
+    sheet.para(notes or "-")
     pdf.ln(2)
     pdf.set_font("Helvetica", "", 10)
-    pdf.cell(0, 6, text(f"Decision: {d['decision']}"), **next_line)
+    pdf.cell(0, 6, text(f"Decision: {d['decision']}"), **sheet.next_line)
+    sign = d.get("sign_off") or {}
     for label, value in (
         ("Reviewer name", sign.get("reviewer")),
         ("Role", sign.get("role")),
         ("Date", sign.get("date")),
     ):
         pdf.cell(32, 7, label + ":")
-        pdf.cell(0, 7, text.line(value or ""), **next_line)
+        pdf.cell(0, 7, text.line(value or ""), **sheet.next_line)
     pdf.ln(5)
     y = pdf.get_y()
     pdf.cell(32, 6, "Signature:")
@@ -574,79 +400,23 @@ def _pdf_pass(
     pdf.ln(9)
     if replaced:
         pdf.set_font("Helvetica", "I", 7)
-        para(_replacement_note(replaced), 3.4)
-    heading("Appendix: parameters and seeds")
+        sheet.para(replacement_note(replaced), 3.4)
+
+
+def _appendix_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
+    """Every measure's parameters and seeds."""
+    pdf, text, cands = sheet.pdf, sheet.text, d["candidates"]
+    sheet.heading("Appendix: parameters and seeds")
     for c, name, m in ((cand, n, m) for cand in cands for n, m in cand["metrics"].items()):
-        pdf.set_font("Helvetica", "B", small)
-        pdf.cell(0, 3.8, text.line(_prefixed(c, name, cands)), **next_line)
-        pdf.set_font("Helvetica", "", small - 1)
-        para(_param_summary(m.get("params", {})) or "-", 3.3)
-        if note := _unit_note(m.get("params", {})):
-            para(note, 3.3)
+        pdf.set_font("Helvetica", "B", sheet.small)
+        pdf.cell(0, 3.8, text.line(prefixed_name(c, name, cands)), **sheet.next_line)
+        pdf.set_font("Helvetica", "", sheet.small - 1)
+        sheet.para(param_summary(m.get("params", {})) or "-", 3.3)
+        if note := unit_note(m.get("params", {})):
+            sheet.para(note, 3.3)
     if d.get("records"):
         pdf.set_font("Helvetica", "I", 8)
-        para("Per-record tables were requested; they are in the HTML and JSON exports only.")
-
-    return bytes(pdf.output()), pdf.page_no(), pdf.get_y(), text.replaced
-
-
-def _pdf_scorecard_and_checklist(
-    pdf: Any, text: _Latin1, d: Mapping[str, Any], *, heading: Any, para: Any, room: Any, small: int
-) -> None:
-    """The scorecard (one row per family and candidate) and the R1-R10 checklist."""
-    if d.get("scorecards"):
-        room(30)
-        heading("Scorecard")
-        pdf.set_font("Helvetica", "", small)
-        th = d.get("thresholds") or {}
-        para(
-            "Reading of each family against the thresholds (amber / red lines) set by: "
-            + (th.get("set_by") or "not stated")
-            + ". Level in words; indicators (R3) are "
-            "not disclosure evidence.",
-            3.8,
-        )
-        pdf.set_font("Helvetica", "", 7)
-        with pdf.table(col_widths=(30, 36, 18, 106), text_align="LEFT", line_height=3.5) as table:
-            table.row([text(h) for h in ("candidate", "family", "reading", "evidence")])
-            for cand, cards in d["scorecards"].items():
-                for card in cards:
-                    evidence = "; ".join(f"{r['label']}: {r['words']}" for r in card["readings"])
-                    note = card["note"]
-                    table.row(
-                        [
-                            text(x)
-                            for x in (
-                                cand,
-                                card["title"] + (" (indicator)" if card.get("indicator") else ""),
-                                _LEVEL_MARK[card["level"]],
-                                _clip(
-                                    (evidence + (" " + note if note and evidence else note)) or "-",
-                                    1200,
-                                ),
-                            )
-                        ]
-                    )
-    if d.get("checklist"):
-        cl = d["checklist"]
-        room(40)
-        heading("Consensus checklist (R1-R10)")
-        pdf.set_font("Helvetica", "", small)
-        para(cl["summary"] + ".", 3.8)
-        pdf.set_font("Helvetica", "", 7)
-        with pdf.table(col_widths=(40, 22, 128), text_align="LEFT", line_height=3.5) as table:
-            table.row([text(h) for h in ("recommendation", "status", "evidence")])
-            for item in cl["items"]:
-                table.row(
-                    [
-                        text(x)
-                        for x in (
-                            f"{item['code']} {item['title']}",
-                            item["status"],
-                            _clip(item["evidence"], 400),
-                        )
-                    ]
-                )
+        sheet.para("Per-record tables were requested; they are in the HTML and JSON exports only.")
 
 
 LAST_PAGE_MIN_MM = 90.0  # a last page holding less than this much is "nearly empty"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-# the module, not the function of the same name that privacy_core.risk exports
-rapid_module = importlib.import_module("privacy_core.risk.rapid")
+# the module whose map_unordered RAPID's fit calls
+rapid_module = importlib.import_module("privacy_core.risk.rapid.fit")
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 

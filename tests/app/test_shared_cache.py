@@ -90,6 +90,6 @@ def test_one_failure_policy_a_failed_evaluation_is_kept_and_shown_not_retried(st
     def boom(progress):
         raise RuntimeError("disk on fire")
 
-    runner.run_jobs("Jobs", [runner.Job("job", "A job", boom, runner._put)])
+    runner.run_jobs("Jobs", [runner.Job("job", "A job", boom, runner.put_evaluation)])
     failed = cached.cached_evaluation("job")
     assert isinstance(failed, cached.Failed) and "failed unexpectedly" in failed.message

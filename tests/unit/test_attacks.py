@@ -24,6 +24,8 @@ from privacy_core.risk.attacks import (
     singling_out,
 )
 from privacy_core.risk.attacks import predicates as pred
+from privacy_core.risk.attacks.predicates import bit_index, coding, counting
+from privacy_core.risk.attacks.predicates import outliers as outlier_search
 from privacy_core.risk.neighbors import nearest_neighbors
 from privacy_core.stats import (
     bounded_estimate,
@@ -200,14 +202,14 @@ def _naive_count(codes, cols, ops, vals):
             for c, o, v in zip(c_row, o_row, v_row, strict=False):
                 x = codes[c, r]
                 ok &= {
-                    pred._EQ: x == v,
-                    pred._NE: x >= 0 and x != v,
-                    pred._GT: x > v,
-                    pred._LT: 0 <= x < v,
-                    pred._GE: x >= v,
-                    pred._LE: 0 <= x <= v,
-                    pred._ISNA: x == -1,
-                    pred._NOTNA: x >= 0,
+                    coding.EQ: x == v,
+                    coding.NE: x >= 0 and x != v,
+                    coding.GT: x > v,
+                    coding.LT: 0 <= x < v,
+                    coding.GE: x >= v,
+                    coding.LE: 0 <= x <= v,
+                    coding.ISNA: x == -1,
+                    coding.NOTNA: x >= 0,
                 }[int(o)]
             n += ok
         counts.append(n)
@@ -228,13 +230,13 @@ def _naive_rows(codes, c_row, o_row, v_row):
 @pytest.mark.parametrize("shared", [1, 10**9])  # bitsets of distinct conditions; masks
 @pytest.mark.parametrize("m", [1, 3])
 def test_vectorised_predicate_counts_match_a_row_by_row_loop(m, shared, monkeypatch):
-    monkeypatch.setattr(pred, "_SHARED_CONDITIONS", shared)
+    monkeypatch.setattr(counting, "SHARED_CONDITIONS", shared)
     rng = np.random.default_rng(5)
     codes = rng.integers(-1, 4, size=(4, 60)).astype(np.int32)  # -1 = missing
     cols = np.sort(np.argsort(rng.random((200, 4)), axis=1)[:, :m], axis=1)
     ops = rng.integers(0, 8, size=cols.shape).astype(np.int8)
     vals = rng.integers(0, 4, size=cols.shape).astype(np.int32)
-    counts, first = pred._count_matches(codes, cols, ops, vals)
+    counts, first = counting.count_matches(codes, cols, ops, vals)
     np.testing.assert_array_equal(counts, _naive_count(codes, cols, ops, vals))
     single = counts == 1
     assert (first[single] >= 0).all() and (first[counts == 0] == -1).all()
@@ -252,13 +254,13 @@ def test_vectorised_predicate_counts_match_a_row_by_row_loop(m, shared, monkeypa
 @pytest.mark.parametrize("block", [1 << 20, 40])
 def test_bitset_counts_in_row_blocks_find_the_first_matching_row(block, monkeypatch):
     # a small block splits the rows and the predicates into many pieces
-    monkeypatch.setattr(pred, "_MASK_BLOCK", block)
+    monkeypatch.setattr(counting, "MASK_BLOCK", block)
     rng = np.random.default_rng(9)
     codes = rng.integers(-1, 3, size=(4, 500)).astype(np.int32)
     cols = np.sort(np.argsort(rng.random((300, 4)), axis=1)[:, :2], axis=1)
     ops = rng.integers(0, 8, size=cols.shape).astype(np.int8)
     vals = rng.integers(0, 3, size=cols.shape).astype(np.int32)
-    counts, first = pred._count_matches(codes, cols, ops, vals)
+    counts, first = counting.count_matches(codes, cols, ops, vals)
     np.testing.assert_array_equal(counts, _naive_count(codes, cols, ops, vals))
     for q in np.flatnonzero(counts > 0)[:40]:
         hits = [
@@ -277,19 +279,19 @@ def test_bit_index_counts_equal_mask_counts():
     codes = rng.integers(-1, 30, size=(5, 300)).astype(np.int32)
     numeric = np.array([True, True, False, True, False])
     above = [np.arange(30) > 14 if numeric[c] else np.zeros(0, bool) for c in range(5)]
-    bits = pred._BitIndex(codes, numeric, above)
+    bits = bit_index.BitIndex(codes, numeric, above)
     rows = rng.integers(0, 300, size=400)
     cols = np.sort(np.argsort(rng.random((400, 5)), axis=1)[:, :3], axis=1)
     vals = codes[cols, rows[:, None]]
-    ops = np.full(cols.shape, pred._EQ, dtype=np.int8)
+    ops = np.full(cols.shape, coding.EQ, dtype=np.int8)
     for c in np.flatnonzero(numeric):
         at = cols == c
         v = vals[at]
         ops[at] = np.where(
-            v < 0, pred._ISNA, np.where(above[c][np.maximum(v, 0)], pred._GE, pred._LE)
+            v < 0, coding.ISNA, np.where(above[c][np.maximum(v, 0)], coding.GE, coding.LE)
         )
     np.testing.assert_array_equal(
-        bits.counts(cols, vals), pred._count_matches(codes, cols, ops, vals)[0]
+        bits.counts(cols, vals), counting.count_matches(codes, cols, ops, vals)[0]
     )
 
 
@@ -303,14 +305,14 @@ def test_distinct_rows_of_codes_equal_drop_duplicates():
         }
     )
     schema = pc.canonical_schema(frame)
-    coder, (codes,) = pred._RankCoder.fit_codes(schema, list(frame.columns), [frame])
-    keep = pred._distinct_rows(codes, [len(u) for u in coder.universe])
+    coder, (codes,) = coding.RankCoder.fit_codes(schema, list(frame.columns), [frame])
+    keep = coding.distinct_rows(codes, [len(u) for u in coder.universe])
     expected = frame.drop_duplicates()
     np.testing.assert_array_equal(frame.index[keep], expected.index)
     # wide universes re-densify the combined key instead of overflowing int64
     wide = rng.integers(-1, 1 << 20, size=(6, 300)).astype(np.int32)
     wide[:, 150:] = wide[:, :150]
-    keep = pred._distinct_rows(wide, [1 << 20] * 6)
+    keep = coding.distinct_rows(wide, [1 << 20] * 6)
     np.testing.assert_array_equal(keep, np.flatnonzero(~pd.DataFrame(wide.T).duplicated()))
 
 
@@ -321,8 +323,8 @@ def test_rank_codes_from_canonicalisation_equal_codes_from_hashing(health):
     cols = data.schema.included
     known = [data.codes_of(f) for f in frames]
     assert all(set(k) == set(data.schema.categorical) for k in known)
-    coder_k, codes_k = pred._RankCoder.fit_codes(data.schema, cols, frames, known)
-    coder_h, codes_h = pred._RankCoder.fit_codes(data.schema, cols, frames)
+    coder_k, codes_k = coding.RankCoder.fit_codes(data.schema, cols, frames, known)
+    coder_h, codes_h = coding.RankCoder.fit_codes(data.schema, cols, frames)
     for f, ck, ch in zip(frames, codes_k, codes_h, strict=False):
         for j, c in enumerate(cols):
             # both codings give back the table's values, and order them the same way
@@ -447,7 +449,7 @@ def test_category_mismatch_adds_exactly_one():
     enc = pc.TableEncoder(schema).fit(
         pc.prepare_table(pd.DataFrame({"a": [0.0, 10.0, 5.0], "c": ["u", "v", "w"]}), schema)
     )
-    x = knn._gower_matrix(enc, pc.prepare_table(frame, schema), ["a", "c"])
+    x = knn.gower_matrix(enc, pc.prepare_table(frame, schema), ["a", "c"])
     d = np.abs(x[:, None, :] - x[None, :, :]).sum(axis=2)
     assert d[0, 1] == pytest.approx(1.0)  # same number, other category
     assert d[0, 2] == pytest.approx(1.0)  # full numeric range, same category
@@ -466,16 +468,16 @@ def test_grouped_knn_equals_one_full_search_with_the_same_tie_order():
     schema = pc.infer_schema(schema_frame)
     canon = pc.prepare_table(schema_frame, schema)
     enc = pc.TableEncoder(schema).fit(canon)
-    ref = knn._MixedSpace.of(enc, canon.iloc[:300], ["a", "b", "c"])
-    qry = knn._MixedSpace.of(enc, canon.iloc[300:], ["a", "b", "c"])
+    ref = knn.MixedSpace.of(enc, canon.iloc[:300], ["a", "b", "c"])
+    qry = knn.MixedSpace.of(enc, canon.iloc[300:], ["a", "b", "c"])
     perm = rng.permutation(300)
-    d, i = knn._knn_random_ties(qry, ref, 1, perm)
+    d, i = knn.knn_random_ties(qry, ref, 1, perm)
     d_full, i_full = nearest_neighbors(qry.full, ref.full[perm], k=1, metric="l1")
     np.testing.assert_array_equal(i, perm[i_full])  # heavy ties: the same row wins
     np.testing.assert_allclose(d, d_full)
     # k > 1: the same distances; which of the rows tied at the k-th distance is kept is
     # arbitrary in both searches, so check each returned row really is that far away
-    d, i = knn._knn_random_ties(qry, ref, 4, perm)
+    d, i = knn.knn_random_ties(qry, ref, 4, perm)
     d_full, _ = nearest_neighbors(qry.full, ref.full[perm], k=4, metric="l1")
     np.testing.assert_allclose(d, d_full)
     direct = np.abs(qry.full[:, None, :] - ref.full[i]).sum(axis=2)
@@ -665,13 +667,13 @@ def test_fitted_size_correction_with_a_larger_control(health):
 
 def test_mixture_reference_probabilities_match_a_simulation():
     """The exact hypergeometric average equals the rate over random reference tables."""
-    from privacy_core.risk.attacks.predicates import _reference_probabilities
+    from privacy_core.risk.attacks.predicates.size_correction import reference_probabilities
 
     rng = np.random.default_rng(0)
     n_t, n_c = 60, 20
     c_t = np.array([0, 1, 1, 2, 5, 0, 3])
     c_c = np.array([1, 0, 1, 0, 0, 2, 1])
-    p, rho = _reference_probabilities(c_t, c_c, n_t, n_c)
+    p, rho = reference_probabilities(c_t, c_c, n_t, n_c)
     assert rho == pytest.approx(n_c / n_t)
     # simulate: training rows 0..c_t-1 match; R is a random (n_t - n_c)-subset of training
     hits = np.zeros(len(c_t))
@@ -682,7 +684,7 @@ def test_mixture_reference_probabilities_match_a_simulation():
         hits += (in_r + c_c) == 1
     np.testing.assert_allclose(p, hits / reps, atol=0.01)
     # a control as large as training: a random n_t-subset of the control, exactly averaged
-    p2, rho2 = _reference_probabilities(c_t, np.array([1, 2, 0, 5, 10, 3, 1]), 10, 40)
+    p2, rho2 = reference_probabilities(c_t, np.array([1, 2, 0, 5, 10, 3, 1]), 10, 40)
     assert rho2 == 1.0
     sims = np.zeros(7)
     ctrl = np.array([1, 2, 0, 5, 10, 3, 1])
@@ -695,12 +697,12 @@ def test_mixture_reference_probabilities_match_a_simulation():
 @pytest.mark.parametrize("rho", [0.25, 0.5, 0.8])
 def test_undilute_inverts_the_mixture(rho):
     """R_M = rho R / (1 - (1 - rho) R) (the derivation in singling_out's Notes)."""
-    from privacy_core.risk.attacks.common import _undilute
+    from privacy_core.risk.attacks.common import undilute
 
     for r in np.linspace(0, 1, 11):
         r_m = rho * r / (1 - (1 - rho) * r)
-        assert _undilute(r_m, rho) == pytest.approx(r)
-    assert _undilute(-0.01, rho) == pytest.approx(-0.01 / rho)
+        assert undilute(r_m, rho) == pytest.approx(r)
+    assert undilute(-0.01, rho) == pytest.approx(-0.01 / rho)
 
 
 def test_singling_out_copy_and_unseen_rows_with_a_small_control():
@@ -1166,12 +1168,12 @@ def test_multivariate_predicates_do_not_depend_on_the_bit_index_budget(budget, p
     kw = dict(threat=threat, holdout=control, n_attacks=200, seed=4)
     exact = singling_out(train, syn, **kw)
     codes = np.vstack([np.unique(syn[c], return_inverse=True)[1] for c in syn.columns])
-    fits = pred._BitIndex.rows_within(codes, budget)
+    fits = bit_index.BitIndex.rows_within(codes, budget)
     if path == "none":  # the budget does force the other path
-        assert fits < pred._MIN_PREFILTER_ROWS
+        assert fits < bit_index.MIN_PREFILTER_ROWS
     else:
-        assert pred._MIN_PREFILTER_ROWS <= fits < len(syn)
-    monkeypatch.setattr(pred, "_BITSET_BUDGET", budget)
+        assert bit_index.MIN_PREFILTER_ROWS <= fits < len(syn)
+    monkeypatch.setattr(bit_index, "BITSET_BUDGET", budget)
     other = singling_out(train, syn, **kw)
     assert (other.value, other.ci) == (exact.value, exact.ci)
     assert list(other.records["query"]) == list(exact.records["query"])
@@ -1180,10 +1182,10 @@ def test_multivariate_predicates_do_not_depend_on_the_bit_index_budget(budget, p
 def test_outlier_cell_prefilter_keeps_every_single_match(monkeypatch):
     # a 64-row sample index in front of a 1,000-row release: counts of 0 and 1 are exact,
     # anything else is reported as 2 or more
-    monkeypatch.setattr(pred, "_CELL_SAMPLE_ROWS", 64)
+    monkeypatch.setattr(outlier_search, "CELL_SAMPLE_ROWS", 64)
     rng = np.random.default_rng(4)
     cell = rng.integers(0, 4, size=(6, 1000)).astype(np.int64)
-    cells = pred._CellBits(cell)
+    cells = outlier_search.CellBits(cell)
     assert cells.sample is not None and cells.step == 16
     targets = rng.integers(0, 1000, size=3000)
     targets[:50] = np.arange(0, 800, 16)  # targets inside the sample too

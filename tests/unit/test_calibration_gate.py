@@ -87,3 +87,23 @@ def test_the_band_is_the_registry_entry_of_the_measure():
     from privacy_core.measures import get_measure
 
     assert s.response_band == get_measure("singling_out").response_band
+
+
+def test_a_floor_just_above_the_line_whose_interval_reaches_it_is_undecided():
+    """0.06 ± 0.05 may be a floor of 0.02 or of 0.11: not a pass and not a fail. Wholly
+    above the line (0.12 ± 0.02) it fails."""
+    s = summarise(_rows([0.06, 0.53, 0.98], half=[0.05, 0.02, 0.02]), "linkability", "default")
+    assert s.verdict == "inconclusive" and not s.passed
+    assert any("more rows or attacks needed" in r for r in s.reasons), s.reasons
+    s = summarise(_rows([0.12, 0.55, 0.98], half=0.02), "linkability", "default")
+    assert s.verdict == "fail" and any("unseen real rows" in r for r in s.reasons)
+
+
+def test_a_response_gap_inside_the_readings_intervals_is_undecided():
+    """A step (0, 0, 1) seen through intervals of ±0.3 cannot be told from a line: the gate
+    says so instead of failing a measure on noise, and still does not pass it; with
+    narrow intervals the same step fails (test_a_step_function_fails)."""
+    s = summarise(_rows([0.0, 0.2, 1.0], half=[0.02, 0.3, 0.02]), "linkability", "default")
+    assert s.response_gap == pytest.approx(0.3)
+    assert s.verdict == "inconclusive" and not s.passed
+    assert any("inside its interval" in r for r in s.reasons), s.reasons

@@ -56,7 +56,7 @@ def no_reading(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the inputs were read before the refusal")
 
-    monkeypatch.setattr(cli_commands, "_load", refuse)
+    monkeypatch.setattr(cli_commands, "load_input", refuse)
 
 
 @pytest.mark.parametrize("tau", ["nan", "inf", "2", "-0.5"])

@@ -308,9 +308,9 @@ def test_singling_out_in_the_contrastive_space_is_so_plus_cl():
 def test_dropout_hides_a_tenth_of_the_units_in_every_position_and_keeps_the_mean():
     import torch
 
-    from privacy_core.embedding import _network
+    from privacy_core.embedding import build_network
 
-    drop = _network([3], 1, ContrastiveParams(), 2).body[3]  # Linear, GELU, LayerNorm, Dropout
+    drop = build_network([3], 1, ContrastiveParams(), 2).body[3]  # Linear, GELU, LayerNorm, Dropout
     x = torch.ones(1000, 257)  # an odd width: the 64-bit draws are cut to the batch's size
     torch.manual_seed(0)
     a = drop(x)

@@ -160,9 +160,16 @@ def test_outlier_removal_and_canaries(real):
     unchanged = canon.index.difference(labels)
     pd.testing.assert_frame_equal(changed.loc[unchanged], canon.loc[unchanged])
     pd.testing.assert_frame_equal(changed.drop(columns="disease"), canon.drop(columns="disease"))
-    # uniform over the levels: about 1/3 keep their value by chance
-    kept_value = (changed.loc[labels, "disease"] == canon.loc[labels, "disease"]).mean()
-    assert 0.1 < kept_value < 0.6
+    # the new value is uniform over the three levels, not drawn from their shares in the
+    # table (healthy ~2/3): on 600 canaries each level's count is 200 ± 3 SD (35), while a
+    # draw from the shares gives ~400 healthy; and about 1/3 keep their value by chance
+    # (1/3 ± 0.06), against ~0.5 (the sum of the squared shares) for that wrong draw
+    many, many_labels = insert_canaries(canon, n=600, target="disease", schema=schema, seed=1)
+    counts = many.loc[many_labels, "disease"].value_counts()
+    assert set(counts.index) == set(canon["disease"].unique())
+    assert counts.between(200 - 35, 200 + 35).all(), counts.to_dict()
+    kept_value = (many.loc[many_labels, "disease"] == canon.loc[many_labels, "disease"]).mean()
+    assert abs(kept_value - 1 / 3) < 0.06
 
 
 def test_canary_rows_in_a_sweep(real):

@@ -476,16 +476,16 @@ def test_the_pair_sample_keeps_every_family_the_table_has():
     """2,000 numeric columns and one categorical: the cat-num family is 2,000 of 2,001,000
     pairs, so a simple random sample of 1,000 misses it about one time in three and the
     mean of family means changes meaning with the seed. The stratified sample keeps it."""
-    from privacy_core.fidelity import MIN_PAIRS_PER_FAMILY, _sample_pairs
+    from privacy_core.fidelity import MIN_PAIRS_PER_FAMILY, sample_pairs
 
     cols = [f"n{i}" for i in range(2000)] + ["group"]
     kinds = {c: "num" for c in cols} | {"group": "cat"}
     first, second = np.triu_indices(len(cols), 1)
     for seed in range(5):
-        pick = _sample_pairs(cols, kinds, 1000, seed)
+        pick = sample_pairs(cols, kinds, 1000, seed)
         assert len(pick) == 1000 and len(set(pick)) == 1000
         with_group = (second[pick] == 2000).sum()
         assert MIN_PAIRS_PER_FAMILY <= with_group <= MIN_PAIRS_PER_FAMILY + 1
     names = ["a", "b", "c"] + [f"n{i}" for i in range(40)]
-    small = _sample_pairs(names, {c: "cat" if len(c) == 1 else "num" for c in names}, 200, 0)
+    small = sample_pairs(names, {c: "cat" if len(c) == 1 else "num" for c in names}, 200, 0)
     assert len(small) == 200  # every cat-cat pair (3) and the rest by family size

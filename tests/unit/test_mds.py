@@ -16,7 +16,7 @@ import pytest
 
 import privacy_core as pc
 from privacy_core.errors import InsufficientDataError, ParameterError
-from privacy_core.risk.mds import _disclosure, mds_membership, membership_disclosure_score
+from privacy_core.risk.mds import disclosure_scores, mds_membership, membership_disclosure_score
 from privacy_core.synth.leaky import leaky_shadow_options
 
 QUICK = {"shadow_models": 10, "shadow_sets": 5, "records": 500, "bootstrap": 200}
@@ -44,7 +44,7 @@ def test_two_shadow_models_by_hand():
     keep = mds_membership(2, 4, seed=0)
     assert (keep.sum(axis=0) == 1).all()
     d = np.array([[0.0, 0.5, 0.2, 0.9], [0.4, 0.1, 0.2, 0.3]])
-    sc = _disclosure(d, keep)
+    sc = disclosure_scores(d, keep)
     mean_in = np.where(keep[0], d[0], d[1])
     mean_out = np.where(keep[0], d[1], d[0])
     assert np.allclose(sc.mean_in, mean_in) and np.allclose(sc.mean_out, mean_out)
@@ -57,14 +57,14 @@ def test_disclosure_score_by_hand():
     # 4 shadows x 3 records; shadows 0 and 1 trained record 0, shadows 2 and 3 record 1 ...
     keep = np.array([[1, 0, 1], [1, 0, 0], [0, 1, 1], [0, 1, 0]], dtype=bool)
     d = np.array([[0.0, 0.4, 0.1], [0.2, 0.6, 0.3], [0.5, 0.1, 0.1], [0.3, 0.3, 0.3]])
-    sc = _disclosure(d, keep)
+    sc = disclosure_scores(d, keep)
     ds, mean_in, mean_out = sc.ds, sc.mean_in, sc.mean_out
     # record 0: IN (0.0, 0.2) -> 0.1, OUT (0.5, 0.3) -> 0.4, DS 0.3
     assert mean_in[0] == pytest.approx(0.1) and mean_out[0] == pytest.approx(0.4)
     assert ds == pytest.approx([0.3, 0.3, 0.2])  # record 2: IN 0.1, OUT 0.3
     # a shadow that was never run (NaN row) is left out of both means
     d[3] = np.nan
-    sc = _disclosure(d, keep)
+    sc = disclosure_scores(d, keep)
     mean_in, mean_out = sc.mean_in, sc.mean_out
     assert mean_in[1] == pytest.approx(0.1) and mean_out[1] == pytest.approx(0.5)
 

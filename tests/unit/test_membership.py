@@ -12,7 +12,7 @@ from privacy_core.errors import InsufficientDataError, ParameterError, Untrustwo
 from privacy_core.risk.membership import (
     DomiasResult,
     MembershipResult,
-    _attack_sizes,
+    attack_sizes,
     domias,
     f_naive,
     f_relative,
@@ -77,7 +77,7 @@ def test_f_relative_by_hand():
     ],
 )
 def test_attack_set_sizes_by_hand(t, n_t, n_h, size, expected):
-    assert _attack_sizes(t, n_t, n_h, size) == expected
+    assert attack_sizes(t, n_t, n_h, size) == expected
 
 
 # --------------------------------------------------------------------- partition attack by hand

@@ -12,13 +12,19 @@ mutant below is patched into the engine for one test only:
 - the relative MDS anchored at 0 instead of HALF (raw / SELF);
 - reproduced rare combinations without their non-member baseline (the members' share).
 
-Not yet covered by a mutant here: a linkability without its control and a DCR without
-its holdout reference (the checks below would not see them on this data: unseen rows
-link no one, and training-to-training distances resemble holdout-to-training ones).
+- a linkability without its control (the raw link rate read as the risk);
+- a DCR without its holdout reference (real-to-real distances from a split of the
+  training rows, whatever holdout is given).
+
+The last two need their own set-ups: with one nearest neighbour unseen rows link almost
+no one, so a missing control cannot show (with 50 neighbours chance links are common);
+and on six mixed columns at alpha 2 the split's half-size reference moves the floor by
+only 0.01 (on two continuous columns at alpha 20, by 0.13).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import warnings
 
@@ -27,17 +33,21 @@ import pandas as pd
 import pytest
 
 import privacy_core.risk.attacks.common as attack_common
-import privacy_core.risk.mds as mds_module
-import privacy_core.risk.sdc as sdc_module
+import privacy_core.risk.attacks.linkage as linkage_module
+import privacy_core.risk.distance.closest_record as dcr_module
+import privacy_core.risk.mds.disclosure as mds_disclosure
+import privacy_core.risk.mds.shadows as mds_shadows
+import privacy_core.risk.sdc.reproduction as sdc_module
 from privacy_core.calibration import calibrate
 from privacy_core.datasets import simulate_health
+from privacy_core.risk.distance.space import split_real
 from privacy_core.risk.mds import membership_disclosure_score
 from privacy_core.risk.rapid import categorical_scores, rapid
 from privacy_core.synth import make_generator, synthesize
 from privacy_core.threat import ThreatModel
 
-# the module, not the function of the same name that privacy_core.risk re-exports
-rapid_module = importlib.import_module("privacy_core.risk.rapid")
+# the module whose categorical_scores RAPID's fit and re-aggregation look up
+rapid_module = importlib.import_module("privacy_core.risk.rapid.scores")
 SEED = 11  # not a seed any figure or band was tuned on
 
 
@@ -47,7 +57,7 @@ def health():
     return real, ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
 
 
-def _calibrated(health, key: str) -> str:
+def _calibrated(health, key: str, options: dict | None = None) -> str:
     """The calibration gate's verdict for one measure and mode on the health table."""
     real, threat = health
     with warnings.catch_warnings():
@@ -58,6 +68,7 @@ def _calibrated(health, key: str) -> str:
             measures=[key],
             levels=(0.0, 0.5, 1.0),
             ratios=(1.0, 4.0),
+            options=options,
             seed=SEED,
         )
     (summary,) = cal.summaries
@@ -122,7 +133,7 @@ def test_no_normalisation_of_the_attack_risk_fails_calibration(health, monkeypat
 
 
 def test_no_size_correction_in_singling_out_does_not_pass_calibration(health, monkeypatch):
-    monkeypatch.setattr(attack_common, "_undilute", lambda risk, rho: risk)
+    monkeypatch.setattr(attack_common, "undilute", lambda risk, rho: risk)
     # the reading moves with the training:holdout ratio (0.29 at 4:1)
     assert _calibrated(health, "singling_out:univariate") != "pass"
 
@@ -144,24 +155,63 @@ def test_a_half_that_returns_its_own_training_rows_fails(monkeypatch):
     def own_rows(i, ctx, train):
         # the `half` generator: half of the rows it is fitted on (a partial copy)
         gen = make_generator("half").fit(train, seed=int(ctx.seeds[i, 0]))
-        targets = mds_module._encode(ctx, ctx.table.iloc[ctx.targets])
+        targets = mds_shadows.encode_rows(ctx, ctx.table.iloc[ctx.targets])
         d = sum(
-            mds_module._distances(
+            mds_shadows.nearest_distances(
                 ctx, targets, gen.sample(len(train), seed=int(ctx.seeds[i, 1 + j]))
             )
             for j in range(ctx.sets)
         )
         return np.broadcast_to(d / ctx.sets, (len(ctx.levels), len(ctx.targets))).copy()
 
-    monkeypatch.setattr(mds_module, "_half_shadow", own_rows)
+    monkeypatch.setattr(mds_shadows, "_half_shadow", own_rows)
     assert not _mds_half_and_self()
 
 
 def test_the_relative_mds_anchored_at_zero_fails(monkeypatch):
     monkeypatch.setattr(
-        mds_module, "_relative", lambda raw, half, self_: raw / self_ if self_ > 0 else np.nan
+        mds_disclosure, "_relative", lambda raw, half, self_: raw / self_ if self_ > 0 else np.nan
     )
     assert not _mds_half_and_self()
+
+
+WIDE_LINKS = {"linkability": {"n_neighbors": 50}}
+
+
+def test_a_linkability_without_its_control_fails_calibration(health, monkeypatch):
+    """With 50 neighbours per half, unseen rows link by chance (raw rate ~0.93); the
+    control's rate takes that out (floor 0.0), its absence does not (floor 0.93)."""
+    assert _calibrated(health, "linkability:default", WIDE_LINKS) == "pass"
+    original = linkage_module.summarise_attack
+
+    def without_control(shell, attack, **kwargs):
+        bare = dataclasses.replace(shell, n_control_success=None, n_control_attacks=0)
+        return original(bare, attack, **kwargs)
+
+    monkeypatch.setattr(linkage_module, "summarise_attack", without_control)
+    assert _calibrated(health, "linkability:default", WIDE_LINKS) == "fail"
+
+
+@pytest.fixture(scope="module")
+def two_continuous(health):
+    """Two continuous columns and the secret: few dimensions, where a reference half the
+    size of the training table is visibly farther away (by 2^(1/d))."""
+    real, _ = health
+    table = real[["income", "health", "disease"]]
+    return table, ThreatModel(["income", "health"], ["disease"])
+
+
+def test_a_dcr_without_its_holdout_reference_fails_calibration(two_continuous, monkeypatch):
+    options = {"dcr": {"alpha": 20.0}}
+    assert _calibrated(two_continuous, "dcr:default", options) == "pass"
+
+    def split_always(setup, params):  # the holdout ignored: one half of T against the other
+        T = setup.encoded["real"]
+        query, reference = split_real(len(T), setup.split_seed)
+        return dcr_module._RealToReal(T[query], T[reference], holdout=False)
+
+    monkeypatch.setattr(dcr_module, "_real_reference", split_always)
+    assert _calibrated(two_continuous, "dcr:default", options) == "fail"  # floor ~0.13
 
 
 @pytest.fixture(scope="module")

@@ -684,7 +684,7 @@ def test_poisson_bootstrap_interval_agrees_with_the_multinomial_one(health_k5, m
     error, and re-aggregation keeps using the weights drawn at fit time."""
     import importlib
 
-    rapid_mod = importlib.import_module("privacy_core.risk.rapid")
+    rapid_mod = importlib.import_module("privacy_core.risk.rapid.bootstrap")
 
     real, syn = health_k5
     kw = dict(threat=THREAT, attackers=("rf",), n_trees=50, bootstrap=400, seed=0)

@@ -125,8 +125,9 @@ def test_fig_5a_kappa_0_level(study):
     assert (cell["oracle_rapid"] == 0).all()
     # The paper's attacker accuracy at kappa = 0 (0.70) is not reproduced by our pipeline:
     # ours sits at the oracle's (the healthy share, 1 / (1 + e^-1.5 + e^-1.3) = 0.668).
-    # Not "impossible": the oracle uses the continuous age while the release has whole
-    # years, and an attacker scored on the release's own records can beat it.
+    # Not "impossible": an attacker scored on the records the release was made from can
+    # beat the oracle (which reads the released quasi-identifiers; at kappa 0 nothing it
+    # reads matters, so its accuracy is the healthy share).
     bayes = 1 / (1 + np.exp(-1.5) + np.exp(-1.3))
     assert cell["oracle_accuracy"].mean() == pytest.approx(bayes, abs=0.01)
     ok, msg = _within(cell["accuracy"].to_numpy(), bayes, 0.0)

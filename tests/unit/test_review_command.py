@@ -283,12 +283,12 @@ def test_a_table_of_constant_columns_is_refused_with_its_cause(tmp_path):
 def test_the_command_line_defaults_are_the_engines_options(command):
     """The flags' defaults give the engine's option table (the app's pages use it too)."""
     from privacy_core.cli import build_parser
-    from privacy_core.cli.commands import _options
+    from privacy_core.cli.commands import measure_options_from_args
 
     argv = [command, "--real", "r.csv", "--synthetic", "s.csv", "--sensitive", "disease"]
     if command == "report":
         argv += ["--out", "r.html"]
-    cli = _options(build_parser().parse_args(argv), 2_000)
+    cli = measure_options_from_args(build_parser().parse_args(argv), 2_000)
     engine = measure_options(2_000)
     for name in (
         "dcr",

@@ -582,7 +582,7 @@ def test_cli_json_output_is_strict(hostile_csv, tmp_path, capsys):
     }
     target = tmp_path / "out.json"
     for dest in ("-", str(target)):
-        cli.common._emit(type("Args", (), {"json": dest})(), payload, "summary")
+        cli.common.emit(type("Args", (), {"json": dest})(), payload, "summary")
     printed = capsys.readouterr().out
     assert strict_json(printed[: printed.rindex("}") + 1]) == strict_json(target.read_text())
     assert strict_json(target.read_text()) == {

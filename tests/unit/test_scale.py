@@ -304,15 +304,15 @@ def test_outlier_ranking_of_a_sample_is_the_full_ranking_restricted_to_it(monkey
     """Each sampled row's isolation is measured against every synthetic row, so the
     sampled ranking is exactly the full one with the other rows left out."""
     from privacy_core.inputs import prepare_review
-    from privacy_core.risk.attacks.predicates import _outlier_order
+    from privacy_core.risk.attacks.predicates.outliers import outlier_order
 
     real = pc.simulate_health(1500, seed=0)
     syn = pc.simulate_health(1500, seed=5)
     data = prepare_review(real, [syn], threat=THREAT)
     cols = list(data.schema.included)
-    full, info_full = _outlier_order(data.synthetic[0], cols, data, "shared", None, None, 5, 7)
+    full, info_full = outlier_order(data.synthetic[0], cols, data, "shared", None, None, 5, 7)
     monkeypatch.setattr(neighbors, "MAX_QUERIES", 400)
-    part, info = _outlier_order(data.synthetic[0], cols, data, "shared", None, None, 5, 7)
+    part, info = outlier_order(data.synthetic[0], cols, data, "shared", None, None, 5, 7)
     assert info["n_ranked"] == 400 and info_full["n_ranked"] == 1500
     np.testing.assert_array_equal(part, full[np.isin(full, part)])
 
@@ -339,7 +339,7 @@ def test_category_only_neighbours_are_those_of_a_full_search():
     """Linkability's half of category columns: the first k rows of the query's own
     combination in the random order, as a full search ranks them (ties by that order)."""
     from privacy_core.inputs import prepare_review
-    from privacy_core.risk.attacks.knn import _knn_random_ties, attack_space
+    from privacy_core.risk.attacks.knn import attack_space, knn_random_ties
 
     cols = ["gender", "education"]
     real, syn = pc.simulate_health(3000, seed=0), pc.simulate_health(3000, seed=4)
@@ -348,7 +348,7 @@ def test_category_only_neighbours_are_those_of_a_full_search():
     q, r = place(data.real.iloc[:500], cols), place(data.synthetic[0], cols)
     assert r.numeric.shape[1] == 0
     perm = np.random.default_rng(1).permutation(len(data.synthetic[0]))
-    d, i = _knn_random_ties(q, r, 4, perm)
+    d, i = knn_random_ties(q, r, 4, perm)
     d_full, i_full = neighbors.nearest_neighbors(q.full, r.full[perm], k=4, metric=r.metric)
     np.testing.assert_array_equal(i, perm[i_full])
     np.testing.assert_array_equal(d, d_full)

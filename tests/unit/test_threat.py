@@ -92,12 +92,23 @@ def test_repeated_sensitive_column():
 
 
 def test_validate_passes_for_the_paper_threat_model(health_threat, health_schema, health_canonical):
-    health_threat.validate(health_schema)
-    health_threat.validate(health_schema, health_canonical)
+    """The paper's threat model is valid on its table, and validate does read the table it
+    is given: the same model on a table without one of its columns is refused, naming it."""
+    assert health_threat.validate(health_schema) is None
+    assert health_threat.validate(health_schema, health_canonical) is None
+    qi = health_threat.quasi_identifiers[0]
+    without = infer_schema(health_canonical.drop(columns=qi))
+    with pytest.raises(ThreatModelError, match=f"Column '{qi}' is not in the real table"):
+        health_threat.validate(without)
 
 
 def test_numeric_sensitive_column_is_valid(health_schema):
-    ThreatModel(["age", "gender"], ["income"]).validate(health_schema)
+    """A numeric sensitive column needs no class count (a check that counted its distinct
+    values as classes would still pass; one that required a categorical would not)."""
+    assert health_schema["income"].is_numeric
+    threat = ThreatModel(["age", "gender"], ["income"])
+    assert threat.validate(health_schema) is None
+    assert threat.sensitive == ("income",)
 
 
 def test_single_class_is_checked_on_the_data_given(health_real, health_schema):

@@ -27,16 +27,15 @@ from privacy_core.plots.fidelity import (
 from privacy_core.stats import bootstrap_weights
 from privacy_core.synth import synthesize
 from privacy_core.utility import (
-    _answer,
-    _grouped_split,
-    _relative_gap,
-    _score_bootstrap,
     discriminator,
     ml_affinity,
     prepare_release_tables,
     query_error,
     weighted_f1_from_confusion,
 )
+from privacy_core.utility.detection import grouped_split
+from privacy_core.utility.evaluators import relative_gap, score_bootstrap
+from privacy_core.utility.queries import query_answers
 
 FAST = ("linear", "tree", "xgb")
 
@@ -57,10 +56,10 @@ def test_bootstrap_scores_equal_scores_of_materialised_resamples(rng):
     y = rng.integers(0, 3, 120)
     pred = np.where(rng.random(120) < 0.7, y, rng.integers(0, 3, 120))
     w = bootstrap_weights(120, 4, seed=5)
-    f1 = _score_bootstrap(y, pred, w, classification=True, n_classes=3)
+    f1 = score_bootstrap(y, pred, w, classification=True, n_classes=3)
     yr = rng.normal(size=120)
     pr = yr + rng.normal(scale=0.5, size=120)
-    rmse = _score_bootstrap(yr, pr, w, classification=False, n_classes=0)
+    rmse = score_bootstrap(yr, pr, w, classification=False, n_classes=0)
     for b in range(4):
         idx = np.repeat(np.arange(120), w[b].astype(int))
         assert f1[b] == pytest.approx(f1_score(y[idx], pred[idx], average="weighted"), abs=1e-6)
@@ -68,7 +67,7 @@ def test_bootstrap_scores_equal_scores_of_materialised_resamples(rng):
 
 
 def test_relative_gap_guards_a_zero_real_score():
-    gap = _relative_gap(np.array([0.8, 0.0, 0.0]), np.array([0.6, 0.0, 0.3]))
+    gap = relative_gap(np.array([0.8, 0.0, 0.0]), np.array([0.6, 0.0, 0.3]))
     assert gap[0] == pytest.approx(0.25)
     assert gap[1] == 0.0
     assert np.isnan(gap[2])
@@ -226,7 +225,7 @@ def test_query_answers_match_brute_force(rng):
     cols = np.array([[0, 2], [1, 0], [2, 1]])
     lo = rng.uniform(0, 3, (3, 2))
     hi = lo + rng.uniform(0, 2, (3, 2))
-    got = _answer(X, cols, lo, hi)
+    got = query_answers(X, cols, lo, hi)
     for q in range(3):
         ok = np.ones(40, dtype=bool)
         for j in range(2):
@@ -283,7 +282,7 @@ def test_query_error_skips_orders_above_the_column_count():
 # ============================================================================ discriminator
 def test_grouped_split_keeps_identical_rows_together(rng):
     X = rng.integers(0, 4, (200, 2)).astype(float)
-    tr, te = _grouped_split(X, 0.3, seed=1)
+    tr, te = grouped_split(X, 0.3, seed=1)
     assert len(np.intersect1d(tr, te)) == 0 and len(tr) + len(te) == 200
     train_rows = {tuple(r) for r in X[tr]}
     assert not any(tuple(r) in train_rows for r in X[te])

@@ -62,14 +62,16 @@ as in the aindo companion code: XGBoost on S, risk (r_T - r_H) / (1 - r_H)).
 """
 
 from .common import AttackResult, LinkabilityResult, MLInferenceResult
-from .inference import distance_inference, inference_success, ml_inference
+from .inference import distance_inference
 from .linkage import informative_split, linkability
+from .model_inference import ml_inference
 from .predicates import (
     SINGLING_OUT_MODES,
     SIZE_CORRECTIONS,
     singling_out,
     singling_out_outliers,
 )
+from .secret import inference_success
 
 __all__ = [
     "SINGLING_OUT_MODES",

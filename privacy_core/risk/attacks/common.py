@@ -1,29 +1,28 @@
-"""Attack results, their summaries and the helpers every attack shares: seeded
-sampling, column checks and the warnings."""
+"""Attack results, their summaries and the warnings every attack shares.
+
+The results keep every count an attack made, so that summaries (the control-baseline
+risk, its interval, the random-guess baseline) are re-read cheaply at another confidence
+level or, for linkability, at fewer neighbours. Who is attacked, and how the targets are
+drawn, is in :mod:`~privacy_core.risk.attacks.targets`.
+"""
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...errors import (
-    InsufficientDataError,
     ParameterError,
-    ThreatModelError,
     UntrustworthyResultWarning,
 )
-from ...inputs import ReviewData, prepare_review
 from ...results import MetricResult
 from ...stats import (
     bounded_estimate,
     bounded_interval,
-    child_rngs,
     control_baseline_error,
     control_baseline_risk,
     percentile_interval,
@@ -34,7 +33,6 @@ from ...validation import (
     check_in_range,
     check_positive_int,
 )
-from ..neighbors import default_queries
 
 
 # ============================================================================ results
@@ -57,7 +55,7 @@ class AttackResult(MetricResult):
     confidence: float = 0.95
     baseline_table: pd.DataFrame | None = None
     # Share of the control reference that is holdout rows (singling out's ``mixture``
-    # correction); below 1 the control-baseline risk is un-diluted (see ``_undilute``).
+    # correction); below 1 the control-baseline risk is un-diluted (see ``undilute``).
     dilution: float = 1.0
 
     @property
@@ -94,7 +92,7 @@ class AttackResult(MetricResult):
     def at(self, *, confidence: float | None = None) -> AttackResult:
         """The same guesses summarised at another confidence level (no new attack)."""
         conf = self.confidence if confidence is None else check_confidence(confidence)
-        return _with_summary(self, conf)
+        return with_summary(self, conf)
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,9 +128,9 @@ class LinkabilityResult(AttackResult):
                 f"got {k}. Rerun linkability with n_neighbors={k} to read it."
             )
         conf = self.confidence if confidence is None else check_confidence(confidence)
-        k_a = _linked(self.link_rank, k)
-        k_c = None if self.control_link_rank is None else _linked(self.control_link_rank, k)
-        k_b = _linked(self.baseline_link_rank, k)
+        k_a = count_linked(self.link_rank, k)
+        k_c = None if self.control_link_rank is None else count_linked(self.control_link_rank, k)
+        k_b = count_linked(self.baseline_link_rank, k)
         records = None
         if self.record_table is not None:
             records = self.record_table.copy()
@@ -158,7 +156,7 @@ class LinkabilityResult(AttackResult):
             record_table=records,
             baseline_table=baseline,
         )
-        return _with_summary(shell, conf)  # type: ignore[return-value]
+        return with_summary(shell, conf)  # type: ignore[return-value]
 
     def curve(self, max_neighbors: int | None = None) -> pd.DataFrame:
         """Risk, attack, control and baseline rates for k' = 1 .. max_neighbors."""
@@ -190,7 +188,7 @@ class MLInferenceResult(AttackResult):
     """ML attribute inference: relative risk with the absolute scores beside it (R7, R8).
 
     For a categorical secret the scores are raw accuracies k / n with Wilson intervals
-    (the Wilson centre is used for nothing: see :func:`_categorical_summary`); for a
+    (the Wilson centre is used for nothing: see :func:`categorical_summary`); for a
     continuous one they are 1 - RMSE / range with percentile-bootstrap intervals (the
     replicates are stored so another confidence level is a cheap re-reading).
     """
@@ -245,8 +243,8 @@ class MLInferenceResult(AttackResult):
     def at(self, *, confidence: float | None = None) -> MLInferenceResult:
         conf = self.confidence if confidence is None else check_confidence(confidence)
         if self.kind == "categorical":
-            return _categorical_summary(self, conf)
-        return _continuous_summary(self, conf)
+            return categorical_summary(self, conf)
+        return continuous_summary(self, conf)
 
     def assess(self, *, relative_threshold: float, absolute_threshold: float) -> bool:
         """Consensus R8: unacceptably high only when the relative risk exceeds its threshold
@@ -266,7 +264,7 @@ def _wilson(k: float, n: float, confidence: float) -> tuple[float, float]:
     return wilson_centre(min(max(float(k), 0.0), n), n, confidence=confidence)
 
 
-def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
+def with_summary(result: AttackResult, confidence: float) -> AttackResult:
     """Fill value, ci, baseline and the rate keys of ``extra`` from the stored counts."""
     ra, ea = _wilson(result.n_success, result.n_attacks, confidence)
     rb, eb = _wilson(result.n_baseline_success, result.n_baseline_attacks, confidence)
@@ -308,9 +306,9 @@ def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
             }
         )
     if result.n_control_success is not None and result.dilution < 1:
-        lo, hi = (_undilute(x, result.dilution) for x in (risk - err, risk + err))
+        lo, hi = (undilute(x, result.dilution) for x in (risk - err, risk + err))
         extra.update({"risk_reference": risk, "reference_control_share": result.dilution})
-        risk = _undilute(risk, result.dilution)
+        risk = undilute(risk, result.dilution)
         value, ci = bounded_interval(risk, lo, hi)
         err = (hi - lo) / 2
     else:
@@ -322,10 +320,10 @@ def _with_summary(result: AttackResult, confidence: float) -> AttackResult:
     )
 
 
-def _undilute(risk: float, rho: float) -> float:
+def undilute(risk: float, rho: float) -> float:
     """Invert R_M = rho R / (1 - (1 - rho) R): the risk against a reference table whose
     share 1 - rho of rows comes from the training set (derivation in
-    :func:`~privacy_core.risk.attacks.predicates.singling_out`). Below 0 the map continues
+    :mod:`~privacy_core.risk.attacks.predicates.size_correction`). Below 0 the map continues
     with its slope at 0 (1 / rho), so noise around 0 stays symmetric and monotone."""
     if not math.isfinite(risk):
         return risk
@@ -334,7 +332,21 @@ def _undilute(risk: float, rho: float) -> float:
     return risk / (rho + (1 - rho) * min(risk, 1.0))
 
 
-def _warn_untrustworthy(result: AttackResult, attack: str) -> None:
+def summarise_attack(shell: AttackResult, attack: str, *, stacklevel: int = 4) -> AttackResult:
+    """``shell``'s counts summarised at its confidence (:func:`with_summary`), with the
+    warnings when it had no control targets or cannot be trusted. ``stacklevel`` 4 points
+    at the caller of the attack function that calls this."""
+    result = with_summary(shell, shell.confidence)
+    if shell.n_control_success is None:
+        warn_no_control(attack, stacklevel=stacklevel)
+    warn_untrustworthy(result, attack, stacklevel=stacklevel)
+    return result
+
+
+def warn_untrustworthy(result: AttackResult, attack: str, *, stacklevel: int = 3) -> None:
+    """Warn when ``result`` cannot be trusted: the attack does not beat its random guess,
+    or it succeeds on every control target. ``stacklevel`` 3 points at the caller of the
+    attack function that calls this."""
     ex = result.extra
     ra, rb = ex.get("attack_rate"), ex.get("baseline_rate")
     if ra is not None and rb is not None and not ra > rb:
@@ -343,7 +355,7 @@ def _warn_untrustworthy(result: AttackResult, attack: str) -> None:
             f"(success {ra:.3f} vs baseline {rb:.3f}); the risk estimate cannot be trusted "
             "as evidence either way.",
             UntrustworthyResultWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     if (
         result.n_control_success is not None
@@ -356,101 +368,24 @@ def _warn_untrustworthy(result: AttackResult, attack: str) -> None:
             "risk is near 0 by construction. Read the absolute success rate "
             "(extra['attack_rate']) instead.",
             UntrustworthyResultWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
-def _warn_no_control(attack: str) -> None:
+def warn_no_control(attack: str, *, stacklevel: int = 3) -> None:
+    """Warn that without a holdout the risk is the absolute success rate."""
     warnings.warn(
         f"No holdout was given: the {attack} risk is the absolute attack success rate, which "
         "also counts what the release teaches about the population (non-members). Give "
         "real rows the generator never saw as `holdout` for the control baseline "
         "(risk-insertion framework §5.3.2; consensus R7).",
         UntrustworthyResultWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
 
 
-def _check_n_attacks(n_attacks: int | None) -> int | None:
-    return None if n_attacks is None else check_positive_int("n_attacks", n_attacks)
-
-
-def _single_release(data: ReviewData) -> pd.DataFrame:
-    if len(data.synthetic) != 1:
-        raise ParameterError(
-            f"Attacks evaluate one synthetic release at a time; got {len(data.synthetic)}. "
-            "Call the measure once per release (consensus R10 asks for each release and "
-            "their average)."
-        )
-    return data.synthetic[0]
-
-
-def _rngs(seed: int, n: int) -> list[np.random.Generator]:
-    return child_rngs(seed, n)
-
-
-def _targets(n_attacks: int | None, n_rows: int, n_release: int) -> int | None:
-    """Targets to attack: ``n_attacks``, or with None every record (consensus R2) up to
-    :func:`~privacy_core.risk.neighbors.default_queries` of the release's size and a
-    seeded sample of that many above it; each target is still matched against the whole
-    release."""
-    if n_attacks is not None:
-        return n_attacks
-    cap = default_queries(n_release)
-    return cap if n_rows > cap else None
-
-
-def _sample_rows(frame: pd.DataFrame, n: int | None, rng: np.random.Generator) -> pd.DataFrame:
-    """``n`` rows without replacement in input order (all rows for None or n >= len)."""
-    if n is None or n >= len(frame):
-        return frame
-    return frame.iloc[_sample_positions(len(frame), n, rng)]
-
-
-def _attack_inputs(
-    real: pd.DataFrame, synthetic: Any, *, threat: Any, holdout: Any, schema: Any
-) -> tuple[ReviewData, pd.DataFrame, pd.DataFrame | None]:
-    """The validated review, its one synthetic release and the holdout (if any)."""
-    data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
-    return data, _single_release(data), _check_holdout(data)
-
-
-def _check_holdout(data: ReviewData) -> pd.DataFrame | None:
-    if data.holdout is not None and len(data.holdout) == 0:
-        raise InsufficientDataError("The holdout table has no rows; give at least one.")
-    return data.holdout
-
-
-def _resolve_columns(
-    data: ReviewData, columns: Sequence[str] | None, name: str, default: Sequence[str]
-) -> list[str]:
-    cols = (
-        list(default)
-        if columns is None
-        else ([columns] if isinstance(columns, str) else list(columns))
-    )
-    if not cols:
-        raise ParameterError(f"`{name}` must name at least one column; got an empty list.")
-    for c in cols:
-        if c not in data.schema or not data.schema[c].included:
-            raise ThreatModelError(
-                f"`{name}` names {c!r}, which is not an analysed column of the real table; "
-                f"available: {', '.join(data.schema.included)}."
-            )
-    dup = sorted({c for c in cols if cols.count(c) > 1})
-    if dup:
-        raise ParameterError(f"`{name}` repeats {', '.join(map(repr, dup))}.")
-    return cols
-
-
-def _sample_positions(n_rows: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """:func:`_sample_rows` on positions: ``n`` of ``n_rows`` without replacement, in order."""
-    if n >= n_rows:
-        return np.arange(n_rows)
-    return np.sort(rng.choice(n_rows, size=n, replace=False))
-
-
-def _linked(rank: np.ndarray, k: int) -> int:
+def count_linked(rank: np.ndarray, k: int) -> int:
+    """Targets linked within ``k`` neighbours (a link rank in 1..k)."""
     return int(((rank > 0) & (rank <= k)).sum())
 
 
@@ -465,7 +400,7 @@ def _accuracy(
     return min(max(float(k), 0.0), float(n)) / float(n), ci, err
 
 
-def _categorical_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:
+def categorical_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:
     """Value, interval and scores of a categorical ML inference from its counts.
 
     The scores are the raw accuracies r = k / n, which is what the framework's ML
@@ -474,7 +409,7 @@ def _categorical_summary(result: MLInferenceResult, confidence: float) -> MLInfe
     (r_T - r_H) / (1 - r_H) of the *raw* accuracies, with the half-width propagated from
     the two Wilson half-widths (:func:`~privacy_core.stats.control_baseline_error`), so
     the reported risk is the one computed from the reported scores. The Anonymeter-style
-    attacks (:func:`_with_summary`) instead take the Wilson centre as the point estimate;
+    attacks (:func:`with_summary`) instead take the Wilson centre as the point estimate;
     here that would shrink a perfect attack (r_T = 1 on a full copy) below 1 and make the
     headline disagree with the accuracies shown beside it (consensus R7, R8). When the
     attacker is right on every non-member (r_H = 1) the ratio is undefined: the value is
@@ -533,7 +468,10 @@ def _categorical_summary(result: MLInferenceResult, confidence: float) -> MLInfe
     )
 
 
-def _continuous_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:
+def continuous_summary(result: MLInferenceResult, confidence: float) -> MLInferenceResult:
+    """Value and interval of a continuous ML inference from its scores: the relative risk
+    of the 1 - RMSE/range scores, with a percentile interval of the bootstrap replicates'
+    risks."""
     reps = result.score_replicates
     s_t, s_h = result.scores["training"], result.scores["control"]
     risk = control_baseline_risk(s_t, s_h)

@@ -18,7 +18,7 @@ _KNN_BLOCK = 1 << 21
 _MAX_GROUPS = 256  # category combinations searched separately by the kNN speed-up
 
 
-def _gower_matrix(encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+def gower_matrix(encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
     """Range-scaled numerics and one-hot categoricals weighted 1/2: under L1 a category
     mismatch adds exactly 1 (two half-weight indicators differ), as Anonymeter's
     Gower-like distance."""
@@ -30,7 +30,7 @@ def _gower_matrix(encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]
 
 
 @dataclass
-class _MixedSpace:
+class MixedSpace:
     """One table in the attacker's mixed-type space: the Gower matrix, its numeric part and
     a group id per row (the combination of its category levels)."""
 
@@ -40,8 +40,8 @@ class _MixedSpace:
     metric: str = "l1"
 
     @classmethod
-    def of(cls, encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]) -> _MixedSpace:
-        full = _gower_matrix(encoder, frame, columns)
+    def of(cls, encoder: TableEncoder, frame: pd.DataFrame, columns: list[str]) -> MixedSpace:
+        full = gower_matrix(encoder, frame, columns)
         is_num = np.array([encoder.schema[c].is_numeric for c in encoder.feature_columns(columns)])
         group = np.zeros(len(frame), dtype=np.int64)
         for c in columns:
@@ -52,7 +52,7 @@ class _MixedSpace:
         return cls(full, np.ascontiguousarray(full[:, is_num]), group)
 
     @classmethod
-    def embedded(cls, encoder: Any, frame: pd.DataFrame, columns: list[str]) -> _MixedSpace:
+    def embedded(cls, encoder: Any, frame: pd.DataFrame, columns: list[str]) -> MixedSpace:
         """The table in the contrastive embedding, the columns outside ``columns`` masked
         (Euclidean; one group, so the search is the plain exact one)."""
         z = encoder.transform(frame, columns)
@@ -67,8 +67,8 @@ def attack_space(
     embedding: Any,
     embedding_params: dict[str, Any] | None,
     seed: int,
-) -> tuple[Callable[[pd.DataFrame, list[str]], _MixedSpace], dict[str, Any]]:
-    """How an attack places tables: ``(frame, columns) -> _MixedSpace`` in the shared
+) -> tuple[Callable[[pd.DataFrame, list[str]], MixedSpace], dict[str, Any]]:
+    """How an attack places tables: ``(frame, columns) -> MixedSpace`` in the shared
     mixed-type space (Gower-like L1 over ``columns``) or the contrastive embedding
     (trained on every included column of the training rows, the others masked), and the
     space's params."""
@@ -78,17 +78,17 @@ def attack_space(
     if space == "contrastive":
         encoder = resolve_encoder(data, embedding, embedding_params, seed)
         return (
-            lambda frame, cols: _MixedSpace.embedded(encoder, frame, cols),
+            lambda frame, cols: MixedSpace.embedded(encoder, frame, cols),
             {"space": "contrastive", "embedding": encoder.describe()},
         )
     table_encoder = TableEncoder(data.schema, columns=columns, numeric_missing=numeric_missing).fit(
         data.real
     )
-    return (lambda frame, cols: _MixedSpace.of(table_encoder, frame, cols), {"space": "shared"})
+    return (lambda frame, cols: MixedSpace.of(table_encoder, frame, cols), {"space": "shared"})
 
 
-def _knn_random_ties(
-    query: _MixedSpace, reference: _MixedSpace, k: int, perm: np.ndarray
+def knn_random_ties(
+    query: MixedSpace, reference: MixedSpace, k: int, perm: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest reference rows under the mixed L1 distance, ties broken by the
     random order ``perm``.

@@ -1,39 +1,30 @@
 """Linkability: two partial views of a real record linked through their nearest synthetic
-neighbours."""
+neighbours (:func:`linkability`).
+
+A pipeline: split (or check) the two column sets, place the release on each, attack the
+training and control targets, draw the random links of the baseline, summarise. The
+linking ranks are kept so that fewer neighbours are a cheap re-reading
+(:meth:`~privacy_core.risk.attacks.common.LinkabilityResult.at`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ...data import Schema
-from ...errors import (
-    ParameterError,
-    ThreatModelError,
-)
+from ...errors import ParameterError, ThreatModelError
+from ...inputs import ReviewData
+from ...stats import child_rngs
 from ...threat import ThreatModel
-from ...validation import (
-    check_confidence,
-    check_positive_int,
-    check_seed,
-)
-from .common import (
-    LinkabilityResult,
-    _attack_inputs,
-    _check_n_attacks,
-    _linked,
-    _resolve_columns,
-    _rngs,
-    _sample_rows,
-    _targets,
-    _warn_no_control,
-    _warn_untrustworthy,
-    _with_summary,
-)
-from .knn import _knn_random_ties, attack_space
+from ...validation import check_confidence, check_positive_int, check_seed
+from .common import LinkabilityResult, count_linked, summarise_attack
+from .knn import MixedSpace, attack_space, knn_random_ties
+from .targets import attack_both_sides, attack_inputs, check_n_attacks, resolve_columns
 
 
 def _link_rank(idx_a: np.ndarray, idx_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -188,11 +179,72 @@ def linkability(
     ``metric-reference.md`` §2 (baseline: two independent draws of k random synthetic
     rows per attack).
     """
-    n_attacks = _check_n_attacks(n_attacks)
+    n_attacks = check_n_attacks(n_attacks)
     n_neighbors = check_positive_int("n_neighbors", n_neighbors)
     confidence = check_confidence(confidence)
     seed = check_seed(seed)
-    data, syn, hold = _attack_inputs(real, synthetic, threat=threat, holdout=holdout, schema=schema)
+    data, syn, hold = attack_inputs(real, synthetic, threat=threat, holdout=holdout, schema=schema)
+    cols_a, cols_b, split = _column_sets(data, aux_cols)
+    _check_within_release(n_neighbors, len(syn))
+    rng_t, rng_c, rng_a, rng_b, rng_base = child_rngs(seed, 5)
+    place, space_info = attack_space(
+        data, cols_a + cols_b, numeric_missing, space, embedding, embedding_params, seed
+    )
+    linker = _Linker.of(syn, place, cols_a, cols_b, n_neighbors, rng_a, rng_b)
+    sides = attack_both_sides(
+        linker.attack, data.real, hold, (rng_t, rng_c), n_attacks=n_attacks, n_release=len(syn)
+    )
+    rank_t, rank_c = sides.training, sides.control
+    rank_base, baseline_table = linker.random_links(sides.n_training, rng_base)
+    params = {
+        "aux_cols": [cols_a, cols_b],
+        "split": split,
+        "n_attacks": n_attacks,
+        "n_neighbors": n_neighbors,
+        "n_targets": sides.n_training,
+        # every record was asked for, a seeded sample was attacked (register size)
+        "targets_sampled": n_attacks is None and sides.n_training < len(data.real),
+        "n_control_targets": sides.n_control,
+        "numeric_missing": numeric_missing,
+        "distance": "l1 (range-scaled numerics + category mismatches)"
+        if space == "shared"
+        else "euclidean (contrastive embedding, other columns masked)",
+        "control": hold is not None,
+        "confidence": confidence,
+        "seed": seed,
+        **space_info,
+    }
+    shell = LinkabilityResult(
+        name="linkability",
+        extra=_copy_ceiling_extra(data.real, cols_a, cols_b, space),
+        value=float("nan"),
+        ci=None,
+        params=params,
+        record_table=sides.records,
+        goal="lower",
+        bounds=(0.0, 1.0),
+        n_attacks=sides.n_training,
+        n_success=count_linked(rank_t, n_neighbors),
+        n_control_attacks=sides.n_control or 0,
+        n_control_success=None if rank_c is None else count_linked(rank_c, n_neighbors),
+        n_baseline_attacks=sides.n_training,
+        n_baseline_success=count_linked(rank_base, n_neighbors),
+        confidence=confidence,
+        baseline_table=baseline_table,
+        n_neighbors=n_neighbors,
+        max_neighbors=n_neighbors,
+        link_rank=rank_t,
+        control_link_rank=rank_c,
+        baseline_link_rank=rank_base,
+    )
+    return summarise_attack(shell, "linkability")  # type: ignore[return-value]
+
+
+def _column_sets(
+    data: ReviewData, aux_cols: tuple[Sequence[str], Sequence[str]] | None
+) -> tuple[list[str], list[str], str]:
+    """The two column sets A and B, and how they were chosen: given, or the
+    quasi-identifiers split by :func:`informative_split`."""
     if aux_cols is None:
         qis = list(data.threat.quasi_identifiers)
         if len(qis) < 2:
@@ -207,31 +259,81 @@ def linkability(
         split = "given"
     if not isinstance(aux_cols, (tuple, list)) or len(aux_cols) != 2:
         raise ParameterError(f"`aux_cols` must be a pair (A, B) of column lists; got {aux_cols!r}.")
-    cols_a = _resolve_columns(data, aux_cols[0], "aux_cols[0]", [])
-    cols_b = _resolve_columns(data, aux_cols[1], "aux_cols[1]", [])
+    cols_a = resolve_columns(data, aux_cols[0], "aux_cols[0]", [])
+    cols_b = resolve_columns(data, aux_cols[1], "aux_cols[1]", [])
     both = sorted(set(cols_a) & set(cols_b))
     if both:
         raise ParameterError(
             f"The two column sets of `aux_cols` must be disjoint; both contain "
             f"{', '.join(map(repr, both))}."
         )
-    if n_neighbors > len(syn):
+    return cols_a, cols_b, split
+
+
+def _check_within_release(n_neighbors: int, n_synthetic: int) -> None:
+    if n_neighbors > n_synthetic:
         raise ParameterError(
-            f"`n_neighbors` must be at most the number of synthetic rows ({len(syn)}); "
+            f"`n_neighbors` must be at most the number of synthetic rows ({n_synthetic}); "
             f"got {n_neighbors}."
         )
-    rng_t, rng_c, rng_a, rng_b, rng_base = _rngs(seed, 5)
-    place, space_info = attack_space(
-        data, cols_a + cols_b, numeric_missing, space, embedding, embedding_params, seed
-    )
-    syn_a = place(syn, cols_a)
-    syn_b = place(syn, cols_b)
-    perm_a, perm_b = rng_a.permutation(len(syn)), rng_b.permutation(len(syn))
-    syn_labels = syn.index.to_numpy()
 
-    def attack(targets: pd.DataFrame, role: str) -> tuple[np.ndarray, pd.DataFrame]:
-        _, idx_a = _knn_random_ties(place(targets, cols_a), syn_a, n_neighbors, perm_a)
-        _, idx_b = _knn_random_ties(place(targets, cols_b), syn_b, n_neighbors, perm_b)
+
+def _copy_ceiling_extra(
+    real: pd.DataFrame, cols_a: list[str], cols_b: list[str], space: str
+) -> dict[str, Any]:
+    """The copy ceiling and, below :data:`COPY_CEILING_MIN`, why the reading is
+    uninformative; nothing in the contrastive space (an embedding has no exact ties,
+    which decide the copy's links)."""
+    extra: dict[str, Any] = {}
+    if space == "shared":
+        ceiling = copy_ceiling(real, cols_a, cols_b)
+        extra["copy_ceiling"] = ceiling
+        if ceiling < COPY_CEILING_MIN:
+            extra["uninformative"] = (
+                f"the two halves of the quasi-identifiers single out few records: even a "
+                f"full copy of the training rows would link about {ceiling:.1%} of them, "
+                "so the attack cannot tell a leaky release from a safe one on this data"
+            )
+    return extra
+
+
+@dataclass(frozen=True)
+class _Linker:
+    """The linking attacker: the release placed on each column set, with the random orders
+    that break its neighbour ties."""
+
+    place: Callable[[pd.DataFrame, list[str]], MixedSpace]
+    cols_a: list[str]
+    cols_b: list[str]
+    syn_a: MixedSpace
+    syn_b: MixedSpace
+    perm_a: np.ndarray
+    perm_b: np.ndarray
+    syn_labels: np.ndarray
+    n_neighbors: int
+
+    @classmethod
+    def of(
+        cls,
+        synthetic: pd.DataFrame,
+        place: Callable[[pd.DataFrame, list[str]], MixedSpace],
+        cols_a: list[str],
+        cols_b: list[str],
+        n_neighbors: int,
+        rng_a: np.random.Generator,
+        rng_b: np.random.Generator,
+    ) -> _Linker:
+        syn_a = place(synthetic, cols_a)
+        syn_b = place(synthetic, cols_b)
+        perm_a, perm_b = rng_a.permutation(len(synthetic)), rng_b.permutation(len(synthetic))
+        labels = synthetic.index.to_numpy()
+        return cls(place, cols_a, cols_b, syn_a, syn_b, perm_a, perm_b, labels, n_neighbors)
+
+    def attack(self, targets: pd.DataFrame, role: str) -> tuple[np.ndarray, pd.DataFrame]:
+        """Each target's link rank and one row per target: both neighbour lists, the link."""
+        k, syn_labels = self.n_neighbors, self.syn_labels
+        _, idx_a = knn_random_ties(self.place(targets, self.cols_a), self.syn_a, k, self.perm_a)
+        _, idx_b = knn_random_ties(self.place(targets, self.cols_b), self.syn_b, k, self.perm_b)
         rank, pos = _link_rank(idx_a, idx_b)
         link = np.empty(len(rank), dtype=object)
         link[:] = None
@@ -252,79 +354,19 @@ def linkability(
         )
         return rank, table
 
-    targets = _sample_rows(data.real, _targets(n_attacks, len(data.real), len(syn)), rng_t)
-    rank_t, table_t = attack(targets, "training")
-    rank_c, tables = None, [table_t]
-    if hold is not None:
-        ctrl_targets = _sample_rows(hold, _targets(n_attacks, len(hold), len(syn)), rng_c)
-        rank_c, table_c = attack(ctrl_targets, "control")
-        tables.append(table_c)
-    n_base = len(targets)
-    base_a = _random_neighbours(len(syn), n_base, n_neighbors, rng_base)
-    base_b = _random_neighbours(len(syn), n_base, n_neighbors, rng_base)
-    rank_base, _ = _link_rank(base_a, base_b)
-    baseline_table = pd.DataFrame(
-        {
-            "attack": np.arange(n_base),
-            "neighbors_a": list(map(tuple, syn_labels[base_a])),
-            "neighbors_b": list(map(tuple, syn_labels[base_b])),
-            "link_rank": rank_base,
-            "success": rank_base > 0,
-        }
-    )
-    params = {
-        "aux_cols": [cols_a, cols_b],
-        "split": split,
-        "n_attacks": n_attacks,
-        "n_neighbors": n_neighbors,
-        "n_targets": len(targets),
-        # every record was asked for, a seeded sample was attacked (register size)
-        "targets_sampled": n_attacks is None and len(targets) < len(data.real),
-        "n_control_targets": None if rank_c is None else len(rank_c),
-        "numeric_missing": numeric_missing,
-        "distance": "l1 (range-scaled numerics + category mismatches)"
-        if space == "shared"
-        else "euclidean (contrastive embedding, other columns masked)",
-        "control": hold is not None,
-        "confidence": confidence,
-        "seed": seed,
-        **space_info,
-    }
-    extra: dict[str, Any] = {}
-    if space == "shared":  # exact ties decide the copy's links (an embedding has none)
-        ceiling = copy_ceiling(data.real, cols_a, cols_b)
-        extra["copy_ceiling"] = ceiling
-        if ceiling < COPY_CEILING_MIN:
-            extra["uninformative"] = (
-                f"the two halves of the quasi-identifiers single out few records: even a "
-                f"full copy of the training rows would link about {ceiling:.1%} of them, "
-                "so the attack cannot tell a leaky release from a safe one on this data"
-            )
-    shell = LinkabilityResult(
-        name="linkability",
-        extra=extra,
-        value=float("nan"),
-        ci=None,
-        params=params,
-        record_table=pd.concat(tables, ignore_index=True),
-        goal="lower",
-        bounds=(0.0, 1.0),
-        n_attacks=len(targets),
-        n_success=_linked(rank_t, n_neighbors),
-        n_control_attacks=0 if rank_c is None else len(rank_c),
-        n_control_success=None if rank_c is None else _linked(rank_c, n_neighbors),
-        n_baseline_attacks=n_base,
-        n_baseline_success=_linked(rank_base, n_neighbors),
-        confidence=confidence,
-        baseline_table=baseline_table,
-        n_neighbors=n_neighbors,
-        max_neighbors=n_neighbors,
-        link_rank=rank_t,
-        control_link_rank=rank_c,
-        baseline_link_rank=rank_base,
-    )
-    result = _with_summary(shell, confidence)
-    if hold is None:
-        _warn_no_control("linkability")
-    _warn_untrustworthy(result, "linkability")
-    return result  # type: ignore[return-value]
+    def random_links(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, pd.DataFrame]:
+        """The baseline: ``n`` attacks that draw k random synthetic rows for each half."""
+        n_syn, k = len(self.syn_labels), self.n_neighbors
+        base_a = _random_neighbours(n_syn, n, k, rng)
+        base_b = _random_neighbours(n_syn, n, k, rng)
+        rank_base, _ = _link_rank(base_a, base_b)
+        table = pd.DataFrame(
+            {
+                "attack": np.arange(n),
+                "neighbors_a": list(map(tuple, self.syn_labels[base_a])),
+                "neighbors_b": list(map(tuple, self.syn_labels[base_b])),
+                "link_rank": rank_base,
+                "success": rank_base > 0,
+            }
+        )
+        return rank_base, table

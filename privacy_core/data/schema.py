@@ -1,0 +1,167 @@
+"""The schema of the real table: each column's kind and, for categoricals, its levels.
+
+Contract
+--------
+* :class:`ColumnSpec` is what the engine knows about one column: its kind (``numeric``,
+  ``categorical``, ``boolean``, ``id`` or ``constant``; only the first three are
+  *included* in a review), whether a numeric column holds whole numbers, and the sorted
+  levels of a categorical one.
+* :class:`Schema` holds the ordered specs of the real table;
+  :meth:`Schema.with_unseen` appends categories that only a holdout or synthetic table
+  holds, after the real ones, so every code computed before stays valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import pandas as pd
+
+from ..errors import ColumnNotFoundError, SchemaError
+
+__all__ = ["INCLUDED_KINDS", "OVERRIDE_KINDS", "ColumnKind", "ColumnSpec", "Schema"]
+
+ColumnKind = Literal["numeric", "categorical", "boolean", "id", "constant"]
+INCLUDED_KINDS = ("numeric", "categorical", "boolean")
+OVERRIDE_KINDS = ("numeric", "categorical", "boolean", "exclude")
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """What the engine knows about one column."""
+
+    name: str
+    kind: ColumnKind
+    integer: bool = False
+    n_unique: int = 0
+    n_missing: int = 0
+    categories: tuple[str, ...] = ()
+    note: str = ""
+    # Levels appended to ``categories`` that the real table does not hold: seen only in a
+    # holdout or synthetic table of the review (see Schema.with_unseen).
+    unseen: tuple[str, ...] = ()
+
+    @property
+    def real_categories(self) -> tuple[str, ...]:
+        """The categories of the real table (``categories`` without the appended unseen
+        levels)."""
+        return self.categories[: len(self.categories) - len(self.unseen)]
+
+    @property
+    def included(self) -> bool:
+        return self.kind in INCLUDED_KINDS
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind == "numeric"
+
+    @property
+    def is_categorical(self) -> bool:
+        return self.kind in ("categorical", "boolean")
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "integer": self.integer,
+            "n_unique": self.n_unique,
+            "n_missing": self.n_missing,
+            "n_categories": len(self.categories),
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The ordered column specs of the real table."""
+
+    columns: tuple[ColumnSpec, ...]
+    n_rows: int = 0
+    overrides: Mapping[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> ColumnSpec:
+        for spec in self.columns:
+            if spec.name == name:
+                return spec
+        raise ColumnNotFoundError(
+            f"Column {name!r} is not in the table; available columns: {', '.join(self.names)}."
+        )
+
+    def __contains__(self, name: object) -> bool:
+        return any(spec.name == name for spec in self.columns)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def included(self) -> list[str]:
+        return [c.name for c in self.columns if c.included]
+
+    @property
+    def excluded(self) -> list[str]:
+        return [c.name for c in self.columns if not c.included]
+
+    @property
+    def numeric(self) -> list[str]:
+        return [c.name for c in self.columns if c.is_numeric]
+
+    @property
+    def categorical(self) -> list[str]:
+        return [c.name for c in self.columns if c.is_categorical]
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([c.to_dict() for c in self.columns])
+
+    def with_unseen(self, unseen: Mapping[str, Iterable[str]]) -> Schema:
+        """This schema with categories that the real table does not hold appended.
+
+        Parameters
+        ----------
+        unseen
+            ``{column: categories}`` found in a holdout or synthetic table; categories
+            the schema already knows are ignored.
+
+        Returns
+        -------
+        Schema
+            ``self`` when nothing is new; otherwise a copy whose specs have the new
+            categories appended (sorted) to ``categories`` and recorded in ``unseen``.
+
+        Notes
+        -----
+        Why appended and not merged into the sorted list: the real levels keep their
+        positions (:func:`level_positions`), so the real table's codes, and every code a
+        measure computed before, stay valid; an unseen level gets a position of its own,
+        so it never equals a real category while rows holding the same unseen value equal
+        each other. Why not one shared "other" level: two different invented categories
+        would then count as equal. Categorical measures only test equality of levels, so
+        the order of the appended tail carries no meaning.
+        """
+        add: dict[str, tuple[str, ...]] = {}
+        for col, levels in unseen.items():
+            spec = self[col]
+            if not spec.is_categorical:
+                raise SchemaError(f"Column {col!r} is not categorical; it has no categories.")
+            known = set(spec.categories)
+            new = tuple(sorted({str(v) for v in levels} - known))
+            if new:
+                add[col] = new
+        if not add:
+            return self
+        columns = tuple(
+            replace(
+                spec,
+                categories=spec.categories + add[spec.name],
+                unseen=spec.unseen + add[spec.name],
+            )
+            if spec.name in add
+            else spec
+            for spec in self.columns
+        )
+        return replace(self, columns=columns)
+
+    def to_dict(self) -> dict:
+        return {"n_rows": self.n_rows, "columns": [c.to_dict() for c in self.columns]}
