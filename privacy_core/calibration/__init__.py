@@ -43,9 +43,10 @@ Otherwise it is "inconclusive" (more rows or attacks needed) when an interval is
 to decide: a floor that does not pass but whose estimate is at most ``FLOOR_UPPER_MAX``
 and whose interval reaches ``FLOOR_MAX`` (for instance 0.04 ± 0.12, or 0.06 ± 0.05), a
 response gap beyond the band but inside the reading's interval, or a ratio gap above 0.1
-inside intervals too wide (combined half-width above 0.1) to see a gap of 0.1. A measure passes (``CalibrationSummary.passed``)
-only when its floor estimate is at most ``FLOOR_MAX`` *and* its upper bound at most
-``FLOOR_UPPER_MAX`` and no check fails or is inconclusive.
+inside intervals too wide (combined half-width above 0.1) to see a gap of 0.1. A
+measure passes (``CalibrationSummary.passed``) only when its floor estimate is at most
+``FLOOR_MAX`` *and* its upper bound at most ``FLOOR_UPPER_MAX`` and no check fails or is
+inconclusive.
 
 The package: :mod:`.results` (the result objects and their rows), :mod:`.contract` (the
 thresholds and :func:`summarise`), :mod:`.tables` (the split) and :mod:`.engine`
