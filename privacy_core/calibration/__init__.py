@@ -35,7 +35,8 @@ any of these holds:
 * the value falls as the leak grows: between neighbouring levels, by more than
   ``MONOTONE_SLACK`` (0.05) and more than the two points' combined interval half-widths;
 * the ratio gap exceeds ``RATIO_GAP_MAX`` (0.1) while the two readings' combined interval
-  half-width is at most 0.1 (intervals narrow enough to see such a gap);
+  half-width is at most 0.1 (intervals narrow enough to see such a gap), or exceeds that
+  half-width by more than 0.1;
 * the measure is absolute (registry) and its floor is not small in both its estimate and
   its upper bound.
 

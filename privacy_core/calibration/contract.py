@@ -283,7 +283,9 @@ def _check(
         reasons.append("falls as the leak grows")
     if r.gap > RATIO_GAP_MAX:
         where = f"between size ratios {r.ratios[0]:g}:1 and {r.ratios[-1]:g}:1"
-        if r.gap_noise <= RATIO_GAP_MAX:
+        # a gap that intervals narrow enough can see, or one beyond even wide intervals
+        # by more than 0.1, fails; only a gap the noise could explain is undecided
+        if r.gap_noise <= RATIO_GAP_MAX or r.gap_beyond > RATIO_GAP_MAX:
             reasons.append(f"moves by {r.gap:.2f} {where}")
         else:
             unsure.append(

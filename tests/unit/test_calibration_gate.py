@@ -107,3 +107,10 @@ def test_a_response_gap_inside_the_readings_intervals_is_undecided():
     assert s.response_gap == pytest.approx(0.3)
     assert s.verdict == "inconclusive" and not s.passed
     assert any("inside its interval" in r for r in s.reasons), s.reasons
+
+
+def test_a_ratio_gap_far_beyond_wide_intervals_fails():
+    """Wide intervals excuse a gap the noise could explain, not one far beyond it: 0.8
+    between the ratios with ±0.3 intervals (combined ±0.42) fails."""
+    s = summarise(_rows([0.01, 0.5, 0.98], half=0.3, ratio_shift=0.8), "linkability", "default")
+    assert s.verdict == "fail" and any("between size ratios" in r for r in s.reasons), s.reasons
