@@ -14,7 +14,9 @@ mutant below is patched into the engine for one test only:
 
 - a linkability without its control (the raw link rate read as the risk);
 - a DCR without its holdout reference (real-to-real distances from a split of the
-  training rows, whatever holdout is given).
+  training rows, whatever holdout is given);
+- a CART attacker not pruned as rpart prunes (the grown tree, or scikit-learn's Gini
+  cost-complexity pruning at the same number of leaves), against R's rpart's leaves.
 
 The last two need their own set-ups: with one nearest neighbour unseen rows link almost
 no one, so a missing control cannot show (with 50 neighbours chance links are common);
@@ -281,3 +283,29 @@ def test_an_unstratified_pair_sample_fails_the_family_check():
         for seed in range(5)
     ]  # fmt: skip
     assert any(c < MIN_PAIRS_PER_FAMILY for c in counts)
+
+
+# --------------------------------------------------------------- the CART attacker, rpart
+def test_a_cart_not_pruned_as_rpart_fails_rparts_leaves():
+    """tests/unit/test_rpart.py compares our leaves with R's rpart's. Two plausible wrong
+    prunings give other leaves on some of its 16 trees: none (the grown tree) on all 16,
+    and scikit-learn's Gini pruning cut to the same number of leaves on 7."""
+    from sklearn.tree import DecisionTreeClassifier
+    from test_rpart import _partition, _reference_table, _rpart_cases  # tests/unit on sys.path
+
+    from privacy_core.risk.rpart import RpartClassifier
+
+    grown_differs = gini_differs = 0
+    for seed, cp, rpart_leaf in _rpart_cases():
+        X, y = _reference_table(seed)
+        ours = RpartClassifier(cp=cp).fit(X, y)
+        assert _partition(ours.representative_[ours.tree.apply(X)]) == _partition(rpart_leaf)
+        grown_differs += _partition(ours.tree.apply(X)) != _partition(rpart_leaf)
+        sizes = {"min_samples_split": 20, "min_samples_leaf": 7, "max_depth": 30}
+        path = DecisionTreeClassifier(random_state=0, **sizes).cost_complexity_pruning_path(X, y)
+        for alpha in path.ccp_alphas:  # the least Gini pruning down to our leaf count
+            gini = DecisionTreeClassifier(random_state=0, ccp_alpha=alpha, **sizes).fit(X, y)
+            if gini.get_n_leaves() <= ours.n_leaves_:
+                break
+        gini_differs += _partition(gini.apply(X)) != _partition(rpart_leaf)
+    assert grown_differs == 16 and gini_differs >= 5, (grown_differs, gini_differs)

@@ -1,9 +1,12 @@
 """The CART attacker prunes as rpart does: the minimal cost-complexity subtree on the
-misclassification risk (RAPID package, model_type = "cart")."""
+misclassification risk (RAPID package, model_type = "cart"), checked against every pruning
+of small trees and against R's rpart's own leaves (tests/data/rpart_leaves.csv)."""
 
 import itertools
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from privacy_core.risk.attackers import fit_predict
@@ -71,3 +74,44 @@ def test_a_split_that_changes_no_majority_is_pruned():
     out = fit_predict("cart", x, y, x, categorical=True, n_classes=2)
     np.testing.assert_allclose(out.proba[0], np.bincount(y) / len(y))
     assert out.importance.sum() == 0  # no split left
+
+
+# ------------------------------------------------------------- against rpart's own output
+RPART_LEAVES = Path(__file__).resolve().parents[1] / "data" / "rpart_leaves.csv"
+
+
+def _reference_table(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The tables rpart was run on (tests/data/rpart_leaves.R): 400 records, three
+    normal features, three classes."""
+    rng = np.random.default_rng(100 + seed)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + 0.7 * rng.normal(size=400) > 0).astype(int) + (X[:, 1] > 1).astype(int)
+    return X, y
+
+
+def _partition(labels: np.ndarray) -> set[frozenset[int]]:
+    """The records grouped by leaf, whatever the leaves are called."""
+    groups: dict[int, set[int]] = {}
+    for i, leaf in enumerate(labels):
+        groups.setdefault(int(leaf), set()).add(i)
+    return {frozenset(g) for g in groups.values()}
+
+
+def _rpart_cases() -> list[tuple[int, float, np.ndarray]]:
+    ref = pd.read_csv(RPART_LEAVES, comment="#")
+    return [
+        (int(seed), float(cp), g.sort_values("row")["rpart_leaf"].to_numpy())
+        for (seed, cp), g in ref.groupby(["seed", "cp"])
+    ]
+
+
+@pytest.mark.parametrize(("seed", "cp", "rpart_leaf"), _rpart_cases())
+def test_the_leaves_are_rparts(seed, cp, rpart_leaf):
+    """R's rpart 4.1.19 on the same records puts every record in the same leaf as ours, at
+    cp 0, 0.01, 0.03 and 0.1 (16 trees of 2 to 20 leaves), so the probabilities (the
+    leaf's class shares) are rpart's too. A Gini-based pruning (scikit-learn's ccp_alpha)
+    or none at all keeps other leaves (tests/unit/test_mutants.py)."""
+    X, y = _reference_table(seed)
+    model = RpartClassifier(cp=cp).fit(X, y)
+    ours = model.representative_[model.tree.apply(X)]
+    assert _partition(ours) == _partition(rpart_leaf)
