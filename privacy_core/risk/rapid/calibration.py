@@ -152,6 +152,15 @@ def headline_rates(scores: np.ndarray, thresholds: np.ndarray, *, kind: str) -> 
     return rates.reshape(len(thresholds), n_att, n_rep).mean(axis=2).max(axis=1)
 
 
+def largest_significant_threshold(
+    grid: np.ndarray, observed: np.ndarray, null: np.ndarray, level: float
+) -> float:
+    """The paper's null-RAPID rule (§2.5): the largest grid threshold at which the observed
+    RAPID is above the null's ``level`` quantile; NaN where none is."""
+    significant = observed > np.quantile(null, level, axis=0)
+    return float(grid[significant].max()) if significant.any() else float("nan")
+
+
 def rapid_null_calibration(
     result: RapidResult,
     *,
@@ -222,11 +231,8 @@ def rapid_null_calibration(
                 scale=result.y_scale,
             )
         null[p] = headline_rates(scores, grid, kind=result.kind)
-    upper = np.quantile(null, level, axis=0)
-    significant = observed > upper
-    suggested = float(grid[significant].max()) if significant.any() else float("nan")
     return RapidCalibration(
-        suggested_threshold=suggested,
+        suggested_threshold=largest_significant_threshold(grid, observed, null, level),
         kind=result.kind,
         rule="null-rapid",
         thresholds=grid,

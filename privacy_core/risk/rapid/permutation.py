@@ -33,6 +33,7 @@ from .calibration import (
     RapidCalibration,
     calibration_grid,
     headline_rates,
+    largest_significant_threshold,
     rapid_null_calibration,
 )
 from .fit import rapid
@@ -149,9 +150,8 @@ def _release_permutation_null(
         null[p] = headline_rates(res.scores, grid, kind=res.kind)
     if progress:
         progress(1.0, "Done")
-    significant = observed > np.quantile(null, level, axis=0)
     return RapidCalibration(
-        suggested_threshold=float(grid[significant].max()) if significant.any() else float("nan"),
+        suggested_threshold=largest_significant_threshold(grid, observed, null, level),
         kind=observed_res.kind,
         rule="null-rapid",
         thresholds=grid,
