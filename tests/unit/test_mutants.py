@@ -17,6 +17,8 @@ mutant below is patched into the engine for one test only:
   training rows, whatever holdout is given);
 - a CART attacker not pruned as rpart prunes (the grown tree, or scikit-learn's Gini
   cost-complexity pruning at the same number of leaves), against R's rpart's leaves.
+- a RAPID oracle that reads the continuous age, or the logit at the whole year, instead
+  of the released age (whole years) averaged over the ages that round to it.
 
 The last two need their own set-ups: with one nearest neighbour unseen rows link almost
 no one, so a missing control cannot show (with 50 neighbours chance links are common);
@@ -309,3 +311,33 @@ def test_a_cart_not_pruned_as_rpart_fails_rparts_leaves():
                 break
         gini_differs += _partition(gini.apply(X)) != _partition(rpart_leaf)
     assert grown_differs == 16 and gini_differs >= 5, (grown_differs, gini_differs)
+
+
+# --------------------------------------------------------- the oracle of the released QIs
+def test_an_oracle_on_the_continuous_age_or_a_plug_in_fails_the_released_qi_check(
+    monkeypatch,
+):
+    """tests/unit/test_datasets.py checks the released-QI oracle against a quadrature over
+    the ages that round to the recorded year. Two plausible wrong oracles fail it: the
+    continuous age's probabilities (what the paper study used before), and the logit
+    evaluated at the whole year (a plug-in)."""
+    from test_datasets import test_the_released_qi_oracle_reads_only_what_the_release_shows
+
+    import privacy_core.datasets as datasets_module
+
+    def continuous(table, parts, kappa):  # the probabilities the data were drawn with
+        return datasets_module._simulate_health(len(table), kappa, SEED_OF_CHECK)[1]
+
+    def plug_in(table, parts, kappa):
+        age_t = (table["age"].to_numpy(dtype=float) - parts["age_mean"]) / parts["age_sd"]
+        return datasets_module._disease_probabilities(age_t, parts["log_i_t"], parts["edu"], kappa)
+
+    test_the_released_qi_oracle_reads_only_what_the_release_shows()  # the correct one passes
+    for wrong in (continuous, plug_in):
+        monkeypatch.setattr(datasets_module, "_released_age_probabilities", wrong)
+        with pytest.raises(AssertionError):
+            test_the_released_qi_oracle_reads_only_what_the_release_shows()
+        monkeypatch.undo()
+
+
+SEED_OF_CHECK = 8101  # the seed test_datasets' oracle check draws its tables with
