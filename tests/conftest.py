@@ -7,6 +7,9 @@ RAPID paper's simulation (``privacy_core.datasets.simulate_health``).
 
 from __future__ import annotations
 
+# first: pins this xdist worker to its core(s) before numpy loads its BLAS
+import worker_cores  # noqa: F401  # isort: skip
+
 import warnings
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -159,3 +162,16 @@ def _no_write_to_the_users_history(monkeypatch, _test_history_folder, request):
     if "PRIVACY_REVIEW_DB" not in os.environ:
         name = request.node.nodeid.replace("/", "_").replace(":", "_")[-80:]
         monkeypatch.setenv("PRIVACY_REVIEW_DB", f"sqlite:///{_test_history_folder / name}.db")
+
+
+# Modules whose tests are independent cases of one expensive computation each (a whole
+# calibration per case) are spread over the workers test by test; every other module runs
+# on one worker, so that its module-scoped fixtures (a fitted encoder, a calibration) are
+# computed once, not once per worker.
+SPREAD_MODULES = {"test_calibration_seeds.py"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name not in SPREAD_MODULES:
+            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(config.rootpath))))
