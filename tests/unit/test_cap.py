@@ -269,3 +269,57 @@ def test_per_real_record_attributions_add_up_to_g():
     assert train["correct"].sum() / train["matches"].sum() == pytest.approx(res.g_train)
     hold = att[att["source"] == "holdout"]
     assert hold["correct"].sum() / hold["matches"].sum() == pytest.approx(res.g_holdout)
+
+
+def _frames(rng: np.random.Generator, n: int, grid: bool, numeric_target: bool):
+    """Two GTCAP frames with a few key classes, keys on a 0.05 grid (differences of exactly
+    the radius 0.1, or a float's width from it) or continuous, and missing positions."""
+    from privacy_core.risk.cap.frames import Frame
+
+    def one(m: int) -> Frame:
+        keys = rng.integers(0, 21, (m, 3)) * 0.05 if grid else rng.random((m, 3))
+        keys[rng.random(m) < 0.02, 1] = -1e9  # a missing numeric's position
+        target = rng.integers(0, 21, m) * 0.05 if numeric_target else None
+        return Frame(
+            group=rng.integers(0, 3, m),
+            keys=keys,
+            target_code=None if numeric_target else rng.integers(0, 4, m),
+            target_value=target,
+        )
+
+    return one(n), one(n + 37)
+
+
+@pytest.mark.parametrize("numeric_target", [False, True])
+@pytest.mark.parametrize("grid", [True, False])
+def test_tree_counts_equal_the_broadcast_counts_exactly(monkeypatch, grid, numeric_target):
+    """box_sums counts the large classes with k-d trees; the counts must equal the
+    broadcast's exactly, ties at the radius included (the grid puts key differences at
+    0.1 and a float's width from it). Catches a tree that counts "<= radius" (the grid's
+    ties then match) and a categorical target matched across codes."""
+    from privacy_core.risk.cap import pair_sums as ps
+
+    rng = np.random.default_rng(11 if grid else 12)
+    U, X = _frames(rng, 900, grid, numeric_target)
+    brute = ps.pair_sums(U, X, ps.box_kernel(0.1))
+    monkeypatch.setattr(ps, "TREE_MIN_PAIRS", 0)  # every class through the trees
+    tree = ps.box_sums(U, X, 0.1)
+    assert np.array_equal(tree["den"], brute["den"])
+    assert np.array_equal(tree["num"], brute["num"])
+    assert brute["den"].sum() > brute["num"].sum() > 0  # matches, not all sharing the target
+
+
+def test_gtcap_reads_the_same_through_the_trees(monkeypatch):
+    """The whole measure, broadcast against trees: the same value, interval and table."""
+    from privacy_core.risk.cap import pair_sums as ps
+
+    real = pc.simulate_health(600, kappa=1, seed=21)
+    hold = pc.simulate_health(600, kappa=1, seed=22)
+    syn = pc.synthesize(real, method="cart", seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = gtcap(real, syn, threat=ALL_BUT_DISEASE, holdout=hold, seed=2)
+        monkeypatch.setattr(ps, "TREE_MIN_PAIRS", 0)
+        b = gtcap(real, syn, threat=ALL_BUT_DISEASE, holdout=hold, seed=2)
+    assert (a.value, a.ci, a.raw_risk, a.n_kept) == (b.value, b.ci, b.raw_risk, b.n_kept)
+    pd.testing.assert_frame_equal(a.records, b.records)

@@ -26,7 +26,7 @@ from ...threat import ThreatModel
 from ...validation import check_confidence, check_in_range, check_positive_int, check_seed
 from ..distance import single_release
 from .frames import AttackColumns, Frame, distinct_rows, reduce_frames, subset
-from .pair_sums import box_kernel, pair_sums
+from .pair_sums import box_sums
 from .weightings import Attack, attack_statistics, check_weighting
 
 DEFAULT_RADIUS = 0.1
@@ -231,7 +231,7 @@ def _pooled_interval(
     K = subset(U, np.flatnonzero(kept))
     per_real = {}
     for name in ("real", "holdout"):
-        st = pair_sums(frames[name], K, box_kernel(opts.radius))
+        st = box_sums(frames[name], K, opts.radius)
         per_real[name] = (st["num"], st["den"])
     ci = _bootstrap_ci(
         per_real["real"],

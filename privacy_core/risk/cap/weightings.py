@@ -15,7 +15,7 @@ import numpy as np
 
 from ...validation import check_choice
 from .frames import Frame
-from .pair_sums import box_kernel, pair_sums, triangular_kernel, weap_kernel
+from .pair_sums import box_sums, pair_sums, triangular_kernel, weap_kernel
 
 GTCAP_WEIGHTINGS = ("box_pooled", "box_per_record", "triangular")
 #: former names of a weighting, still accepted with a DeprecationWarning
@@ -65,13 +65,13 @@ def attack_statistics(
 def _box_attack(U: Frame, frames: dict[str, Frame], radius: float, *, pooled: bool) -> Attack:
     """Box matching: WEAP = 1 when every matching synthetic record shares the target; G
     pools the pairs (``pooled``) or averages the per-record TCAPs of eq. 7."""
-    stats_u = pair_sums(U, U, box_kernel(radius))
+    stats_u = box_sums(U, U, radius)
     kept = stats_u["num"] == stats_u["den"]
     weap = stats_u["num"] / stats_u["den"]
     per: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     shown: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for name in ("real", "holdout"):
-        st = pair_sums(U, frames[name], box_kernel(radius))
+        st = box_sums(U, frames[name], radius)
         tcap = _ratio(st["num"], st["den"])
         if pooled:
             per[name] = (st["num"], st["den"])
