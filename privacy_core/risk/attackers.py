@@ -58,6 +58,19 @@ ATTACKER_LABELS = {
 # the regression tree's absolute alpha is cp times the root variance (_cart_alpha).
 CART_PARAMS = {"min_samples_split": 20, "min_samples_leaf": 7, "max_depth": 30}
 CART_CP = 0.01
+# The random forest grows each tree on a bootstrap sample of at most this many release
+# rows. Fully grown trees hold about one leaf per few training rows: at a million rows
+# with continuous quasi-identifiers, 500 trees took 12 GB (issue 33). Above the cap each
+# tree sees a seeded subsample, as in a subsampled forest, so memory stops growing with
+# the release while 500 trees still see every row many times over; at or below it (every
+# table of the calibration runs and the papers' experiments) nothing changes.
+RF_MAX_SAMPLES = 100_000
+
+
+def rf_max_samples(n_rows: int) -> int | None:
+    """The forest's bootstrap size for a release of ``n_rows``: scikit-learn's default
+    (``None``, n rows) up to :data:`RF_MAX_SAMPLES`, then the cap."""
+    return None if n_rows <= RF_MAX_SAMPLES else RF_MAX_SAMPLES
 
 
 def _cart_alpha(y: np.ndarray) -> float:
@@ -161,6 +174,7 @@ def _fit_classifier(
             n_estimators=n_trees,
             max_features="sqrt",
             min_samples_split=10,
+            max_samples=rf_max_samples(len(X)),
             n_jobs=n_jobs,
             random_state=seed,
         )
@@ -212,6 +226,7 @@ def _fit_regressor(
             n_estimators=n_trees,
             max_features=1 / 3,
             min_samples_split=5,
+            max_samples=rf_max_samples(len(X)),
             n_jobs=n_jobs,
             random_state=seed,
         )

@@ -67,6 +67,9 @@ CITED: dict[str, list[str]] = {
     "inference": _QUERIES,
     "reproduced_uniques": _SDC,
     "individual_risk": _SDC,
+    "sample_uniques": _SDC,
+    "k_anonymity": _SDC,
+    "l_diversity": _SDC,
     "ml_inference": [
         f"{UNREGULARISED_XGB['n_estimators']} rounds",
         f"depth {UNREGULARISED_XGB['max_depth']}",
@@ -131,3 +134,39 @@ def test_the_measures_page_shows_each_cost_bound():
     for name, measure in MEASURES.items():
         section = hook._section(name, measure)
         assert f"- **Cost bound:** {measure.budget}" in section.splitlines(), name
+
+
+@pytest.mark.parametrize("categorical", [True, False])
+def test_the_forest_grows_each_tree_on_at_most_its_sample_cap(monkeypatch, categorical):
+    """RAPID's random forest bounds its memory at scale: above RF_MAX_SAMPLES release rows
+    each tree is grown on a bootstrap sample of that size (issue 33: 12 GB at a million
+    rows), at or below it on scikit-learn's full bootstrap as before. Catches a cap that
+    is never applied (the capped forest's trees keep their full size) and one applied at
+    or below the cap (the numbers of every small review would move)."""
+    import numpy as np
+
+    from privacy_core.risk import attackers
+
+    rng = np.random.default_rng(3)
+    X = rng.random((600, 4))
+    y = (X[:, 0] + 0.3 * rng.random(600) > 0.6).astype(int) if categorical else X[:, 0] * 2
+    forests = []
+    base = attackers.RandomForestClassifier if categorical else attackers.RandomForestRegressor
+
+    class Recorded(base):  # type: ignore[misc, valid-type]
+        def fit(self, *args, **kwargs):
+            forests.append(self)
+            return super().fit(*args, **kwargs)
+
+    name = "RandomForestClassifier" if categorical else "RandomForestRegressor"
+    monkeypatch.setattr(attackers, name, Recorded)
+    kw = dict(categorical=categorical, n_classes=2, n_trees=20, seed=1, n_jobs=1)
+    full = attackers.fit_predict("rf", X, y, X, **kw)
+    monkeypatch.setattr(attackers, "RF_MAX_SAMPLES", 600)  # 600 rows: at the cap, unchanged
+    same = attackers.fit_predict("rf", X, y, X, **kw)
+    assert np.array_equal(same.prediction, full.prediction)
+    monkeypatch.setattr(attackers, "RF_MAX_SAMPLES", 60)
+    attackers.fit_predict("rf", X, y, X, **kw)
+    nodes = [np.mean([t.tree_.node_count for t in f.estimators_]) for f in forests]
+    assert forests[0].max_samples is None and forests[2].max_samples == 60
+    assert nodes[2] < nodes[0] / 3  # the capped trees are grown on a tenth of the rows
