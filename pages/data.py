@@ -14,7 +14,7 @@ from ui.privacy import membership_settings
 from ui.runner import guarded
 from ui.state import commit, default_threat, require_workspace, set_error, set_notice
 from ui.widgets import error_slot
-from ui.workspace import Table, Workspace
+from ui.workspace import Table, Workspace, declared_schema
 
 st.title("Data & threat model")
 
@@ -115,6 +115,14 @@ with source_upload:
         hold_file = st.file_uploader(
             "Holdout: real rows the generator never saw (optional)", type=["csv", "parquet", "txt"]
         )
+        upload_weights = st.text_input(
+            "Sampling-weight column of the real table and the holdout (optional)",
+            key="upload_weights",
+            help="Name it here when the releases lack it: declared, it is left out of "
+            "every measure but sdcMicro's individual risk and reproduced rare "
+            "combinations, so the releases need not have it (it can also be chosen "
+            "under Threat model below).",
+        ).strip()
         use = st.form_submit_button("Use these files", type="primary")
     error_slot("upload")
     if use:
@@ -148,7 +156,8 @@ with source_upload:
                     Table.make(hold_file.name, read(hold_file), "upload") if hold_file else None
                 )
                 bar.progress(1.0, text=f"Inferring column types of {len(real):,} rows")
-                schema = pc.infer_schema(real)
+                # the declared weight column marked (the engine's message if it is missing)
+                schema = declared_schema(real, upload_weights or None)
             notes = [str(w.message) for w in caught]
             included = schema.included
             if len(included) < 2:
@@ -165,7 +174,7 @@ with source_upload:
                 sensitive=sensitive,
                 dataset="upload",
             )
-            return new, notes
+            return new.with_weights(upload_weights or None), notes
 
         built = guarded(build, control="upload")
         status.update(
@@ -402,6 +411,18 @@ with st.form("threat_form"):
         default=[c for c in ws.sensitive if c in included],
         max_selections=5,
     )
+    weight_options = [None, *ws.weight_options()]
+    weight = st.selectbox(
+        "Sampling-weight column (optional)",
+        weight_options,
+        index=weight_options.index(ws.weights) if ws.weights in weight_options else 0,
+        format_func=lambda c: "none: every record stands for itself" if c is None else c,
+        help="Only sdcMicro's individual risk and reproduced rare combinations use it: "
+        "each record then stands for as many people as its weight, so F_k, the estimated "
+        "number of people sharing a record's quasi-identifiers, is the sum of the "
+        "weights rather than the count of records (every other measure leaves the "
+        "column out, and a release need not have it).",
+    )
     apply_threat = st.form_submit_button("Apply threat model", type="primary")
 error_slot("threat")
 if apply_threat:
@@ -417,6 +438,7 @@ if apply_threat:
             # follow it, so the new target is not left among the quasi-identifiers
             qis = list(pc.suggest_quasi_identifiers(ws.real.frame, schema, sens).columns)
         candidate = replace(ws, quasi_identifiers=tuple(qis), sensitive=tuple(sens))
+        candidate = candidate.with_weights(weight)
         _threat = candidate.threat  # validates the lists themselves
     except pc.PrivacyCoreError as exc:
         set_error("threat", str(exc))

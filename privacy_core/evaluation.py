@@ -19,7 +19,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from . import scheduler
-from .data import Schema
+from .data import Schema, infer_schema
 from .errors import ParameterError, PrivacyCoreError
 from .measures import MEASURES, MeasureSpec, get_measure
 from .progress import ProgressFn, share
@@ -78,8 +78,14 @@ def evaluate(
         them all; any other runs once per release and is averaged (consensus R10).
     measures
         Registry names (:data:`privacy_core.measures.MEASURES`).
+    threat
+        The threat model. Its sampling-weight column (``threat.weights``) reaches every
+        measure whose function takes ``weights`` (sdcMicro's individual risk and
+        reproduced rare combinations), and the schema every measure gets marks it, so no
+        other measure reads it and a release need not have it.
     options
-        Per-measure keyword options, e.g. ``{"wasserstein": {"max_rows": 2000}}``.
+        Per-measure keyword options, e.g. ``{"wasserstein": {"max_rows": 2000}}``; not
+        ``weights`` (declared in the threat model).
     progress
         ``progress(fraction, message)`` across all measures; a measure that reports its
         own progress reports into its share.
@@ -111,6 +117,8 @@ def evaluate(
     unknown = [k for k in (options or {}) if k not in MEASURES]
     if unknown:
         raise ParameterError(f"`options` names unknown measures: {', '.join(map(str, unknown))}.")
+    _refuse_weight_options(specs, options or {})
+    schema = _analysis_schema(real, schema, threat)
     releases = [synthetic] if isinstance(synthetic, pd.DataFrame) else list(synthetic)
     context = _Context(real, releases, threat, holdout, schema, seed, dict(options or {}))
     estimate = scheduler.estimate_seconds([s.cost for s in specs], len(real))
@@ -382,11 +390,43 @@ def _call(
         kwargs[spec.holdout_keyword] = holdout
     if progress is not None and _accepts(spec.function, "progress"):
         kwargs["progress"] = progress
+    if threat is not None and threat.weights is not None and _accepts(spec.function, "weights"):
+        # the threat model declares the sampling weights once, for every measure that
+        # reads them (sdcMicro's F_k); the registry has no option of its own for them
+        kwargs["weights"] = threat.weights
     kwargs.update(options)
     if spec.replicates_native or len(releases) == 1:
         return spec.function(real, releases if len(releases) > 1 else releases[0], **kwargs)
     # one call per release, then mean and spread across releases (R10)
     return combine_replicates([spec.function(real, rel, **kwargs) for rel in releases])
+
+
+def _analysis_schema(
+    real: pd.DataFrame, schema: Schema | None, threat: ThreatModel | None
+) -> Schema | None:
+    """The schema every measure gets: the declared sampling-weight column marked, so that
+    no measure but the sdcMicro ones reads it and a release need not have it (inferred
+    here when none is given and a column is declared; as given otherwise)."""
+    if threat is None or threat.weights is None:
+        return schema
+    if schema is None:
+        if not isinstance(real, pd.DataFrame):
+            return None  # each measure refuses it with its own message
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # each measure warns about its inputs itself
+            schema = infer_schema(real)
+    return threat.analysis_schema(schema)
+
+
+def _refuse_weight_options(specs: list[MeasureSpec], options: Mapping[str, Any]) -> None:
+    """Sampling weights are declared once, in the threat model, never per measure."""
+    for spec in specs:
+        if "weights" in (options.get(spec.name) or {}):
+            raise ParameterError(
+                f"`options` sets weights for {spec.name}; declare the sampling-weight "
+                "column once, in the threat model (ThreatModel(..., weights=COLUMN)), so "
+                "every measure that reads it uses the same one."
+            )
 
 
 def _accepts(function: Callable[..., Any], name: str) -> bool:

@@ -29,6 +29,7 @@ from .data import (
     prepare_table_coded,
     warn_unseen,
 )
+from .data.frames import check_frame
 from .errors import InsufficientDataError, SchemaError, ThreatModelError
 from .threat import ThreatModel
 
@@ -262,6 +263,11 @@ def prepare_review(
     """Validate and canonicalise the inputs of a review: :func:`prepare_release_tables`
     plus the threat model's check against the schema.
 
+    A declared sampling-weight column (``threat.weights``) is checked in ``real`` and
+    ``holdout`` as given and marked in the schema (``ReviewData.schema``): the canonical
+    tables leave it out, and a release need not have it. A ``real`` without it passes
+    only with a ``schema`` that has it (tables canonicalised with the marked schema).
+
     Warns
     -----
     UnseenCategoryWarning
@@ -272,7 +278,8 @@ def prepare_review(
     SchemaMismatchError
         A synthetic or holdout table does not match the real one.
     ThreatModelError
-        The threat model does not fit the schema.
+        The threat model does not fit the schema, or the weight column is missing from
+        the real table or the holdout or holds values that are not sampling weights.
     InsufficientDataError
         A table has fewer than ``min_rows`` rows.
     """
@@ -281,6 +288,22 @@ def prepare_review(
             f"`threat` must be a ThreatModel; got {type(threat).__name__}. Build one with "
             "ThreatModel(quasi_identifiers=[...], sensitive=[...])."
         )
+    if threat.weights is not None:
+        # the declared sampling weight is checked in the tables as loaded and marked in
+        # the schema: excluded from the analysis, not required in a release; the sdcMicro
+        # measures read it from ``real`` / ``holdout``. Tables without it are canonical
+        # ones made with a schema that marks it (an experiment's or a calibration's
+        # splits): only the measures that read the weights refuse those.
+        check_frame(real, "real")
+        if holdout is not None:
+            check_frame(holdout, "holdout")
+        if threat.weights in real.columns:
+            threat.validate_weights(real, holdout)
+        if schema is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                schema = infer_schema(real)
+        schema = threat.analysis_schema(schema)
     tables = prepare_release_tables(
         real, synthetic, holdout=holdout, schema=schema, min_rows=min_rows
     )

@@ -150,7 +150,7 @@ def measure_options(
 _TOP = {"seed", "data", "release", "threat", "thresholds", "measures", "report"}
 _DATA = {"real", "control"}
 _RELEASE = {"path", "group"}
-_THREAT = {"quasi_identifiers", "sensitive", "sampling_fraction"}
+_THREAT = {"quasi_identifiers", "sensitive", "sampling_fraction", "weights"}
 _THRESHOLDS = {"tau", "epsilon", "alpha", "lines"}
 _MEASURES = {"privacy", "fidelity"}
 _REPORT = {"reviewer", "role", "decision", "notes", "thresholds_set_by"}
@@ -167,6 +167,7 @@ class ReviewConfig:
     control: Path | None = None
     seed: int = 0
     sampling_fraction: float | None = None
+    weights: str | None = None  # the sampling-weight column of the real and holdout tables
     tau: float | None = None
     epsilon: float | None = None
     alpha: float = DEFAULT_ALPHA
@@ -240,6 +241,12 @@ def parse_review_config(doc: Mapping[str, Any], *, base: Path) -> ReviewConfig:
     tau = th.get("tau")
     epsilon = th.get("epsilon")
     sampling = threat.get("sampling_fraction")
+    weights = threat.get("weights")
+    if weights is not None and (not isinstance(weights, str) or not weights.strip()):
+        raise ParameterError(
+            f"review config: [threat] weights must be the name of the sampling-weight "
+            f"column; got {weights!r}."
+        )
     return ReviewConfig(
         real=path(data["real"], "[data] real"),
         control=path(data["control"], "[data] control") if "control" in data else None,
@@ -250,6 +257,7 @@ def parse_review_config(doc: Mapping[str, Any], *, base: Path) -> ReviewConfig:
         sampling_fraction=None
         if sampling is None
         else check_in_range("sampling_fraction", sampling, 0, 1, low_inclusive=False),
+        weights=weights,
         tau=None if tau is None else check_tau(tau, "marginal"),
         epsilon=None
         if epsilon is None
@@ -376,7 +384,9 @@ def run_review(
         list(config.quasi_identifiers),
         list(config.sensitive),
         sampling_fraction=config.sampling_fraction,
+        weights=config.weights,
     )
+    threat.validate_weights(real, control)  # before minutes of computing
     names = [n for n in config.measures if control is not None or not MEASURES[n].needs_holdout]
     options = measure_options(
         len(real),
@@ -386,7 +396,9 @@ def run_review(
         backend=backend,
         device=device,
     )
-    schema = infer_schema(real)
+    # the declared weight column marked: the report's schema shows it as the sampling
+    # weight, and every measure gets the schema it was computed on
+    schema = threat.analysis_schema(infer_schema(real))
     groups = []
     release_names = [str(p) for p, _ in config.releases]
     for i, (group, paths) in enumerate(config.groups.items()):

@@ -18,6 +18,12 @@ import pandas as pd
 
 from .data import Schema
 from .errors import ColumnNotFoundError, ParameterError, ThreatModelError
+from .sampling_weights import (
+    check_weight_column,
+    check_weight_name,
+    mark_weight_column,
+    weight_not_in_table,
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,14 @@ class ThreatModel:
     population_share
         Scenario B only: the share of the superpopulation that belongs to the population
         (e.g. the HIV prevalence among the superpopulation), in (0, 1].
+    weights
+        The sampling-weight column of the real (and holdout) table, or None: how many
+        people of the population each record stands for (survey design information, not
+        an attribute). The measures whose function takes ``weights`` (sdcMicro's
+        individual risk and reproduced rare combinations) use it for F_k, the estimated
+        population frequency of a key; every other measure leaves it out
+        (:func:`mark_weight_column`), and a release need not have it. Neither a
+        quasi-identifier nor sensitive.
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -53,6 +67,7 @@ class ThreatModel:
     sampling_fraction: float | None = None
     membership_scenario: str = "A"
     population_share: float | None = None
+    weights: str | None = None
 
     def __init__(
         self,
@@ -61,6 +76,7 @@ class ThreatModel:
         sampling_fraction: float | None = None,
         membership_scenario: str = "A",
         population_share: float | None = None,
+        weights: str | None = None,
     ):
         # A bare string is one column, not a sequence of one-letter columns.
         if isinstance(quasi_identifiers, str):
@@ -97,6 +113,9 @@ class ThreatModel:
             check_membership_prevalence(sampling_fraction, membership_scenario, population_share),
         )
         object.__setattr__(self, "population_share", population_share)
+        object.__setattr__(
+            self, "weights", check_weight_name(weights, self.quasi_identifiers, self.sensitive)
+        )
 
     @property
     def target(self) -> str:
@@ -114,8 +133,15 @@ class ThreatModel:
         ------
         ThreatModelError
             A column is unknown, excluded (ID-like / constant), or a categorical sensitive
-            attribute has fewer than two classes.
+            attribute has fewer than two classes; the weight column is not in the schema,
+            or ``real`` holds it with values that are not sampling weights
+            (:func:`check_weight_column`).
         """
+        if self.weights is not None:
+            if self.weights not in schema:
+                raise ThreatModelError(weight_not_in_table(self.weights, "real"))
+            if real is not None and self.weights in real.columns:
+                check_weight_column(real, self.weights, quasi_identifiers=self.quasi_identifiers)
         for col in self.columns:
             if col not in schema:
                 raise ThreatModelError(
@@ -150,7 +176,32 @@ class ThreatModel:
             "sampling_fraction": self.sampling_fraction,
             "membership_scenario": self.membership_scenario,
             "population_share": self.population_share,
+            "weights": self.weights,
         }
+
+    def validate_weights(self, real: pd.DataFrame, holdout: pd.DataFrame | None = None) -> None:
+        """Check the sampling-weight column in the raw real table and the holdout (nothing
+        when no column is declared).
+
+        The canonical tables leave the weight column out (it is excluded from the
+        analysis), so the check reads the tables as loaded.
+
+        Raises
+        ------
+        ThreatModelError
+            See :func:`check_weight_column`.
+        """
+        if self.weights is None:
+            return
+        check_weight_column(real, self.weights, quasi_identifiers=self.quasi_identifiers)
+        if holdout is not None:
+            check_weight_column(
+                holdout, self.weights, quasi_identifiers=self.quasi_identifiers, table="holdout"
+            )
+
+    def analysis_schema(self, schema: Schema) -> Schema:
+        """``schema`` with the declared weight column marked (:func:`mark_weight_column`)."""
+        return mark_weight_column(schema, self.weights)
 
 
 #: The consensus framework's two membership scenarios (Figure 2).

@@ -1,7 +1,8 @@
 """Settings in the page address, so that a reload or a shared link restores them.
 
 What goes into the URL: the built-in dataset and its parameters (n, κ, seed), the threat
-model (quasi-identifiers and sensitive columns) and the pages' remembered choices listed in
+model (quasi-identifiers, sensitive columns and the sampling-weight column, when one is
+declared) and the pages' remembered choices listed in
 :data:`SETTINGS` (thresholds, scoring methods, the lab's experiment, ...). Never data: an
 uploaded table lives only in the browser session that loaded it, so a link made on
 uploaded files restores the settings that still apply and says plainly that the files
@@ -22,6 +23,7 @@ import streamlit as st
 import privacy_core as pc
 
 DATASET, N, KAPPA, SEED, QI, SENSITIVE = "data", "n", "kappa", "seed", "qi", "s"
+WEIGHTS = "w"  # the sampling-weight column; absent when none is declared
 BUILTIN = ("health", "adult")
 KAPPAS = (0.0, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 UPLOAD_LOST = (
@@ -99,6 +101,10 @@ def sync(ws: Any, settings: dict[str, Any]) -> None:
         )
     wanted[QI] = ",".join(ws.quasi_identifiers)
     wanted[SENSITIVE] = ",".join(ws.sensitive)
+    if ws.weights is not None:
+        wanted[WEIGHTS] = ws.weights
+    elif WEIGHTS in st.query_params:  # taken off: a reload must not bring it back
+        del st.query_params[WEIGHTS]
     for key, value in settings.items():
         if value is not None:
             wanted[key] = str(value)
@@ -134,16 +140,21 @@ def workspace_from_url(load_builtin: Callable[..., Any]) -> tuple[Any | None, st
         return None, "The address's dataset settings are not offered; the demo is shown."
     ws = load_builtin(name, n=n, kappa=kappa, seed=seed)
     qis, sensitive = _columns(q.get(QI)), _columns(q.get(SENSITIVE))
-    if not qis or not sensitive:
+    weights = q.get(WEIGHTS) or None
+    if (not qis or not sensitive) and weights is None:
         return ws, None
+    qis, sensitive = (qis, sensitive) if qis and sensitive else (ws.quasi_identifiers, ws.sensitive)
     columns = set(ws.schema.included)
-    if not set(qis) | set(sensitive) <= columns:
+    if not set(qis) | set(sensitive) <= columns or (
+        weights is not None and weights not in ws.real.frame.columns
+    ):
         return ws, (
             "The threat model in the address names columns this table does not "
             "have; the dataset's own threat model is used."
         )
     try:
         candidate = replace(ws, quasi_identifiers=qis, sensitive=sensitive)
+        candidate = candidate.with_weights(weights)
         candidate.validate()
     except pc.PrivacyCoreError as exc:
         return ws, (

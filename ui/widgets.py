@@ -109,6 +109,8 @@ def sidebar_summary(ws: Workspace | None) -> None:
             st.warning("No synthetic release loaded.")
         st.markdown("**Quasi-identifiers:** " + ", ".join(f"`{c}`" for c in ws.quasi_identifiers))
         st.markdown("**Sensitive:** " + ", ".join(f"`{c}`" for c in ws.sensitive))
+        if ws.weights is not None:
+            st.markdown(f"**Sampling weights:** `{ws.weights}`")
         st.caption(
             "Your data stays in this browser session: nothing is written to disk "
             "unless you download it."

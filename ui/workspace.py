@@ -1,5 +1,12 @@
 """The workspace: the loaded tables, their schema overrides and the threat model, as one
-immutable value (no session state here: :mod:`ui.state` stores it)."""
+immutable value (no session state here: :mod:`ui.state` stores it).
+
+The sampling-weight column is declared among the schema overrides, as the kind
+:data:`WEIGHT`: every cache key built on the overrides (the canonical real table, the
+generated releases, the evaluations) then changes with it, since the schema marks the
+column excluded (``privacy_core.Schema.with_weight``) and the canonical tables leave it
+out.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,10 @@ import pandas as pd
 import streamlit as st
 
 import privacy_core as pc
+from privacy_core.sampling_weights import mark_weight_column
+
+#: The override kind that declares the sampling-weight column (one column at most).
+WEIGHT = "weight"
 
 
 @dataclass(frozen=True)
@@ -61,8 +72,38 @@ class Workspace:
         return _schema(self.real.fingerprint, self.real.frame, self.overrides)
 
     @property
+    def weights(self) -> str | None:
+        """The declared sampling-weight column, or None."""
+        return next((c for c, k in self.overrides if k == WEIGHT), None)
+
+    @property
     def threat(self) -> pc.ThreatModel:
-        return pc.ThreatModel(self.quasi_identifiers, self.sensitive)
+        return pc.ThreatModel(self.quasi_identifiers, self.sensitive, weights=self.weights)
+
+    def with_weights(self, column: str | None) -> Workspace:
+        """This workspace with ``column`` as its sampling-weight column (None: none).
+
+        The column's own type override, if any, gives way to the declaration; taking the
+        declaration off gives the column its inferred type back."""
+        kept = [(c, k) for c, k in self.overrides if k != WEIGHT and c != column]
+        if column is not None:
+            kept.append((column, WEIGHT))
+        return replace(self, overrides=tuple(sorted(kept)))
+
+    def weight_options(self) -> list[str]:
+        """Columns that could be the sampling weight: numeric in the real table as loaded
+        (the inferred type may be boolean or ID-like for weights such as 1 and 2, or one
+        per record), neither a quasi-identifier nor sensitive. The engine checks the
+        values when the choice is applied."""
+        frame = self.real.frame
+        taken = {*self.quasi_identifiers, *self.sensitive}
+        return [
+            str(c)
+            for c in frame.columns
+            if c not in taken
+            and pd.api.types.is_numeric_dtype(frame[c].dtype)
+            and not pd.api.types.is_bool_dtype(frame[c].dtype)
+        ]
 
     @property
     def key(self) -> str:
@@ -143,6 +184,9 @@ class Workspace:
             warnings.simplefilter("always", pc.UnseenCategoryWarning)
             real_c = pc.prepare_table(self.real.frame, schema)
             self.threat.validate(schema, real_c)
+            self.threat.validate_weights(
+                self.real.frame, self.holdout.frame if self.holdout is not None else None
+            )
             for t in self.releases:
                 pc.conform_table(t.frame, schema, table=f"synthetic {t.name!r}")
             if self.holdout is not None:
@@ -152,6 +196,13 @@ class Workspace:
                 unseen.update(w.message.unseen)
         # one note for all tables rather than one per table
         return [pc.unseen_message(unseen)] if unseen else []
+
+
+def declared_schema(real: pd.DataFrame, weights: str | None) -> pc.Schema:
+    """The schema of a newly loaded real table with the declared weight column marked
+    (the engine's message when ``real`` lacks it); the inference's warnings (excluded
+    columns) reach the caller, which shows them as notes."""
+    return mark_weight_column(pc.infer_schema(real), weights)
 
 
 def _schema(
@@ -164,6 +215,8 @@ def _schema(
 def _schema_cached(
     fingerprint: str, _frame: pd.DataFrame, overrides: tuple[tuple[str, str], ...]
 ) -> pc.Schema:
+    types = {c: k for c, k in overrides if k != WEIGHT}
+    weight = next((c for c, k in overrides if k == WEIGHT), None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return pc.infer_schema(_frame, dict(overrides))
+        return mark_weight_column(pc.infer_schema(_frame, types), weight)

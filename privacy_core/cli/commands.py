@@ -37,6 +37,7 @@ from .common import (
     note_fallback,
     ray_options,
     threat_from_args,
+    weights_schema,
     write_table,
 )
 
@@ -292,6 +293,8 @@ def _run_measures(
     # ML affinity takes its target from the threat model (--sensitive) on the command line
     needs_threat = any(get_measure(n).needs_threat or get_measure(n).uses_threat for n in names)
     threat = threat_from_args(args, real) if (needs_threat or args.sensitive) else None
+    # --weights without a threat model: the weight column still stays out of the measures
+    schema = weights_schema(args, real) if threat is None else None
     verbose = getattr(args, "verbose", False)
     with search_backend(**ray_options(args)):  # --ray: large searches in query blocks
         review = evaluate(
@@ -300,6 +303,7 @@ def _run_measures(
             measures=names,
             threat=threat,
             holdout=control,
+            schema=schema,
             seed=args.seed,
             options=options,
             progress=_measure_progress(names) if verbose else None,
@@ -416,7 +420,8 @@ def _report(args: argparse.Namespace, names: list[str], store: Any) -> int:
     measure_opts = measure_options_from_args(args, len(real))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        schema = infer_schema(real)
+        # the declared weight column marked: the report's schema shows it as the weight
+        schema = threat.analysis_schema(infer_schema(real))
     results = dict(
         evaluate(
             real,

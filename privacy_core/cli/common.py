@@ -14,10 +14,11 @@ from typing import Any, NoReturn
 
 import pandas as pd
 
-from ..data import MISSING, infer_schema, load_table
+from ..data import MISSING, Schema, infer_schema, load_table
 from ..errors import PrivacyCoreError
 from ..exports import safe_csv
 from ..results import MetricResult, jsonable
+from ..sampling_weights import check_weight_column, mark_weight_column
 from ..threat import ThreatModel
 
 
@@ -90,10 +91,13 @@ def write_table(frame: pd.DataFrame, out: str) -> None:
 
 
 def threat_from_args(args: argparse.Namespace, real: pd.DataFrame) -> ThreatModel:
-    """The threat model of ``--qi`` and ``--sensitive`` (QIs default to every other kept
-    column), with the membership prevalence flags where the command has them."""
+    """The threat model of ``--qi``, ``--sensitive`` and ``--weights`` (QIs default to
+    every other kept column but the weight column), with the membership prevalence flags
+    where the command has them. The weight column is checked in ``real`` here, before any
+    computation, with the engine's messages."""
     qis = csv_list(args.qi)
     sensitive = csv_list(args.sensitive)
+    weights = getattr(args, "weights", None)
     if not sensitive:
         raise CLIError("--sensitive is required: the column the attacker wants to learn.")
     # named columns must exist, whichever measures run (the app lists only real columns)
@@ -107,7 +111,8 @@ def threat_from_args(args: argparse.Namespace, real: pd.DataFrame) -> ThreatMode
     if not qis:
         # every other column the schema keeps: ID-like and constant columns are excluded
         # by inference (an attacker's "knowledge" of a row number is not a QI)
-        kept = set(infer_schema(real).included)
+        # nor is the sampling weight: survey design information, not an attribute
+        kept = set(infer_schema(real).included) - {weights}
         qis = [c for c in real.columns if c not in sensitive and c in kept]
         if not qis:
             constant = [c for c in real.columns if c not in sensitive and real[c].nunique() <= 1]
@@ -118,7 +123,9 @@ def threat_from_args(args: argparse.Namespace, real: pd.DataFrame) -> ThreatMode
                     "a table whose columns vary."
                 )
             raise CLIError("No column is left to be a quasi-identifier: name them with --qi.")
-        excluded = [c for c in real.columns if c not in sensitive and c not in kept]
+        excluded = [
+            c for c in real.columns if c not in sensitive and c not in kept and c != weights
+        ]
         if excluded:
             print(
                 f"note: quasi-identifiers default to every other column; excluded as "
@@ -126,13 +133,29 @@ def threat_from_args(args: argparse.Namespace, real: pd.DataFrame) -> ThreatMode
                 file=sys.stderr,
             )
     # membership prevalence (consensus R4, R5): only the commands with the flags set them
-    return ThreatModel(
+    threat = ThreatModel(
         qis,
         sensitive,
         sampling_fraction=getattr(args, "sampling_fraction", None),
         membership_scenario=getattr(args, "scenario", None) or "A",
         population_share=getattr(args, "population_share", None),
+        weights=weights,
     )
+    threat.validate_weights(real)
+    return threat
+
+
+def weights_schema(args: argparse.Namespace, real: pd.DataFrame) -> Schema | None:
+    """The analysis schema of a command run without a threat model but with ``--weights``
+    (``fidelity`` without ``--sensitive``): the weight column checked and marked, so the
+    measures leave it out as they do under a threat model; None without ``--weights``."""
+    weights = getattr(args, "weights", None)
+    if weights is None:
+        return None
+    check_weight_column(real, weights)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the measures warn about the table themselves
+        return mark_weight_column(infer_schema(real), weights)
 
 
 def membership_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -393,5 +416,14 @@ def add_shared_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--control", help="real holdout rows the generator never saw")
     p.add_argument("--qi", help="quasi-identifiers, comma separated (default: all but sensitive)")
     p.add_argument("--sensitive", help="sensitive attribute(s), comma separated")
+    p.add_argument(
+        "--weights",
+        default=None,
+        metavar="COL",
+        help="sampling-weight column of --real and --control: how many people each "
+        "record stands for (numbers >= 1). sdcMicro's individual_risk and "
+        "reproduced_uniques use it for F_k; every other measure leaves it out, and a "
+        "release need not have it (default: none, F_k = f_k)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="write the JSON result to PATH ('-' for stdout)")

@@ -7,7 +7,8 @@ Contract
   code from the file (no pickle).
 * :func:`infer_schema` decides each column's kind: ``numeric`` (integer or float),
   ``categorical``, ``boolean``, ``id`` (unique per row: excluded) or ``constant``
-  (one value or all missing: excluded). Users override with ``overrides``.
+  (one value or all missing: excluded). Users override with ``overrides``; a declared
+  sampling-weight column is marked ``weight`` (excluded; :meth:`Schema.with_weight`).
 * :func:`prepare_table` turns a real table into the engine's canonical form: included
   columns only, numerics as float64 (missing stays NaN), categoricals as strings with
   missing as its own level :data:`MISSING`.
@@ -50,7 +51,7 @@ from .frames import fingerprint
 from .inference import canonical_schema, infer_schema
 from .levels import MISSING, level_positions
 from .loading import load_table
-from .schema import INCLUDED_KINDS, OVERRIDE_KINDS, ColumnKind, ColumnSpec, Schema
+from .schema import INCLUDED_KINDS, OVERRIDE_KINDS, WEIGHT_NOTE, ColumnKind, ColumnSpec, Schema
 from .text_columns import NULL_TOKENS
 from .unseen import unseen_message, warn_unseen
 
@@ -59,6 +60,7 @@ __all__ = [
     "MISSING",
     "NULL_TOKENS",
     "OVERRIDE_KINDS",
+    "WEIGHT_NOTE",
     "ColumnKind",
     "ColumnSpec",
     "ConformedTable",

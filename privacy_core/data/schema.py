@@ -3,12 +3,15 @@
 Contract
 --------
 * :class:`ColumnSpec` is what the engine knows about one column: its kind (``numeric``,
-  ``categorical``, ``boolean``, ``id`` or ``constant``; only the first three are
-  *included* in a review), whether a numeric column holds whole numbers, and the sorted
-  levels of a categorical one.
+  ``categorical``, ``boolean``, ``id``, ``constant`` or ``weight``; only the first three
+  are *included* in a review), whether a numeric column holds whole numbers, and the
+  sorted levels of a categorical one.
 * :class:`Schema` holds the ordered specs of the real table;
   :meth:`Schema.with_unseen` appends categories that only a holdout or synthetic table
-  holds, after the real ones, so every code computed before stays valid.
+  holds, after the real ones, so every code computed before stays valid;
+  :meth:`Schema.with_weight` marks the declared sampling-weight column: survey design
+  information that only the sdcMicro measures read (from the raw tables), excluded from
+  every other measure, and never required in a release.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ import pandas as pd
 
 from ..errors import ColumnNotFoundError, SchemaError
 
-__all__ = ["INCLUDED_KINDS", "OVERRIDE_KINDS", "ColumnKind", "ColumnSpec", "Schema"]
+__all__ = ["INCLUDED_KINDS", "OVERRIDE_KINDS", "WEIGHT_NOTE", "ColumnKind", "ColumnSpec", "Schema"]
 
-ColumnKind = Literal["numeric", "categorical", "boolean", "id", "constant"]
+ColumnKind = Literal["numeric", "categorical", "boolean", "id", "constant", "weight"]
 INCLUDED_KINDS = ("numeric", "categorical", "boolean")
 OVERRIDE_KINDS = ("numeric", "categorical", "boolean", "exclude")
+#: The note of the declared sampling-weight column (:meth:`Schema.with_weight`).
+WEIGHT_NOTE = "sampling weight"
 
 
 @dataclass(frozen=True)
@@ -158,6 +163,57 @@ class Schema:
                 unseen=spec.unseen + add[spec.name],
             )
             if spec.name in add
+            else spec
+            for spec in self.columns
+        )
+        return replace(self, columns=columns)
+
+    @property
+    def weight(self) -> str | None:
+        """The column marked as the sampling weight (:meth:`with_weight`), or None."""
+        return next((c.name for c in self.columns if c.kind == "weight"), None)
+
+    def with_weight(self, column: str) -> Schema:
+        """This schema with ``column`` marked as the sampling weight.
+
+        Parameters
+        ----------
+        column
+            A column of the schema.
+
+        Returns
+        -------
+        Schema
+            ``self`` when ``column`` is marked already; otherwise a copy in which it has
+            the kind ``"weight"`` (excluded from the analysis, with the note
+            :data:`WEIGHT_NOTE`).
+
+        Raises
+        ------
+        ColumnNotFoundError
+            ``column`` is not in the schema.
+        SchemaError
+            Another column is marked as the sampling weight already (a review has one).
+
+        Notes
+        -----
+        Why excluded and not a numeric column: a sampling weight says how many people a
+        record stands for (survey design), not something about them. As a column it would
+        enter every distance, marginal and classifier, and a release, which usually lacks
+        it, would fail the compatibility checks. The sdcMicro measures read it from the
+        raw real and holdout tables (F_k, the estimated population frequency).
+        """
+        self[column]  # a clear error for an unknown column
+        if column == self.weight:
+            return self
+        if self.weight is not None:
+            raise SchemaError(
+                f"Column {self.weight!r} is the sampling weight already; a review has one "
+                f"weight column, so {column!r} cannot be another."
+            )
+        columns = tuple(
+            replace(spec, kind="weight", categories=(), unseen=(), note=WEIGHT_NOTE)
+            if spec.name == column
             else spec
             for spec in self.columns
         )

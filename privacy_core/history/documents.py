@@ -172,10 +172,19 @@ def inputs_key(report: Any) -> str:
             "real": real,
             "synthetic": synthetic,
             "holdout": holdout,
-            "threat": doc.get("threat"),
+            "threat": _threat_key(doc.get("threat")),
             "candidates": candidates,
         }
     )
+
+
+def _threat_key(threat: Any) -> Any:
+    """The threat model as the inputs' hash reads it: without ``weights`` when none is
+    declared, so a review stored before the sampling-weight column existed keeps its
+    key (its document has no ``weights`` entry; the same inputs read ``None`` today)."""
+    if isinstance(threat, Mapping) and threat.get("weights") is None:
+        return {k: v for k, v in threat.items() if k != "weights"}
+    return threat
 
 
 def measure_numbers(doc: Mapping[str, Any]) -> list[list[Any]]:

@@ -450,6 +450,7 @@ def render_html(
         holdout=prov.get("holdout"),
         quasi_identifiers=[str(q) for q in threat["quasi_identifiers"]],
         sensitive=[str(q) for q in threat["sensitive"]],
+        weights=threat.get("weights"),  # absent in a review stored before it existed
         parameters=_parameters(cands),
         bundle=bundle,
     )

@@ -152,7 +152,8 @@ def _provenance_block(sheet: _Sheet, d: Mapping[str, Any]) -> None:
         "Threat model: quasi-identifiers "
         + ", ".join(map(str, d["threat"]["quasi_identifiers"]))
         + "; sensitive "
-        + ", ".join(map(str, d["threat"]["sensitive"])),
+        + ", ".join(map(str, d["threat"]["sensitive"]))
+        + (f"; sampling weights {w}" if (w := d["threat"].get("weights")) else ""),
         4,
     )
 

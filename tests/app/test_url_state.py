@@ -85,3 +85,37 @@ def test_dataset_settings_outside_the_offered_ones_fall_back_to_the_demo():
     at = opened_with(data="health", n="123", kappa="1.0", seed="0")
     assert len(at.session_state["workspace"].real.frame) == 2000
     assert any("not offered" in w.value for w in at.warning)
+
+
+def test_the_sampling_weight_column_round_trips_through_the_address():
+    """Issue 34. Wrong versions caught: the column left out of the address (a reload
+    loses it), a stale ``w`` kept after the column is taken off, an address naming a
+    column that is not a sampling weight accepted."""
+    at = opened_with(data="health", n="1000", kappa="1.0", seed="0", qi="age,gender",
+                     s="disease", w="health")  # fmt: skip
+    ws = at.session_state["workspace"]
+    assert ws.weights == "health" and ws.threat.weights == "health"
+    assert ws.quasi_identifiers == ("age", "gender") and not at.warning
+    url = address(at)
+    assert url["w"] == "health"
+    # the same address in a new session (F5, a shared link) gives the same workspace
+    again = opened_with(**url)
+    assert again.session_state["workspace"].key == ws.key
+
+    # taken off on the data page: the address forgets it
+    at.switch_page("pages/data.py")
+    at.run()
+    box = next(s for s in at.selectbox if s.label == "Sampling-weight column (optional)")
+    box.select_index(0)  # "none"
+    at.button(key="FormSubmitter:threat_form-Apply threat model").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["workspace"].weights is None
+    at.switch_page("app.py")
+    at.run()
+    assert "w" not in address(at)
+
+    # text is not a sampling weight: the dataset's own threat model, with the reason
+    bad = opened_with(data="health", n="1000", kappa="1.0", seed="0", qi="age", s="disease",
+                      w="education")  # fmt: skip
+    assert bad.session_state["workspace"].weights is None
+    assert any("must hold sampling weights" in w.value for w in bad.warning)

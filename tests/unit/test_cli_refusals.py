@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import privacy_core as pc
 import privacy_core.cli.commands as cli_commands
 from privacy_core.cli import main
 
@@ -94,3 +96,81 @@ def test_an_all_constant_table_names_the_cause(tmp_path):
     pd.DataFrame({"x": [1] * 5, "y": [2] * 5, "s": ["a"] * 5}).to_csv(path, index=False)
     code, _, err = _run("rapid", "--real", str(path), "--synthetic", str(path), "--sensitive", "s")
     assert code == 2 and "is constant (one value in every row)" in err
+
+
+# ----------------------------------------------------------- --weights (issue 34)
+@pytest.fixture(scope="module")
+def weighted(tmp_path_factory):
+    """A real table with sampling weights, its bad variants, and a release without them."""
+    rng = np.random.default_rng(5)
+    n = 120
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(20, 30, n),
+            "region": rng.choice(["n", "s"], n),
+            "disease": rng.choice(["yes", "no"], n),
+            "w": rng.uniform(1, 50, n).round(1),
+        }
+    )
+    folder = tmp_path_factory.mktemp("cli_weights")
+    paths = {}
+    for name, table in {
+        "real": frame,
+        "release": frame.drop(columns="w").sample(frac=1.0, random_state=1),
+        "below_one": frame.assign(w=0.5),
+        "text": frame.assign(w="many"),
+        "gap": frame.assign(w=[np.nan] + [2.0] * (n - 1)),
+    }.items():
+        paths[name] = str(folder / f"{name}.csv")
+        table.to_csv(paths[name], index=False)
+    return paths
+
+
+def test_weights_reach_individual_risk_and_stay_out_of_the_default_qis(weighted):
+    """Wrong versions caught: --weights parsed but not put in the threat model (params
+    weights None), the weight column among the default QIs, a release without it refused
+    as missing a column, fidelity reading it as an attribute."""
+    code, out, err = _run("privacy", "--real", weighted["real"], "--synthetic",
+                          weighted["release"], "--sensitive", "disease", "--weights", "w",
+                          "--metrics", "individual_risk,ims", "--json", "-")  # fmt: skip
+    assert code == 0, err
+    metrics = json.loads(out)["metrics"]
+    # the release lacks the column and is accepted; QIs default to all but disease and w
+    assert metrics["individual_risk"]["params"]["weights"] == "w"
+    assert metrics["individual_risk"]["params"]["quasi_identifiers"] == ["age", "region"]
+    # fidelity without a threat model still leaves the weight column out
+    code, out, err = _run("fidelity", "--real", weighted["real"], "--synthetic",
+                          weighted["release"], "--weights", "w", "--metrics", "wasserstein",
+                          "--json", "-")  # fmt: skip
+    assert code == 0, err
+    marginals = json.loads(out)["metrics"]["wasserstein"]["by_marginal"]
+    assert marginals and not any("w" in k.split("|") for k in marginals)
+
+
+@pytest.mark.parametrize(
+    "real, extra",
+    [
+        ("real", ("--weights", "nope")),
+        ("below_one", ("--weights", "w")),
+        ("text", ("--weights", "w")),
+        ("gap", ("--weights", "w")),
+        ("real", ("--weights", "w", "--qi", "age,w")),
+        ("real", ("--weights", "w", "--qi", "age", "--sensitive", "disease,w")),
+    ],
+)
+def test_a_bad_weight_column_exits_2_with_the_engines_message(weighted, real, extra):
+    """Wrong versions caught: the CLI's own wording (it must be the engine's, which the
+    app shows too), a traceback, a bad column let through to a weighted F_k."""
+    argv = ["privacy", "--real", weighted[real], "--synthetic", weighted["release"],
+            "--metrics", "individual_risk", *extra]  # fmt: skip
+    if "--sensitive" not in extra:
+        argv += ["--sensitive", "disease"]
+    code, out, err = _run(*argv)
+    frame = pd.read_csv(weighted[real])
+    args = dict(zip(extra[::2], extra[1::2], strict=True))
+    qis = args.get("--qi", "age,region").split(",")
+    sensitive = args.get("--sensitive", "disease").split(",")
+    with pytest.raises(pc.ThreatModelError) as engine:  # the engine's own words
+        pc.ThreatModel(qis, sensitive, weights=args["--weights"]).validate_weights(frame)
+    assert code == 2 and out == ""
+    assert err == f"error: {engine.value}\n"

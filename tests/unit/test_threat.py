@@ -45,6 +45,7 @@ def test_several_sensitive_columns_target_the_first():
         "sampling_fraction": 0.25,
         "membership_scenario": "A",
         "population_share": None,
+        "weights": None,
     }
 
 
