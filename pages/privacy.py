@@ -31,6 +31,7 @@ from ui.privacy import (
     nearest_records,
     privacy_params,
     run_measures,
+    sdc_caption,
 )
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
@@ -304,17 +305,11 @@ for i, (name, res) in enumerate(shown.items()):
                     hide_index=True,
                 )
         if "sdc" in res.extra:
-            sdc = res.extra["sdc"]
+            if res.params.get("weights"):  # F_k: the sum of the declared sampling weights
+                st.caption(f"Sampling weights: `{res.params['weights']}` (F_k sums them).")
             with st.expander("sdcMicro's counts on the quasi-identifiers"):
                 st.dataframe(pc.sdc_summary(res), hide_index=True)
-                st.caption(
-                    f"The real table's global risk {sdc['real']['global_risk']:.3f} (expected "
-                    f"re-identifications {sdc['real']['expected_reidentifications']:.1f}); the "
-                    f"release reproduces {sdc['rare_member_keys_reproduced']:,} rare training "
-                    f"records' keys, {sdc['rare_member_keys_reproduced_with_sensitive']:,} with "
-                    f"the sensitive value, {sdc['reproduced_with_l_1']:,} in a release group "
-                    "with one sensitive value (l = 1). Templ, Kowarik & Meindl (2015)."
-                )
+                st.caption(sdc_caption(name, res))
         if text.uninformative:
             st.badge("uninformative interval", icon=":material/error:", color="orange")
             st.caption(text.uninformative)

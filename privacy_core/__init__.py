@@ -125,7 +125,10 @@ from .risk.rapid import (
 )
 from .risk.sdc import (
     individual_risk_reproduced,
+    k_anonymity,
+    l_diversity,
     reproduced_uniques,
+    sample_uniques,
     sdc_summary,
 )
 from .scenarios import RELEASE_LABELS, TAU_GRID
@@ -278,6 +281,9 @@ __all__ = [
     "describe_change",
     "reproduced_uniques",
     "individual_risk_reproduced",
+    "sample_uniques",
+    "k_anonymity",
+    "l_diversity",
     "sdc_summary",
     "render_html",
     "render_pdf",

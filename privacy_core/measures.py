@@ -44,7 +44,16 @@ from .risk.mds import MAX_COLUMNS as MDS_MAX_COLUMNS
 from .risk.membership import DEFAULT_BINS, domias, membership_disclosure
 from .risk.neighbors import BUDGET_COLUMNS, MAX_QUERIES, MIN_QUERIES, PAIR_BUDGET
 from .risk.rapid import rapid
-from .risk.sdc import N_BOOT, individual_risk_reproduced, reproduced_uniques
+from .risk.sdc import (
+    DEFAULT_K,
+    DEFAULT_L,
+    N_BOOT,
+    individual_risk_reproduced,
+    k_anonymity,
+    l_diversity,
+    reproduced_uniques,
+    sample_uniques,
+)
 from .utility import (
     DEFAULT_EVALUATORS,
     MLA_MAX_TRAIN,
@@ -417,6 +426,45 @@ MEASURES: dict[str, MeasureSpec] = {
             budget=_SDC_BUDGET,
         ),
         _m(
+            "sample_uniques",
+            "Sample uniques reproduced",
+            "privacy",
+            sample_uniques,
+            holdout=False,
+            fast=True,
+            cost=0.5,
+            description="sdcMicro's sample uniques (a key combination of the QIs that one "
+            "real record holds) whose key the release reproduces, members against "
+            "non-members.",
+            budget=_SDC_BUDGET,
+        ),
+        _m(
+            "k_anonymity",
+            "k-anonymity violations singled out",
+            "privacy",
+            k_anonymity,
+            holdout=False,
+            fast=True,
+            cost=0.5,
+            description=f"Real records violating k-anonymity (fewer than k = {DEFAULT_K} "
+            "records on the QIs) whose key the release holds on fewer than k records of its "
+            "own, singling them out, members against non-members.",
+            budget=_SDC_BUDGET,
+        ),
+        _m(
+            "l_diversity",
+            "Sensitive values pinned (l-diversity)",
+            "privacy",
+            l_diversity,
+            holdout=False,
+            fast=True,
+            cost=0.5,
+            description=f"Real records whose key group is not l-diverse (fewer than l = "
+            f"{DEFAULT_L} distinct sensitive values) and whose value the release's group "
+            "with that key pins down, members against non-members.",
+            budget=_SDC_BUDGET,
+        ),
+        _m(
             "inference",
             "Distance-based inference",
             "privacy",
@@ -617,7 +665,11 @@ MEASURES: dict[str, MeasureSpec] = {
 
 # The quick measures a review starts with: the Overview fills its cards with them on
 # first load and ``review`` runs them (with RAPID) by default; the slow ones (GTCAP,
-# DOMIAS, MDS, ML affinity, Wasserstein) are asked for by name.
+# DOMIAS, MDS, ML affinity, Wasserstein) are asked for by name. Of sdcMicro's classics,
+# reproduced_uniques stands for the rest: sample_uniques is it at k = 2 and k_anonymity
+# counts a subset of its hits, so they would repeat its evidence in the verdict;
+# individual_risk and l_diversity are fast but asked for by name too (the Privacy page
+# shows all five).
 QUICK_REVIEW = (
     "singling_out",
     "reproduced_uniques",
@@ -674,6 +726,9 @@ MEASURE_GROUPS: dict[str, tuple[str, ...]] = {
         "singling_out_outliers",
         "reproduced_uniques",
         "individual_risk",
+        "sample_uniques",
+        "k_anonymity",
+        "l_diversity",
     ),
     "Linkability": ("linkability",),
     "Membership": ("domias", "membership", "mds"),

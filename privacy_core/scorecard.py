@@ -83,6 +83,9 @@ DEFAULT_THRESHOLDS: dict[str, Threshold] = {
     "singling_out_outliers": Threshold(0.05, 0.2, "product default"),
     "reproduced_uniques": Threshold(0.05, 0.2, "product default"),
     "individual_risk": Threshold(0.05, 0.2, "product default"),
+    "sample_uniques": Threshold(0.05, 0.2, "product default"),
+    "k_anonymity": Threshold(0.05, 0.2, "product default"),
+    "l_diversity": Threshold(0.05, 0.2, "product default"),
     "linkability": Threshold(0.05, 0.2, "product default"),
     "membership": Threshold(0.1, 0.2, "F_rel 0.2 anchor (consensus S13.2: no consensus)"),
     "domias": Threshold(0.05, 0.2, "product default"),
@@ -118,10 +121,18 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "identity",
         "Identity (singling out)",
-        ("singling_out", "singling_out_outliers", "reproduced_uniques", "individual_risk"),
+        (
+            "singling_out",
+            "singling_out_outliers",
+            "reproduced_uniques",
+            "individual_risk",
+            "sample_uniques",
+            "k_anonymity",
+            "l_diversity",
+        ),
         "privacy",
-        question="Does the release isolate single real people, or reproduce their rare "
-        "key combinations?",
+        question="Does the release isolate single real people, reproduce their rare "
+        "key combinations, or pin down the sensitive value their key group shares?",
     ),
     Family(
         "linkability",

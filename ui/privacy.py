@@ -401,6 +401,49 @@ def card_text(name: str, res: pc.MetricResult) -> CardText:
     )
 
 
+# ------------------------------------------------------------------ sdcMicro's counts
+# What each sdcMicro measure counts as disclosed, in the words of its caption.
+SDC_DISCLOSED = {
+    "sample_uniques": ("sample uniques (pooled f_k = 1)", "have their key reproduced"),
+    "k_anonymity": (
+        "records violating {k}-anonymity",
+        "are singled out (their key on fewer than {k} release records)",
+    ),
+    "l_diversity": (
+        "records in key groups that are not {l}-diverse",
+        "have their sensitive value pinned down by the release's group",
+    ),
+}
+
+
+def sdc_caption(name: str, res: pc.MetricResult) -> str:
+    """The caption under sdcMicro's counts on a card: the real table's global risk and
+    what the measure found disclosed, members and holdout records side by side (the
+    holdout's share is what a fresh real sample discloses by chance)."""
+    sdc = res.extra["sdc"]
+    head = (
+        f"The real table's global risk {sdc['real']['global_risk']:.3f} (expected "
+        f"re-identifications {sdc['real']['expected_reidentifications']:.1f}). "
+    )
+    if name not in SDC_DISCLOSED:
+        return (
+            head + f"The release reproduces {sdc['rare_member_keys_reproduced']:,} rare "
+            f"training records' keys, {sdc['rare_member_keys_reproduced_with_sensitive']:,} "
+            f"with the sensitive value, {sdc['reproduced_with_l_1']:,} in a release group "
+            "with one sensitive value (l = 1). Templ, Kowarik & Meindl (2015)."
+        )
+    targets, verb = (t.format(k=sdc.get("k"), l=sdc.get("l")) for t in SDC_DISCLOSED[name])
+    rec = res.records
+    if rec is None or "hit" not in rec:  # a result stored without its records table
+        return head + "Templ, Kowarik & Meindl (2015)."
+    member = rec["member"].astype(bool)
+    hit = rec["hit"].astype(bool)
+    found = f"{int((hit & member).sum()):,} of the {int(member.sum()):,} training {targets} {verb}"
+    if (~member).any():
+        found += f"; {int((hit & ~member).sum()):,} of the {int((~member).sum()):,} holdout ones"
+    return head + found + ". Templ, Kowarik & Meindl (2015)."
+
+
 def contrastive_encoder_for(ws: Workspace, seed: int) -> Any:
     """Train (once, with a progress bar) the contrastive encoder that the distance
     measures of this workspace use in ``space="contrastive"``: the engine's in-memory

@@ -665,6 +665,9 @@ FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
             "singling_out_outliers",
             "reproduced_uniques",
             "individual_risk",
+            "sample_uniques",
+            "k_anonymity",
+            "l_diversity",
             "linkability",
         ),
     ),
@@ -680,8 +683,9 @@ FAMILY_INTRO = {
     "secret a model trained on the release recovers (consensus R1, R2).",
     "attacks": "Attacks on identity: singling a person out, linking their records "
     "across two halves of the columns, and reproducing the real table's rare key "
-    "combinations (sdcMicro's sample uniques); risk is the excess over "
-    "control records the generator never saw.",
+    "combinations (sdcMicro's sample uniques, k-anonymity violations and key groups "
+    "that are not l-diverse); risk is the excess over control records the generator "
+    "never saw.",
     "similarity": "Indicators, not disclosure measures (consensus R3): closeness of synthetic "
     "rows to real ones does not show that anyone's data is revealed. Read them "
     "next to the disclosure measures above.",

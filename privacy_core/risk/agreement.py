@@ -24,7 +24,12 @@ Mapping (a real training record is flagged when ...):
 * ``membership``: it is a member predicted to be a member (only when the attack beats
   the naive guesser, F_rel > 0: otherwise it calls nearly everyone a member);
 * ``domias``: it is a member whose density-ratio score exceeds the 95th percentile of the
-  non-members' scores.
+  non-members' scores;
+* ``reproduced_uniques``, ``individual_risk``: its key combination is rare and the
+  release reproduces it (with the sensitive value, in that mode);
+* ``sample_uniques``, ``k_anonymity``, ``l_diversity``: the measure counts it as
+  disclosed (its records table's ``hit``: a sample unique reproduced, a k-anonymity
+  violation the release singles out, a value the release's key group pins down).
 
 GTCAP attributes risk to synthetic key groups, not to real records, and is left out.
 """
@@ -43,6 +48,8 @@ from ..results import MetricResult
 from .neighbors import nearest_neighbors
 
 _ATTACKS = ("singling_out", "singling_out_outliers", "linkability", "inference", "ml_inference")
+# sdcMicro's classics whose records table says which targets the release discloses
+_SDC_HITS = ("sample_uniques", "k_anonymity", "l_diversity")
 
 
 def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
@@ -77,6 +84,8 @@ def _flagged_records(name: str, result: MetricResult) -> np.ndarray | None:
         col = "reproduced_with_sensitive" if result.params.get("with_sensitive") else "reproduced"
         hit = rec["member"].astype(bool) & rec["rare"].astype(bool) & rec[col].astype(bool)
         return rec.loc[hit, "record"].to_numpy()
+    if name in _SDC_HITS:
+        return rec.loc[rec["member"].astype(bool) & rec["hit"].astype(bool), "record"].to_numpy()
     if name == "domias":
         members = rec["member"].astype(bool)
         cut = np.nanpercentile(rec.loc[~members, "score"], 95) if (~members).any() else np.inf

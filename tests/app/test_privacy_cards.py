@@ -1,5 +1,7 @@
-"""The text under a measure's headline (ui.privacy.card_text) and the RAPID reference
-reading (ui.evaluations.reference_reading): issue 13, items 6, 7 and 13."""
+"""The text under a measure's headline (ui.privacy.card_text), the caption under
+sdcMicro's counts (ui.privacy.sdc_caption) and the RAPID reference reading
+(ui.evaluations.reference_reading): issue 13, items 6, 7 and 13. The Privacy page's own
+AppTest (test_privacy_page.py) checks that the demo shows every sdcMicro card."""
 
 from types import SimpleNamespace
 
@@ -8,7 +10,7 @@ import pytest
 
 from privacy_core.results import MetricResult
 from ui.evaluations import reference_reading
-from ui.privacy import UNINFORMATIVE_WIDTH, card_text, uninformative_note
+from ui.privacy import UNINFORMATIVE_WIDTH, card_text, sdc_caption, uninformative_note
 
 
 def attack(value=0.032, ci=(0.0, 0.098), control=0.544):

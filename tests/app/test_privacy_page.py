@@ -34,6 +34,9 @@ def test_cards_drill_down_and_agreement():
         "Membership disclosure (F_rel)",
         "Reproduced rare combinations",
         "Individual risk reproduced",
+        "Sample uniques reproduced",
+        "k-anonymity violations singled out",
+        "Sensitive values pinned (l-diversity)",
     ):
         assert expected in labels
     assert not at.error
@@ -41,7 +44,7 @@ def test_cards_drill_down_and_agreement():
     assert "Indicator (not a disclosure measure)" in captions and "95% CI" in captions
     # sdcMicro's counts of the real table, the release and the holdout under the new cards
     sdc = [e for e in at.expander if e.label == "sdcMicro's counts on the quasi-identifiers"]
-    assert len(sdc) == 2
+    assert len(sdc) == 5  # the five sdcMicro measures' cards
     table = sdc[0].dataframe[0].value.set_index("count")
     assert list(table.columns) == ["real", "release", "holdout"]
     assert (table.loc["sample uniques"] <= table.loc["records"]).all()

@@ -10,7 +10,11 @@ mutant below is patched into the engine for one test only:
 - a uniform RAPID baseline (b = 1/K instead of the class prevalence, §2.3);
 - a HALF that returns its own training rows (a partial copy, issue 31 finding 6);
 - the relative MDS anchored at 0 instead of HALF (raw / SELF);
-- reproduced rare combinations without their non-member baseline (the members' share).
+- reproduced rare combinations without their non-member baseline (the members' share);
+- sdcMicro's classics read for a release, each against its hand-computed worked example
+  (tests/unit/test_sdc_classics.py): sample uniques without the non-member baseline,
+  k-anonymity without the release-side k (every reproduced rare key counted), and
+  l-diversity that does not require the release's group to hold the record's own value.
 
 - a linkability without its control (the raw link rate read as the risk);
 - a DCR without its holdout reference (real-to-real distances from a split of the
@@ -41,6 +45,7 @@ import privacy_core.risk.attacks.linkage as linkage_module
 import privacy_core.risk.distance.closest_record as dcr_module
 import privacy_core.risk.mds.disclosure as mds_disclosure
 import privacy_core.risk.mds.shadows as mds_shadows
+import privacy_core.risk.sdc.pool as sdc_pool
 import privacy_core.risk.sdc.reproduction as sdc_module
 from privacy_core.calibration import calibrate
 from privacy_core.datasets import simulate_health
@@ -341,3 +346,41 @@ def test_an_oracle_on_the_continuous_age_or_a_plug_in_fails_the_released_qi_chec
 
 
 SEED_OF_CHECK = 8101  # the seed test_datasets' oracle check draws its tables with
+
+
+# ------------------------------------------------ sdcMicro's classics read for a release
+def _classics_match_the_worked_example() -> dict[str, bool]:
+    """Each classic's reading on the worked example against the value computed by hand."""
+    from test_sdc_classics import WORKED, worked_readings  # tests/unit on sys.path
+
+    got = worked_readings()
+    return {name: bool(np.isclose(got[name], WORKED[name])) for name in WORKED}
+
+
+def test_the_correct_classics_match_their_worked_example():
+    assert all(_classics_match_the_worked_example().values())
+
+
+def test_sample_uniques_without_their_baseline_fail_the_worked_example(monkeypatch):
+    # members' uniques reproduced 1/2, non-members' 1/2: 0 with the baseline, 1/2 without
+    monkeypatch.setattr(sdc_module, "relative_reading", lambda pm, po: pm)
+    assert not _classics_match_the_worked_example()["sample_uniques"]
+
+
+def test_k_anonymity_without_the_release_side_k_fails_the_worked_example(monkeypatch):
+    def any_reproduction(pool, opts):  # a rare key reproduced counts, in a crowd or not
+        return pool.rare, np.ones(len(pool.member)), pool.reproduced
+
+    rule = dataclasses.replace(sdc_pool.SDC_MEASURES["k_anonymity"], select=any_reproduction)
+    monkeypatch.setitem(sdc_pool.SDC_MEASURES, "k_anonymity", rule)
+    assert not _classics_match_the_worked_example()["k_anonymity"]  # 0, not 1/3
+
+
+def test_l_diversity_not_requiring_the_value_fails_the_worked_example(monkeypatch):
+    def any_homogeneous_group(pool, opts):  # h1's (M,E) holds b alone: counted for a
+        hit = pool.reproduced & (pool.l_release < opts.l)
+        return pool.l_real < opts.l, np.ones(len(pool.member)), hit
+
+    rule = dataclasses.replace(sdc_pool.SDC_MEASURES["l_diversity"], select=any_homogeneous_group)
+    monkeypatch.setitem(sdc_pool.SDC_MEASURES, "l_diversity", rule)
+    assert not _classics_match_the_worked_example()["l_diversity"]  # 0, not 1/2

@@ -1,12 +1,16 @@
 """sdcMicro's classic risk measures (``privacy_core.risk.sdc``): the reference values of
-sdcMicro's own tests, a worked example computed by hand, and the calibrated readings.
+sdcMicro's own tests, worked examples computed by hand, and the calibrated readings.
 
 Wrong implementations these catch: F_k taken as f_k when weights are given (the reference
 risks move), the f_k > 2 approximation swapped for the exact series or the reverse, no
 correction 1/f_k where F_k = f_k, rarity counted in the training rows only, a reading
-without its non-member baseline (the unseen floor rises: see test_mutants.py), the
-sensitive value ignored in the ``with_sensitive`` mode, and l-diversity counted over the
-real table instead of the release."""
+without its non-member baseline (the unseen floor rises, and the second worked example
+moves: see test_mutants.py), the sensitive value ignored in the ``with_sensitive`` mode,
+l-diversity counted over the real table instead of the release; for the classics read
+for a release: k-anonymity that counts every reproduced rare key (no release-side k),
+l-diversity that counts a homogeneous release group whatever its value, or any group
+holding the value, sample uniques counted at f_k < 3, and targets or l-diversity counted
+in the training rows only (each moves a hand-computed reading below)."""
 
 import numpy as np
 import pandas as pd
@@ -18,9 +22,13 @@ from privacy_core.risk.sdc import (
     frequencies,
     individual_risk,
     individual_risk_reproduced,
+    k_anonymity,
     k_anonymity_summary,
+    l_diversity,
     reproduced_uniques,
     row_keys,
+    sample_uniques,
+    sdc_reading,
 )
 
 # sdcMicro's tests/testthat/test_indivRisk.R: three key variables, eight records, weights
@@ -82,12 +90,12 @@ RELEASE = pd.DataFrame(
 THREAT = pc.ThreatModel(["sex", "region"], ["dx"])
 
 
-def _run(fn, **kw):
+def _run(fn, release=RELEASE, **kw):
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # region E is unseen in training
-        return fn(TRAIN, RELEASE, threat=THREAT, holdout=HOLD, seed=0, **kw)
+        return fn(TRAIN, release, threat=THREAT, holdout=HOLD, seed=0, **kw)
 
 
 def test_the_worked_example_by_hand():
@@ -127,13 +135,161 @@ def test_the_worked_example_risk_weighted_by_hand():
     assert d["estimate"] == pytest.approx(res.value)  # not clipped here
 
 
+# ------------------------------------------- the classics read for a release, by hand
+# The same training and holdout rows, pooled with their dx (t = training, h = holdout):
+#   (F,N) t0 a, t1 b, t2 a, h3 a   f 4, distinct dx 2
+#   (M,N) t3 a, h0 b               f 2, distinct dx 2
+#   (M,S) t4 b                     f 1, dx 1
+#   (F,S) t5 c                     f 1, dx 1
+#   (M,E) h1 a                     f 1, dx 1
+#   (F,E) h2 c                     f 1, dx 1
+# A release with (M,N) three times, (M,S) once, (M,E) three times (all with dx b where
+# it differs from h1's a) and (F,N) once:
+RELEASE2 = pd.DataFrame(
+    {
+        "sex": ["M", "M", "M", "M", "M", "M", "M", "F"],
+        "region": ["N", "N", "N", "S", "E", "E", "E", "N"],
+        "dx": ["a", "a", "a", "b", "b", "b", "b", "a"],
+    }
+)
+# The readings worked out below; test_mutants.py checks that each mutant moves its own.
+WORKED = {"sample_uniques": 0.0, "k_anonymity": 1 / 3, "l_diversity": 0.5}
+
+
+def worked_readings() -> dict[str, float]:
+    """The three classics on the worked example (test_mutants.py reuses it)."""
+    fns = {"sample_uniques": sample_uniques, "k_anonymity": k_anonymity, "l_diversity": l_diversity}
+    return {name: _run(fn, RELEASE2).value for name, fn in fns.items()}
+
+
+def test_sample_uniques_by_hand():
+    res = _run(sample_uniques, RELEASE2)
+    # uniques (f_k = 1): members t4 (M,S) reproduced, t5 (F,S) not: 1/2; non-members h1
+    # (M,E) reproduced, h2 (F,E) not: 1/2. (1/2 - 1/2) / (1 - 1/2) = 0: the release
+    # reproduces members' uniques no more often than unseen people's (a reading without
+    # the baseline says 1/2; counted at f_k < 3 it would add t3 and h0, both reproduced).
+    assert res.extra["p_members"] == pytest.approx(0.5)
+    assert res.baseline == pytest.approx(0.5)
+    assert res.value == pytest.approx(WORKED["sample_uniques"])
+    rec = res.records
+    assert (rec["f_k"] == 1).all() and len(rec) == 4
+    assert rec["hit"].tolist() == [True, False, True, False]  # t4, t5, h1, h2
+    assert "k" not in res.params and "weights" not in res.params  # counts, not weights
+
+
+def test_k_anonymity_by_hand():
+    res = _run(k_anonymity, RELEASE2)
+    # violating 3-anonymity (f_k < 3): members t3 (M,N), t4 (M,S), t5 (F,S); non-members
+    # h0 (M,N), h1 (M,E), h2 (F,E). Release counts: (M,N) 3, (M,S) 1, (M,E) 3. Singled
+    # out (on 1 or 2 release records): members t4 only, 1/3; non-members none, 0 (h0 and
+    # h1 hide among 3 release records each). Reading 1/3. Counting every reproduced
+    # rare key instead: 2/3 against 2/3, reading 0.
+    assert res.extra["p_members"] == pytest.approx(1 / 3)
+    assert res.baseline == pytest.approx(0.0)
+    assert res.value == pytest.approx(WORKED["k_anonymity"])
+    rec = res.records.set_index(["member", "f_k", "release_count"])["hit"]
+    assert rec.loc[(True, 2, 3)].item() is False  # t3: its key reproduced, in a crowd
+    assert rec.loc[(True, 1, 1)].item() is True  # t4
+    assert res.params["k"] == 3
+    # with k = 4 the release's (M,N) and (M,E) triples single out too: members t3, t4
+    # (2/3) against h0, h1 (2/3): reading 0
+    assert _run(k_anonymity, RELEASE2, k=4).value == pytest.approx(0.0)
+
+
+def test_l_diversity_by_hand():
+    res = _run(l_diversity, RELEASE2)
+    # not 2-diverse in the pooled real rows (one distinct dx): t4, t5, h1, h2 ((F,N) and
+    # (M,N) hold two values). Pinned: t4 (M,S) b, the release's (M,S) holds b alone: hit;
+    # t5 (F,S) not in the release; h1 (M,E) a, the release's (M,E) holds b alone: a
+    # homogeneous group with another value discloses nothing; h2 not in the release.
+    # Members 1/2, non-members 0: reading 1/2 (counting any homogeneous group: 1/2
+    # against 1/2, reading 0).
+    assert res.extra["p_members"] == pytest.approx(0.5)
+    assert res.baseline == pytest.approx(0.0)
+    assert res.value == pytest.approx(WORKED["l_diversity"])
+    assert res.records["l_diversity_real"].eq(1).all()
+    assert res.records["hit"].tolist() == [True, False, False, False]
+    assert res.params["l"] == 2
+    # l = 3: (F,N) and (M,N) (two values each) join the targets; the release's (M,N)
+    # holds a alone: t3 (a) pinned, h0 (b) not; (F,N) holds a: t0, t2, h3 pinned, t1 not.
+    # Members t0 t2 t3 t4 of t0-t5 = 4/6; non-members h3 of h0-h3 = 1/4: (2/3 - 1/4) / (3/4)
+    three = _run(l_diversity, RELEASE2, l=3)
+    assert three.value == pytest.approx((2 / 3 - 1 / 4) / (3 / 4))
+    # sdcMicro's counts: distinct 2-diversity violations in each table (the training
+    # rows: (M,N), (M,S), (F,S) one record each; the release: every group homogeneous)
+    sdc = res.extra["sdc"]
+    assert sdc["l"] == 2 and sdc["real"]["l_diversity_violations"] == 3
+    assert sdc["release"]["l_diversity_violations"] == 8
+    summary = pc.sdc_summary(res).set_index("count")
+    assert summary.loc["violating distinct 2-diversity", "holdout"] == 4
+
+
+def test_the_classics_flag_the_training_records_they_count_as_disclosed():
+    flags = pc.record_flags(
+        {"k_anonymity": _run(k_anonymity, RELEASE2), "l_diversity": _run(l_diversity, RELEASE2)},
+        TRAIN.index,
+    )
+    # t4 alone in both; never a holdout record (its labels 0-3 overlap the training's)
+    assert flags.index[flags["k_anonymity"]].tolist() == [4]
+    assert flags.index[flags["l_diversity"]].tolist() == [4]
+
+
+@pytest.mark.filterwarnings("ignore::privacy_core.UnseenCategoryWarning")
+def test_the_classics_refuse_bad_options_and_say_when_nothing_is_a_target():
+    for bad in (1, 0, 2.5, "3", True):
+        with pytest.raises(pc.ParameterError, match="`k` must be an integer >= 2"):
+            k_anonymity(TRAIN, RELEASE2, threat=THREAT, k=bad)
+        with pytest.raises(pc.ParameterError, match="`l` must be an integer >= 2"):
+            l_diversity(TRAIN, RELEASE2, threat=THREAT, l=bad)
+    with pytest.raises(pc.ParameterError, match="Unknown sdcMicro measure 'uniques'"):
+        sdc_reading("uniques", TRAIN, RELEASE2, threat=THREAT, holdout=None, schema=None)
+    pairs = pd.DataFrame({"sex": ["F", "M"] * 6, "dx": ["a", "a", "b", "b"] * 3})
+    sex = pc.ThreatModel(["sex"], ["dx"])
+    with pytest.raises(
+        pc.InsufficientDataError, match=r"sample unique on the quasi-identifiers \(sex\)"
+    ):
+        sample_uniques(pairs, pairs, threat=sex)
+    with pytest.raises(pc.InsufficientDataError, match="3-anonymous"):
+        k_anonymity(pairs, pairs, threat=sex)
+    with pytest.raises(pc.InsufficientDataError, match="at least 2 distinct values of dx"):
+        l_diversity(pairs, pairs, threat=sex)
+
+
+def test_the_interval_resamples_key_groups_not_records():
+    """A hit depends on the key (and value), so a key group's records are one draw: with
+    every real record doubled (the same groups, the same outcomes, twice as heavy) the
+    l-diversity reading and its interval stay as they were. A bootstrap over records
+    would take the copies for independent evidence and narrow the interval."""
+    real = pc.simulate_health(600, kappa=1, seed=4)
+    hold = pc.simulate_health(600, kappa=1, seed=5)
+    release = pc.simulate_health(600, kappa=1, seed=6)
+    threat = pc.ThreatModel(["gender", "age", "education"], ["disease"])
+    once = l_diversity(real, release, threat=threat, holdout=hold, seed=2)
+    twice = l_diversity(
+        pd.concat([real, real], ignore_index=True),
+        release,
+        threat=threat,
+        holdout=pd.concat([hold, hold], ignore_index=True),
+        seed=2,
+    )
+    assert once.value == pytest.approx(twice.value)
+    assert once.ci == pytest.approx(twice.ci)
+    assert once.ci[1] - once.ci[0] > 0.05  # a real interval, not a degenerate one
+
+
 @pytest.mark.filterwarnings("ignore::privacy_core.UnseenCategoryWarning")
 def test_a_copy_reads_one_and_unseen_rows_read_near_zero_with_the_estimate_kept():
     adult = pc.load_adult().sample(4000, random_state=7).reset_index(drop=True)
     train, hold = adult.iloc[:2000], adult.iloc[2000:3000]
     fresh = adult.iloc[3000:]
     threat = pc.ThreatModel(["age", "sex", "race", "marital-status", "education"], ["income"])
-    for fn in (reproduced_uniques, individual_risk_reproduced):
+    for fn in (
+        reproduced_uniques,
+        individual_risk_reproduced,
+        sample_uniques,
+        k_anonymity,
+        l_diversity,
+    ):
         copy = fn(train, train, threat=threat, holdout=hold, seed=1)
         assert copy.value == pytest.approx(1.0) and copy.ci[0] > 0.9
         unseen = fn(train, fresh, threat=threat, holdout=hold, seed=1)

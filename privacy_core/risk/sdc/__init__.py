@@ -27,32 +27,51 @@ an unseen release reproduces members' and non-members' rare keys equally often:
     reading = (p_members - p_non_members) / (1 - p_non_members)
 
 0 on a release of unseen real rows, 1 on a copy of the training rows, f_l in between for a
-release that copies a share f_l (the calibration contract). ``reproduced_uniques`` counts
-the rare records; ``individual_risk`` weighs every record by its r_k, so it reads the
-share of the real data's re-identification risk (sdcMicro's expected re-identifications)
-that the release reproduces beyond chance. Without a holdout the members' share is
-reported alone and cannot decide (what chance reproduces is unknown).
+release that copies a share f_l (the calibration contract). Five measures read it, each
+with its own targets and hits (:data:`SDC_MEASURES`):
+
+- ``reproduced_uniques``: the rare records (f_k < k), their key reproduced (with the
+  sensitive value, in its ``with_sensitive`` mode);
+- ``individual_risk``: every record weighted by its r_k, so it reads the share of the real
+  data's re-identification risk (sdcMicro's expected re-identifications) that the release
+  reproduces beyond chance;
+- ``sample_uniques``: the sample uniques (f_k = 1), their key reproduced;
+- ``k_anonymity``: the records violating k-anonymity, their key on fewer than k release
+  records (the release singles them out);
+- ``l_diversity``: the records whose key group holds fewer than l distinct sensitive
+  values, the release's group with their key holding their own value among fewer than l
+  distinct ones (l = 2: that value alone).
+
+Without a holdout the members' share is reported alone and cannot decide (what chance
+reproduces is unknown). The interval is a bootstrap that resamples key groups, members
+and non-members apart: a hit depends on the key, so a group's records are one draw.
 
 Keys are compared exactly, in canonical form (numbers as they are): sdcMicro expects
 categorical keys, and a continuous quasi-identifier makes nearly every record unique.
 Recode it (age in years or bands) before the review to read it the way sdcMicro would.
 
 The package: ``sdcmicro`` (sdcMicro's definitions: keys, frequencies, individual risk,
-l-diversity, k-anonymity) and ``reproduction`` (the two measures that read them for a
-release, members against non-members). Every name is importable from
+l-diversity, k-anonymity), ``pool`` (the pooled real records as the release sees them,
+and each measure's rule: its targets and hits), ``reproduction`` (the body every measure
+shares, :func:`sdc_reading`, and the first two measures) and ``classics`` (sample
+uniques, k-anonymity and l-diversity read for a release). Every name is importable from
 ``privacy_core.risk.sdc``.
 """
 
+from .classics import k_anonymity, l_diversity, sample_uniques
+from .pool import SDC_MEASURES
 from .reproduction import (
     N_BOOT,
     NO_HOLDOUT,
     individual_risk_reproduced,
     relative_reading,
     reproduced_uniques,
+    sdc_reading,
     sdc_summary,
 )
 from .sdcmicro import (
     DEFAULT_K,
+    DEFAULT_L,
     EXACT_MAX_F,
     METHODS,
     distinct_l_diversity,
@@ -64,17 +83,23 @@ from .sdcmicro import (
 
 __all__ = [
     "DEFAULT_K",
+    "DEFAULT_L",
     "EXACT_MAX_F",
     "METHODS",
     "NO_HOLDOUT",
     "N_BOOT",
+    "SDC_MEASURES",
     "distinct_l_diversity",
     "frequencies",
     "individual_risk",
     "individual_risk_reproduced",
+    "k_anonymity",
     "k_anonymity_summary",
+    "l_diversity",
     "relative_reading",
     "reproduced_uniques",
     "row_keys",
+    "sample_uniques",
+    "sdc_reading",
     "sdc_summary",
 ]

@@ -1,22 +1,27 @@
-"""Reproduced rare combinations and reproduced individual risk: sdcMicro read for a release.
+"""The body shared by sdcMicro's measures read for a release, and the first two of them.
 
-How many of the real table's *rare* key combinations the release reproduces (and
-whether their sensitive values come along), or how much of the real records'
-re-identification risk, compared between the training records (members) and the
-holdout records (non-members) as RAPID and the attack risks do (consensus R7):
+Every one of them (:func:`reproduced_uniques`, :func:`individual_risk_reproduced` here;
+``sample_uniques``, ``k_anonymity``, ``l_diversity`` in :mod:`.classics`) pools the real
+records (training rows, then holdout rows), picks its *targets* among them (the rare
+records, the sample uniques, every record weighted by its risk, ...) and the *hits* (the
+targets the release discloses: their key reproduced, with their sensitive value, in a
+group of the release that singles them out or pins their value), and compares the
+training records (members) with the holdout records (non-members) as RAPID and the
+attack risks do (consensus R7):
 
     reading = (p_members - p_non_members) / (1 - p_non_members)
 
 0 on a release of unseen real rows, 1 on a copy of the training rows. Without a holdout
 the members' share is reported alone and cannot decide. The package docstring
-(:mod:`privacy_core.risk.sdc`) says why rarity is counted in the pooled real rows.
+(:mod:`privacy_core.risk.sdc`) says why the targets are counted in the pooled real rows.
+:func:`sdc_reading` is that body; each measure is a rule in :data:`SDC_MEASURES`
+(:mod:`.pool`, with the pooled records the rules read).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,19 +29,21 @@ import pandas as pd
 
 from ...data import Schema
 from ...errors import InsufficientDataError, ParameterError
-from ...inputs import ReviewData, prepare_review
+from ...inputs import prepare_review
 from ...results import MetricResult
 from ...stats import percentile_interval
 from ...threat import ThreatModel
 from ...validation import check_confidence, check_positive_int, check_seed
 from ..distance import single_release
+from .pool import SDC_MEASURES, RecordPool, SdcOptions, pool_records
 from .sdcmicro import (
     DEFAULT_K,
+    DEFAULT_L,
     METHODS,
+    distinct_l_diversity,
     frequencies,
     individual_risk,
     k_anonymity_summary,
-    row_keys,
 )
 
 N_BOOT = 500
@@ -59,63 +66,50 @@ def relative_reading(p_members: Any, p_non_members: Any) -> Any:
         )
 
 
-def _weights(frame: pd.DataFrame, column: str | None, qis: Sequence[str]) -> np.ndarray | None:
-    if column is None:
-        return None
-    if column not in frame.columns:
-        raise ParameterError(
-            f"The weight column {column!r} is not in the real table; name a column of "
-            "sampling weights or leave the weights out."
-        )
-    if column in qis:
-        raise ParameterError(
-            f"The weight column {column!r} is also a quasi-identifier; a sampling weight "
-            "is not something an attacker knows: take it out of the quasi-identifiers."
-        )
-    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
-    if not np.all(np.isfinite(values)) or np.any(values < 1):
-        raise ParameterError(
-            f"The weight column {column!r} must hold sampling weights: numbers of at least "
-            "1 (how many people each record stands for), none missing."
-        )
-    return values
+Targets = tuple[np.ndarray, np.ndarray, np.ndarray]  # hits, weights, key groups
 
 
 def _bootstrap(
-    members: np.ndarray,
-    member_w: np.ndarray,
-    others: np.ndarray | None,
-    other_w: np.ndarray | None,
+    members: Targets,
+    others: Targets | None,
     *,
     n_boot: int,
     seed: int,
     confidence: float,
 ) -> tuple[float, float]:
     """Percentile interval of the reading, members and non-members resampled apart (the
-    release is held fixed: the reading is conditional on it, as every measure's is)."""
+    release is held fixed: the reading is conditional on it, as every measure's is).
+
+    Each side resamples its key groups, not its records: a hit is a function of the key
+    (and the sensitive value), so the records of one key group stand or fall together,
+    and a large group (a homogeneous key group of l-diversity, a common key of the
+    individual risk) counts as one draw, not as many independent ones. Where every group
+    is one record the draws are the records' own, in their order."""
     rng = np.random.default_rng(seed)
 
-    def shares(x: np.ndarray, w: np.ndarray) -> np.ndarray:
-        # each replicate as resampling counts (O(n) memory, not n_boot x n)
+    def shares(x: np.ndarray, w: np.ndarray, key: np.ndarray) -> np.ndarray:
+        # groups in order of first appearance; each replicate as resampling counts of
+        # the groups (O(groups) memory, not n_boot x n)
+        group, _ = pd.factorize(key)
+        n_groups = int(group.max()) + 1
+        gw = np.bincount(group, weights=w, minlength=n_groups)
+        gwx = np.bincount(group, weights=w * x, minlength=n_groups)
         out = np.empty(n_boot)
-        wx = w * x
         for b in range(n_boot):
-            counts = np.bincount(rng.integers(0, len(x), len(x)), minlength=len(x))
-            tot = float(counts @ w)
-            out[b] = float(counts @ wx) / tot if tot > 0 else 0.0
+            counts = np.bincount(rng.integers(0, n_groups, n_groups), minlength=n_groups)
+            tot = float(counts @ gw)
+            out[b] = float(counts @ gwx) / tot if tot > 0 else 0.0
         return out
 
-    pm = shares(members, member_w)
-    if others is None or other_w is None:
+    pm = shares(*members)
+    if others is None:
         lo, hi = percentile_interval(pm, confidence=confidence)
     else:
-        lo, hi = percentile_interval(
-            relative_reading(pm, shares(others, other_w)), confidence=confidence
-        )
+        lo, hi = percentile_interval(relative_reading(pm, shares(*others)), confidence=confidence)
     return float(lo), float(hi)
 
 
-def _reproduction(
+def sdc_reading(
     name: str,
     real: pd.DataFrame,
     synthetic: pd.DataFrame | Sequence[pd.DataFrame],
@@ -123,45 +117,93 @@ def _reproduction(
     threat: ThreatModel,
     holdout: pd.DataFrame | None,
     schema: Schema | None,
-    k: int,
-    with_sensitive: bool,
-    weights: str | None,
-    method: str,
-    risk_weighted: bool,
-    n_boot: int,
-    confidence: float,
-    seed: int,
+    k: int = DEFAULT_K,
+    l: int = DEFAULT_L,  # noqa: E741 (sdcMicro's and the papers' name)
+    with_sensitive: bool = False,
+    weights: str | None = None,
+    method: str = "approx",
+    n_boot: int = N_BOOT,
+    confidence: float = 0.95,
+    seed: int = 0,
 ) -> MetricResult:
-    """The body of :func:`reproduced_uniques` and :func:`individual_risk_reproduced`:
-    the pooled real records' keys and risks, the targets (the rare records, or every
-    record weighted by its risk), the members' share reproduced read against the
-    non-members', sdcMicro's summary of each table, and the records table."""
+    """The body of every sdcMicro measure read for a release: the pooled real records'
+    keys, frequencies and risks, the measure's targets and hits among them, the members'
+    share disclosed read against the non-members', sdcMicro's summary of each table, and
+    the records table.
+
+    Parameters
+    ----------
+    name
+        The measure, a key of :data:`SDC_MEASURES` (its rule and the options its
+        ``params`` record).
+    real, synthetic, threat, holdout, schema
+        As :func:`reproduced_uniques`.
+    k
+        sdcMicro's k-anonymity (at least 2): a key shared by fewer than ``k`` pooled real
+        records is rare.
+    l
+        Distinct l-diversity (at least 2): a key whose records hold fewer than ``l``
+        distinct sensitive values is not l-diverse. ``k`` and ``l`` are checked for every
+        measure: each reports sdcMicro's counts at both (``extra["sdc"]``).
+    with_sensitive, weights, method
+        As :func:`reproduced_uniques` (read by the measures whose rule uses them).
+    n_boot, confidence, seed
+        Bootstrap of the interval (members and non-members resampled apart).
+
+    Returns
+    -------
+    MetricResult
+        As :func:`reproduced_uniques`, with the measure's own targets and ``hit``.
+
+    Raises
+    ------
+    ParameterError
+        An unknown ``name`` or ``method``, ``k`` or ``l`` below 2, a bad weight column.
+    InsufficientDataError
+        No training record is a target of the measure (the message says what to change).
+    """
     seed = check_seed(seed)
     check_positive_int("k", k, minimum=2)
+    check_positive_int("l", l, minimum=2)
     check_positive_int("n_boot", n_boot)
     check_confidence(confidence)
+    if name not in SDC_MEASURES:
+        raise ParameterError(
+            f"Unknown sdcMicro measure {name!r}; choose from {', '.join(SDC_MEASURES)}."
+        )
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    rule = SDC_MEASURES[name]
     data = prepare_review(real, synthetic, threat=threat, holdout=holdout, schema=schema)
     syn = single_release(data, name)
     qis = list(data.threat.quasi_identifiers)
-    pool = _pool(data, syn, real, holdout, weights, method, k)
-    targets, weight = (
-        (np.ones(len(pool.member), bool), pool.rk)
-        if risk_weighted
-        else (pool.rare, np.ones(len(pool.member)))
-    )
-    _check_targets(targets & pool.member, weight, risk_weighted, k, qis)
-    hit = pool.with_value if with_sensitive else pool.reproduced
+    pool = pool_records(data, syn, real, holdout, weights, method, k)
+    opts = SdcOptions(k, l, with_sensitive, tuple(qis), tuple(data.threat.sensitive))
+    targets, weight, hit = rule.select(pool, opts)
+    mem_t = targets & pool.member
+    if not mem_t.any() or weight[mem_t].sum() <= 0:  # no member to read
+        raise InsufficientDataError(rule.no_target(opts))
     value, ci, baseline, extra = _reading(
-        targets, weight, hit, pool.member, data.holdout is not None, n_boot, seed, confidence
+        targets,
+        weight,
+        hit,
+        pool.member,
+        pool.key_q,
+        data.holdout is not None,
+        n_boot,
+        seed,
+        confidence,
     )
-    extra["sdc"] = _sdc_tables(pool, targets & pool.member, k, method, data.holdout is not None)
-    params = {
+    extra["sdc"] = _sdc_tables(pool, mem_t, opts, method, data.holdout is not None)
+    options = {
         "k": k,
+        "l": l,
         "with_sensitive": with_sensitive,
         "weights": weights,
         "method": method,
+    }
+    params = {
+        **{key: options[key] for key in rule.options},
         "quasi_identifiers": qis,
         "sensitive": list(data.threat.sensitive),
         "n_boot": n_boot,
@@ -177,7 +219,7 @@ def _reproduction(
         value=value,
         ci=(float(np.clip(ci[0], 0.0, 1.0)), float(np.clip(ci[1], 0.0, 1.0))),  # NaN stays
         params=params,
-        record_table=_records_table(pool, targets),
+        record_table=_records_table(pool, targets, hit),
         baseline=baseline,
         goal="lower",
         bounds=(0.0, 1.0),
@@ -185,108 +227,20 @@ def _reproduction(
     )
 
 
-@dataclass(frozen=True)
-class _Pool:
-    """The pooled real records (training rows, then holdout rows) as the release sees
-    them: membership, index labels, keys, frequencies, individual risks, rarity, whether
-    the release reproduces each key (with and without the sensitive value), and the
-    release's count and distinct sensitive values per key; the release's keys and the
-    training rows' weights for sdcMicro's summary."""
-
-    member: np.ndarray
-    index: np.ndarray
-    key_q: np.ndarray
-    fk: np.ndarray
-    Fk: np.ndarray
-    rk: np.ndarray
-    rare: np.ndarray
-    reproduced: np.ndarray
-    with_value: np.ndarray
-    release_count: np.ndarray
-    l_release: np.ndarray
-    syn_q: np.ndarray
-    w_train: np.ndarray | None
-
-
-def _pool(
-    data: ReviewData,
-    syn: pd.DataFrame,
-    real: pd.DataFrame,
-    holdout: pd.DataFrame | None,
-    weights: str | None,
-    method: str,
-    k: int,
-) -> _Pool:
-    """Key, frequency, risk and reproduction of every pooled real record; the weights
-    come from the raw tables (the canonical form may have dropped the column)."""
-    qis = list(data.threat.quasi_identifiers)
-    sens = list(data.threat.sensitive)
-    train, hold = data.real, data.holdout
-    pool = train if hold is None else pd.concat([train, hold], ignore_index=True)
-    member = np.r_[np.ones(len(train), bool), np.zeros(0 if hold is None else len(hold), bool)]
-    w_train = _weights(real, weights, qis)
-    w_hold = _weights(holdout, weights, qis) if (weights and holdout is not None) else None
-    w_pool = None if w_train is None else np.r_[w_train, w_hold if w_hold is not None else []]
-
-    key_q = row_keys(pool, qis)
-    key_qs = row_keys(pool, qis + sens)
-    syn_q, syn_qs = row_keys(syn, qis), row_keys(syn, qis + sens)
-    fk, Fk = frequencies(key_q, w_pool)
-    # the release's records per reproduced key, and the distinct sensitive values among
-    # them (l = 1: the release pins the sensitive value of everyone with that key)
-    syn_frame = pd.DataFrame({"k": syn_q, "s": syn_qs})
-    release_count = pd.Series(syn_q).value_counts()
-    release_l = syn_frame.groupby("k")["s"].nunique()
-    index = (
-        train.index.to_numpy()
-        if hold is None
-        else np.concatenate([train.index.to_numpy(), hold.index.to_numpy()])
-    )
-    return _Pool(
-        member=member,
-        index=index,
-        key_q=key_q,
-        fk=fk,
-        Fk=Fk,
-        rk=individual_risk(fk, Fk, method=method),
-        rare=fk < k,
-        reproduced=np.isin(key_q, syn_q),
-        with_value=np.isin(key_qs, syn_qs),
-        release_count=release_count.reindex(key_q).fillna(0).to_numpy(dtype=int),
-        l_release=release_l.reindex(key_q).fillna(0).to_numpy(dtype=int),
-        syn_q=syn_q,
-        w_train=w_train,
-    )
-
-
-def _check_targets(
-    mem_t: np.ndarray, weight: np.ndarray, risk_weighted: bool, k: int, qis: list[str]
-) -> None:
-    """A member must be a target (with a positive risk, when weighted by risk)."""
-    if not mem_t.any() or (risk_weighted and weight[mem_t].sum() <= 0):
-        raise InsufficientDataError(
-            f"No record of the real table has a key combination shared by fewer than {k} "
-            f"records on the quasi-identifiers ({', '.join(qis)}): there is no rare "
-            "combination a release could reproduce. Use more quasi-identifiers or a "
-            "larger k."
-            if not risk_weighted
-            else "Every record's individual risk is 0 on these quasi-identifiers: there is "
-            "no re-identification risk for a release to reproduce."
-        )
-
-
 def _reading(
     targets: np.ndarray,
     weight: np.ndarray,
     hit: np.ndarray,
     member: np.ndarray,
+    key: np.ndarray,
     has_holdout: bool,
     n_boot: int,
     seed: int,
     confidence: float,
 ) -> tuple[float, tuple[float, float], float | None, dict[str, Any]]:
-    """The clipped reading, its interval, the baseline (the non-members' share, None
-    when it cannot be measured) and the shares in ``extra``."""
+    """The clipped reading, its interval (``key``: each record's key group, what the
+    bootstrap resamples), the baseline (the non-members' share, None when it cannot be
+    measured) and the shares in ``extra``."""
     mem_t, non_t = targets & member, targets & ~member
 
     def share(mask: np.ndarray) -> float:
@@ -294,17 +248,17 @@ def _reading(
 
     p_mem = share(mem_t)
     extra: dict[str, Any] = {"p_members": p_mem, "n_member_targets": int(mem_t.sum())}
-    members = (hit[mem_t].astype(float), weight[mem_t])
+    members = (hit[mem_t].astype(float), weight[mem_t], key[mem_t])
     if has_holdout and non_t.any() and weight[non_t].sum() > 0:
         p_non = share(non_t)
         raw = float(relative_reading(p_mem, p_non))
-        others = (hit[non_t].astype(float), weight[non_t])
-        ci = _bootstrap(*members, *others, n_boot=n_boot, seed=seed, confidence=confidence)
+        others = (hit[non_t].astype(float), weight[non_t], key[non_t])
+        ci = _bootstrap(members, others, n_boot=n_boot, seed=seed, confidence=confidence)
         extra.update(p_non_members=p_non, n_non_member_targets=int(non_t.sum()))
         baseline: float | None = p_non
     else:
         raw = p_mem
-        ci = _bootstrap(*members, None, None, n_boot=n_boot, seed=seed, confidence=confidence)
+        ci = _bootstrap(members, None, n_boot=n_boot, seed=seed, confidence=confidence)
         extra["uninformative"] = (
             NO_HOLDOUT
             if not has_holdout
@@ -318,37 +272,49 @@ def _reading(
     return value, ci, baseline, extra
 
 
+def _table_summary(keys: np.ndarray, sens_keys: np.ndarray, opts: SdcOptions) -> dict[str, int]:
+    """sdcMicro's counts of one table, with the records whose key is not l-diverse."""
+    return {
+        **k_anonymity_summary(keys, opts.k),
+        "l_diversity_violations": int((distinct_l_diversity(keys, sens_keys) < opts.l).sum()),
+    }
+
+
 def _sdc_tables(
-    pool: _Pool, mem_t: np.ndarray, k: int, method: str, has_holdout: bool
+    pool: RecordPool, mem_t: np.ndarray, opts: SdcOptions, method: str, has_holdout: bool
 ) -> dict[str, Any]:
-    """sdcMicro's own summary of each table (sample uniques, k-anonymity violations), the
-    real table's global risk and its expected re-identifications (from the training
-    rows' own frequencies, as sdcMicro reads a released microdata file), and
-    l-diversity of the sensitive attribute within the reproduced rare combinations."""
+    """sdcMicro's own summary of each table (sample uniques, k-anonymity and distinct
+    l-diversity violations), the real table's global risk and its expected
+    re-identifications (from the training rows' own frequencies, as sdcMicro reads a
+    released microdata file), and l-diversity of the sensitive attribute within the
+    reproduced rare combinations."""
     # the pooled keys are the training rows' then the holdout's: no second hashing
     n_train = int(pool.member.sum())
     train_q, hold_q = pool.key_q[:n_train], pool.key_q[n_train:]
+    train_qs, hold_qs = pool.key_qs[:n_train], pool.key_qs[n_train:]
     fk_t, Fk_t = frequencies(train_q, pool.w_train)
     rk_t = individual_risk(fk_t, Fk_t, method=method)
     pinned = mem_t & pool.reproduced & (pool.l_release == 1)
     rare_members = pool.rare & pool.member
     return {
-        "k": k,
+        "k": opts.k,
+        "l": opts.l,
         "real": {
-            **k_anonymity_summary(train_q, k),
+            **_table_summary(train_q, train_qs, opts),
             "global_risk": float(rk_t.mean()),
             "expected_reidentifications": float(rk_t.sum()),
         },
-        "release": k_anonymity_summary(pool.syn_q, k),
-        **({"holdout": k_anonymity_summary(hold_q, k)} if has_holdout else {}),
+        "release": _table_summary(pool.syn_q, pool.syn_qs, opts),
+        **({"holdout": _table_summary(hold_q, hold_qs, opts)} if has_holdout else {}),
         "rare_member_keys_reproduced": int((rare_members & pool.reproduced).sum()),
         "rare_member_keys_reproduced_with_sensitive": int((rare_members & pool.with_value).sum()),
         "reproduced_with_l_1": int((pinned & pool.rare).sum()),
     }
 
 
-def _records_table(pool: _Pool, targets: np.ndarray) -> pd.DataFrame:
-    """One row per target: its key's frequencies, risk, rarity and reproduction."""
+def _records_table(pool: RecordPool, targets: np.ndarray, hit: np.ndarray) -> pd.DataFrame:
+    """One row per target: its key's frequencies, risk, rarity, l-diversity, its
+    reproduction in the release and whether the measure counts it as disclosed (``hit``)."""
     table = pd.DataFrame(
         {
             "record": pool.index,
@@ -357,10 +323,12 @@ def _records_table(pool: _Pool, targets: np.ndarray) -> pd.DataFrame:
             "F_k": pool.Fk,
             "individual_risk": pool.rk,
             "rare": pool.rare,
+            "l_diversity_real": pool.l_real,
             "reproduced": pool.reproduced,
             "reproduced_with_sensitive": pool.with_value,
             "release_count": pool.release_count,
             "l_diversity_release": pool.l_release,
+            "hit": hit,
         }
     )
     return table[targets].reset_index(drop=True)
@@ -422,7 +390,7 @@ def reproduced_uniques(
     Templ, Kowarik & Meindl (2015), JSS 67(4): ``freqCalc``, ``kAnon``, ``ldiversity``;
     members against non-members as consensus R7 (``consensus-privacy-framework.md``).
     """
-    return _reproduction(
+    return sdc_reading(
         "reproduced_uniques",
         real,
         synthetic,
@@ -433,7 +401,6 @@ def reproduced_uniques(
         with_sensitive=with_sensitive,
         weights=weights,
         method=method,
-        risk_weighted=False,
         n_boot=n_boot,
         confidence=confidence,
         seed=seed,
@@ -477,7 +444,7 @@ def individual_risk_reproduced(
     Templ, Kowarik & Meindl (2015), JSS 67(4), ``indivRisk`` and ``measure_risk``;
     Franconi & Polettini (2004).
     """
-    return _reproduction(
+    return sdc_reading(
         "individual_risk",
         real,
         synthetic,
@@ -488,7 +455,6 @@ def individual_risk_reproduced(
         with_sensitive=False,
         weights=weights,
         method=method,
-        risk_weighted=True,
         n_boot=n_boot,
         confidence=confidence,
         seed=seed,
@@ -498,7 +464,8 @@ def individual_risk_reproduced(
 def sdc_summary(result: MetricResult) -> pd.DataFrame:
     """sdcMicro's summary of each table a reproduction result saw, one column per table
     (real, release, holdout) and one row per count: records, distinct key combinations,
-    sample uniques and k-anonymity violations (the Privacy page, exports)."""
+    sample uniques, k-anonymity violations and distinct l-diversity violations (the
+    Privacy page, exports)."""
     sdc = result.extra.get("sdc") or {}
     rows = {
         "records": "records",
@@ -507,6 +474,9 @@ def sdc_summary(result: MetricResult) -> pd.DataFrame:
         "k_anonymity_violations": f"violating {sdc.get('k', '')}-anonymity",
     }
     tables = [t for t in ("real", "release", "holdout") if t in sdc]
+    # a result stored before the l-diversity counts were added has none
+    if tables and all("l_diversity_violations" in sdc[t] for t in tables):
+        rows["l_diversity_violations"] = f"violating distinct {sdc.get('l', '')}-diversity"
     return pd.DataFrame(
         {
             "count": list(rows.values()),

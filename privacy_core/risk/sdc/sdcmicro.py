@@ -21,6 +21,9 @@ from ...errors import ParameterError
 METHODS = ("approx", "exact")
 EXACT_MAX_F = 20  # the exact series is numerically stable up to here (float64)
 DEFAULT_K = 3  # sdcMicro's kAnon default: a key shared by fewer than 3 records is rare
+# distinct l-diversity below 2: every record of the key holds the same sensitive value, so
+# knowing the key discloses it (the homogeneity attack; Machanavajjhala et al. 2007)
+DEFAULT_L = 2
 
 
 def row_keys(frame: pd.DataFrame, columns: Sequence[str]) -> np.ndarray:
