@@ -31,7 +31,7 @@ from .risk.attacks import (
     singling_out_outliers,
 )
 from .risk.attacks.predicates import DEFAULT_N_ATTACKS
-from .risk.cap import CAP_PAIR_BUDGET, gtcap
+from .risk.cap import CAP_PAIR_BUDGET, GTCAP_MAX_QUERIES, gtcap
 from .risk.distance import dcr, dcr_knn, identical_match_share
 from .risk.mds import DEFAULT_MAX_ROWS as MDS_MAX_ROWS
 from .risk.mds import (
@@ -517,9 +517,11 @@ MEASURES: dict[str, MeasureSpec] = {
                 ("per_record", (("weighting", "box_per_record"),)),
             ),
             description="Correct attribution from target-homogeneous synthetic key groups.",
-            budget="Rows: every distinct synthetic record against every training, "
-            "holdout and synthetic record of its categorical-key class (all of them when the "
-            f"keys are numeric), held {CAP_PAIR_BUDGET:,} entries at a time: no cap. Columns: the "
+            budget=f"Rows: up to {GTCAP_MAX_QUERIES:,} distinct synthetic records (a seeded "
+            "sample above, the interval then resampling them), each against every training, "
+            "holdout and synthetic record of its categorical-key class (all of them when "
+            "the keys are numeric): box matches counted by k-d trees in large classes, "
+            f"{CAP_PAIR_BUDGET:,} entries at a time in small ones. Columns: the "
             "quasi-identifiers and the target: linear.",
         ),
         _m(

@@ -323,3 +323,31 @@ def test_gtcap_reads_the_same_through_the_trees(monkeypatch):
         b = gtcap(real, syn, threat=ALL_BUT_DISEASE, holdout=hold, seed=2)
     assert (a.value, a.ci, a.raw_risk, a.n_kept) == (b.value, b.ci, b.raw_risk, b.n_kept)
     pd.testing.assert_frame_equal(a.records, b.records)
+
+
+def test_a_release_above_max_queries_is_attacked_on_a_seeded_sample():
+    """Above ``max_queries`` distinct synthetic records, a seeded sample is attacked, each
+    read against the whole release and the whole real tables: the sampled records' WEAP
+    and matches equal the full run's for the same records (catches a WEAP or a match
+    count read against the sample only), the interval resamples the attacked records and
+    says so, a copy still reads 1, and at or below the cap nothing changes."""
+    real = pc.simulate_health(700, kappa=1, seed=31)
+    hold = pc.simulate_health(700, kappa=1, seed=32)
+    syn = pc.synthesize(real, method="cart", seed=4)
+    kw = dict(threat=ALL_BUT_DISEASE, holdout=hold, seed=5, bootstrap=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = gtcap(real, syn, max_queries=0, **kw)
+        same = gtcap(real, syn, **kw)  # the default cap is far above 700 records
+        part = gtcap(real, syn, max_queries=150, **kw)
+        again = gtcap(real, syn, max_queries=150, **kw)
+        copy = gtcap(real, real, max_queries=150, **kw)
+    assert (same.value, same.ci) == (full.value, full.ci)
+    assert full.params["n_queries"] == full.params["n_distinct_synthetic"] > 150
+    assert part.params["n_queries"] == len(part.records) == 150
+    assert "sample of attacked records" in part.params["interval"]
+    assert (part.value, part.ci) == (again.value, again.ci)  # seeded
+    cols = ["weap", "kept", "matches_train", "correct_train", "matches_holdout"]
+    on_full = full.records.set_index("record").loc[part.records["record"], cols]
+    pd.testing.assert_frame_equal(on_full.reset_index(drop=True), part.records[cols])
+    assert copy.value == pytest.approx(1.0) and copy.ci[0] > 0.9

@@ -47,13 +47,14 @@ Notes
 numerics), Appendix E (radius); ``metric-reference.md`` §4 (TCAP, WEAP, GTCAP).
 """
 
-from .attribution import DEFAULT_RADIUS, GtcapResult, gtcap
+from .attribution import DEFAULT_RADIUS, GTCAP_MAX_QUERIES, GtcapResult, gtcap
 from .pair_sums import CAP_PAIR_BUDGET, Kernel
 from .weightings import DEPRECATED_WEIGHTINGS, GTCAP_WEIGHTINGS
 
 __all__ = [
     "CAP_PAIR_BUDGET",
     "DEFAULT_RADIUS",
+    "GTCAP_MAX_QUERIES",
     "DEPRECATED_WEIGHTINGS",
     "GTCAP_WEIGHTINGS",
     "GtcapResult",

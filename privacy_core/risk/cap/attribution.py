@@ -30,6 +30,13 @@ from .pair_sums import box_sums
 from .weightings import Attack, attack_statistics, check_weighting
 
 DEFAULT_RADIUS = 0.1
+# Distinct synthetic records attacked: above this many, a seeded sample of them, each
+# still matched against every training, holdout and synthetic record (the reference side
+# is never sampled). The matches per record grow with the tables, so attacking every
+# record of a million-row release with continuous keys costs n^2 / classes box tests
+# (issue 33: over 13 minutes); with the sample the cost grows linearly. Every calibration
+# run and paper experiment stays below it.
+GTCAP_MAX_QUERIES = 20_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,6 +63,7 @@ def gtcap(
     weighting: str = "box_pooled",
     bootstrap: int = 1000,
     confidence: float = 0.95,
+    max_queries: int = GTCAP_MAX_QUERIES,
     seed: int = 0,
 ) -> GtcapResult:
     """GTCAP attribute-disclosure risk of a release, relative to a holdout control.
@@ -84,10 +92,16 @@ def gtcap(
         synthetic records are resampled (G is a mean over them), T and H held fixed.
     confidence
         Interval level.
+    max_queries
+        Distinct synthetic records attacked (0 = every one): above it, a seeded sample,
+        each matched against the whole training, holdout and synthetic tables; the
+        interval is then a bootstrap over the sampled kept records, so it includes the
+        sampling (``params["n_queries"]`` says how many were attacked).
     seed
-        Seeds the bootstrap; recorded in ``params``. Missing values: a missing numeric
-        matches only another missing value of the same column (as the reference code's
-        out-of-range fill does); a missing category is a level of its own.
+        Seeds the bootstrap and the sample; recorded in ``params``. Missing values: a
+        missing numeric matches only another missing value of the same column (as the
+        reference code's out-of-range fill does); a missing category is a level of its
+        own.
 
     Returns
     -------
@@ -115,6 +129,7 @@ def gtcap(
     radius = check_in_range("radius", radius, 0, np.inf, low_inclusive=False)
     weighting = check_weighting(weighting)
     bootstrap = check_positive_int("bootstrap", bootstrap, minimum=0)
+    max_queries = check_positive_int("max_queries", max_queries, minimum=0)
     check_confidence(confidence)
     if holdout is None:
         raise ParameterError(
@@ -122,7 +137,7 @@ def gtcap(
             "the attack achieves on non-members (the control). Pass holdout=..."
         )
     boot_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
-    opts = _GtcapOptions(radius, weighting, bootstrap, confidence, seed, boot_seed)
+    opts = _GtcapOptions(radius, weighting, bootstrap, confidence, seed, boot_seed, max_queries)
     data = prepare_review(
         real, synthetic, threat=threat, holdout=holdout, schema=schema, min_rows=1
     )
@@ -131,17 +146,21 @@ def gtcap(
     frames = reduce_frames(
         {"real": data.real, "synthetic": syn, "holdout": data.holdout}, data.schema, cols, data.real
     )
-    uniq_pos, copies = distinct_rows(frames["synthetic"])
+    release, uniq_pos, copies = _attacked_records(frames["synthetic"], max_queries, boot_seed)
+    n_distinct = len(release.group)
     U = subset(frames["synthetic"], uniq_pos)
-    attack = attack_statistics(U, frames, weighting, radius, has_numeric=bool(cols.numeric))
+    attack = attack_statistics(
+        U, frames, weighting, radius, has_numeric=bool(cols.numeric), release=release
+    )
     g_t, g_h, raw, n_kept = _control_risk(attack, radius)
     value = float(np.clip(raw, 0.0, 1.0)) if np.isfinite(raw) else float("nan")
-    ci, attributions = _interval(data, U, frames, attack, opts)
+    sampled = len(uniq_pos) < n_distinct
+    ci, attributions = _interval(data, U, frames, attack, opts, sampled=sampled)
     return GtcapResult(
         name="gtcap",
         value=value,
         ci=ci,
-        params=_gtcap_params(data, syn, cols, opts, n_distinct=len(uniq_pos)),
+        params=_gtcap_params(data, syn, cols, opts, n_distinct=n_distinct, n_queries=len(uniq_pos)),
         record_table=_records_table(syn, uniq_pos, copies, attack),
         goal="lower",
         bounds=(0.0, 1.0),
@@ -154,6 +173,20 @@ def gtcap(
     )
 
 
+def _attacked_records(
+    syn: Frame, max_queries: int, seed: int
+) -> tuple[Frame, np.ndarray, np.ndarray]:
+    """The release's distinct records, and the positions and copies of those attacked:
+    all of them, or a seeded sample of ``max_queries`` (0: no cap)."""
+    uniq_pos, copies = distinct_rows(syn)
+    release = subset(syn, uniq_pos)
+    if max_queries and len(uniq_pos) > max_queries:
+        rng = np.random.default_rng(seed + 1)  # not the bootstrap's own stream
+        chosen = np.sort(rng.choice(len(uniq_pos), max_queries, replace=False))
+        uniq_pos, copies = uniq_pos[chosen], copies[chosen]
+    return release, uniq_pos, copies
+
+
 @dataclass(frozen=True)
 class _GtcapOptions:
     """The validated options of one GTCAP run and the bootstrap's seed."""
@@ -164,6 +197,7 @@ class _GtcapOptions:
     confidence: float
     seed: int
     boot_seed: int
+    max_queries: int
 
 
 def _control_risk(attack: Attack, radius: float) -> tuple[float, float, float, int]:
@@ -199,14 +233,21 @@ def _interval(
     frames: dict[str, Frame],
     attack: Attack,
     opts: _GtcapOptions,
+    *,
+    sampled: bool,
 ) -> tuple[tuple[float, float] | None, pd.DataFrame]:
     """The bootstrap interval of the clipped risk and (``box_pooled``) the per-real-record
-    attributions; (0, 0) when nothing is kept."""
+    attributions; (0, 0) when nothing is kept. ``sampled``: the attacked synthetic
+    records are a sample of the release, so the interval resamples them (it then
+    includes the sampling) whatever the weighting."""
     kept, per = attack.kept, attack.per
     if not kept.any():
         return ((0.0, 0.0) if opts.bootstrap > 0 else None), pd.DataFrame()
+    attributions = pd.DataFrame()
     if opts.weighting == "box_pooled":
-        return _pooled_interval(data, U, frames, kept, opts)
+        ci, attributions = _pooled_interval(data, U, frames, kept, opts, interval=not sampled)
+        if not sampled:
+            return ci, attributions
     ci = _bootstrap_ci(
         tuple(x[kept] for x in per["real"]),
         tuple(x[kept] for x in per["holdout"]),
@@ -215,7 +256,7 @@ def _interval(
         seed=opts.boot_seed,
         confidence=opts.confidence,
     )
-    return ci, pd.DataFrame()
+    return ci, attributions
 
 
 def _pooled_interval(
@@ -224,22 +265,29 @@ def _pooled_interval(
     frames: dict[str, Frame],
     kept: np.ndarray,
     opts: _GtcapOptions,
+    *,
+    interval: bool = True,
 ) -> tuple[tuple[float, float] | None, pd.DataFrame]:
     """``box_pooled``: G pools (kept synthetic, real) pairs, so it is also a ratio of
     per-real-record sums: resample the attacked training and holdout records, the
-    release fixed; the same sums are the attributions table."""
+    release fixed; the same sums are the attributions table (``interval=False``: the
+    table only)."""
     K = subset(U, np.flatnonzero(kept))
     per_real = {}
     for name in ("real", "holdout"):
         st = box_sums(frames[name], K, opts.radius)
         per_real[name] = (st["num"], st["den"])
-    ci = _bootstrap_ci(
-        per_real["real"],
-        per_real["holdout"],
-        paired=False,
-        n_boot=opts.bootstrap,
-        seed=opts.boot_seed,
-        confidence=opts.confidence,
+    ci = (
+        None
+        if not interval
+        else _bootstrap_ci(
+            per_real["real"],
+            per_real["holdout"],
+            paired=False,
+            n_boot=opts.bootstrap,
+            seed=opts.boot_seed,
+            confidence=opts.confidence,
+        )
     )
     control = cast(pd.DataFrame, data.holdout)  # checked by gtcap
     attributions = pd.DataFrame(
@@ -277,6 +325,7 @@ def _gtcap_params(
     opts: _GtcapOptions,
     *,
     n_distinct: int,
+    n_queries: int,
 ) -> dict[str, Any]:
     """What a GTCAP result records: its columns, options, seeds and table sizes."""
     weighting = opts.weighting
@@ -301,10 +350,13 @@ def _gtcap_params(
         "n_synthetic": len(syn),
         "n_holdout": len(data.holdout),  # type: ignore[arg-type]
         "n_distinct_synthetic": n_distinct,
+        "max_queries": opts.max_queries,
+        "n_queries": n_queries,
         "interval": (
             "bootstrap over training and holdout records (release fixed)"
-            if weighting == "box_pooled"
+            if weighting == "box_pooled" and n_queries == n_distinct
             else "bootstrap over kept synthetic records (real tables fixed)"
+            + ("; includes the sample of attacked records" if n_queries < n_distinct else "")
         ),
     }
 

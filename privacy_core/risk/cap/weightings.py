@@ -53,19 +53,30 @@ class Attack:
 
 
 def attack_statistics(
-    U: Frame, frames: dict[str, Frame], weighting: str, radius: float, *, has_numeric: bool
+    U: Frame,
+    frames: dict[str, Frame],
+    weighting: str,
+    radius: float,
+    *,
+    has_numeric: bool,
+    release: Frame | None = None,
 ) -> Attack:
     """The attack of the distinct synthetic records ``U`` on the training (``real``) and
-    ``holdout`` records of ``frames``, in the chosen weighting."""
+    ``holdout`` records of ``frames``, in the chosen weighting. ``release``: every
+    distinct synthetic record, when ``U`` is a sample of them (a record's WEAP is read
+    against the whole release); ``U`` itself otherwise."""
+    release = U if release is None else release
     if weighting in ("box_pooled", "box_per_record"):
-        return _box_attack(U, frames, radius, pooled=weighting == "box_pooled")
-    return _triangular_attack(U, frames, radius, has_numeric=has_numeric)
+        return _box_attack(U, release, frames, radius, pooled=weighting == "box_pooled")
+    return _triangular_attack(U, release, frames, radius, has_numeric=has_numeric)
 
 
-def _box_attack(U: Frame, frames: dict[str, Frame], radius: float, *, pooled: bool) -> Attack:
+def _box_attack(
+    U: Frame, release: Frame, frames: dict[str, Frame], radius: float, *, pooled: bool
+) -> Attack:
     """Box matching: WEAP = 1 when every matching synthetic record shares the target; G
     pools the pairs (``pooled``) or averages the per-record TCAPs of eq. 7."""
-    stats_u = box_sums(U, U, radius)
+    stats_u = box_sums(U, release, radius)
     kept = stats_u["num"] == stats_u["den"]
     weap = stats_u["num"] / stats_u["den"]
     per: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -83,11 +94,11 @@ def _box_attack(U: Frame, frames: dict[str, Frame], radius: float, *, pooled: bo
 
 
 def _triangular_attack(
-    U: Frame, frames: dict[str, Frame], radius: float, *, has_numeric: bool
+    U: Frame, release: Frame, frames: dict[str, Frame], radius: float, *, has_numeric: bool
 ) -> Attack:
     """The reference code's WEAP filter and triangular weights (pooled counts when no
     column is numeric)."""
-    stats_u = pair_sums(U, U, weap_kernel(radius))
+    stats_u = pair_sums(U, release, weap_kernel(radius))
     kept = stats_u["n_tk"] == stats_u["n_k"]
     if has_numeric:
         kept &= (stats_u["c_k"] > 0) & (stats_u["c_tk"] >= stats_u["c_k"] - 1e-9)
