@@ -201,26 +201,34 @@ class _Context:
     seed: int
     options: dict[str, Mapping[str, Any]]
     threads: Mapping[str, int] | None = None  # the scheduling process's thread counts
+    # the scheduling process's neighbour-search backend (``--ray``): a worker process or a
+    # Ray task starts with the default context, so the task re-enters it
+    search: tuple[str, str | None] | None = None
 
 
 def _measure_task(name: str, ctx: _Context) -> scheduler.TaskOutcome:
-    """One measure as a scheduled task (module level: it is pickled to the workers)."""
+    """One measure as a scheduled task (module level: it is pickled to the workers), in
+    the scheduling process's neighbour-search backend."""
+    from .risk.neighbors import search_backend
+
     spec = get_measure(name)
-    return scheduler.run_task(
-        name,
-        lambda: _call(
-            spec,
-            ctx.real,
-            ctx.releases,
-            threat=ctx.threat,
-            holdout=ctx.holdout,
-            schema=ctx.schema,
-            seed=ctx.seed,
-            options=ctx.options.get(name, {}),
-            progress=None,
-        ),
-        threads=ctx.threads,
-    )
+    backend, address = ctx.search or ("local", None)
+    with search_backend(backend, address):
+        return scheduler.run_task(
+            name,
+            lambda: _call(
+                spec,
+                ctx.real,
+                ctx.releases,
+                threat=ctx.threat,
+                holdout=ctx.holdout,
+                schema=ctx.schema,
+                seed=ctx.seed,
+                options=ctx.options.get(name, {}),
+                progress=None,
+            ),
+            threads=ctx.threads,
+        )
 
 
 def _side_by_side(
@@ -238,7 +246,9 @@ def _side_by_side(
 
     labels = {s.name: s.label for s in specs}
     unique = list(dict.fromkeys(s.name for s in specs))
-    context = replace(context, threads=scheduler.thread_settings())
+    from .risk.neighbors import current_search_backend
+
+    context = replace(context, threads=scheduler.thread_settings(), search=current_search_backend())
     results: dict[str, MetricResult] = {}
     failures: dict[str, str] = {}
     errors_by_name: dict[str, PrivacyCoreError] = {}

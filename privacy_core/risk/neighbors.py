@@ -107,6 +107,13 @@ def search_backend(backend: str = "local", ray_address: str | None = None) -> It
         _backend.reset(token)
 
 
+def current_search_backend() -> tuple[str, str | None]:
+    """The (backend, Ray address) of the :func:`search_backend` block this code runs in:
+    a scheduler hands it to the tasks it starts, which do not inherit this process's
+    context (a worker process or a Ray task starts with the default)."""
+    return _backend.get()
+
+
 def _fingerprint(x: np.ndarray) -> bytes:
     h = hashlib.blake2b(repr(x.shape).encode(), digest_size=16)
     h.update(x.data.cast("B"))

@@ -187,3 +187,36 @@ def test_the_cli_refuses_zero_workers(files):
     )
     assert out.returncode == 2
     assert "n_jobs" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_scheduled_task_searches_where_the_review_was_told_to(monkeypatch):
+    """``--ray`` sets the neighbour-search backend in the scheduling process (a context
+    variable); a worker process or a Ray task starts without it, so the scheduler hands it
+    over and each task re-enters it. Catches a task that searches locally while the
+    review was sent to a cluster (issue 33)."""
+    from privacy_core import evaluation
+    from privacy_core.risk import neighbors
+
+    seen = []
+    monkeypatch.setattr(
+        evaluation, "_call", lambda *a, **k: seen.append(neighbors.current_search_backend())
+    )
+
+    def capture(names, task, *, context, **kwargs):
+        import contextvars
+
+        # the workers' side, here, each in an empty context as a fresh worker starts
+        yield from (contextvars.Context().run(task, n, context) for n in names)
+
+    monkeypatch.setattr(evaluation.scheduler, "run_measures", capture)
+    real, syn, _, threat = _inputs()
+    with neighbors.search_backend("ray", "10.0.0.1:6379"):
+        evaluation.evaluate(real, syn, measures=["ims", "dcr"], threat=threat, seed=1, n_jobs=2)
+    assert neighbors.current_search_backend() == ("local", None)  # outside the block
+    with neighbors.search_backend("local"):
+        # a task scheduled from a local review searches locally even in a process whose
+        # own context says otherwise
+        ctx = evaluation._Context(real, [syn], threat, None, None, 1, {}, search=("local", None))
+        with neighbors.search_backend("ray", "elsewhere"):
+            evaluation._measure_task("ims", ctx)
+    assert seen == [("ray", "10.0.0.1:6379")] * 2 + [("local", None)]
