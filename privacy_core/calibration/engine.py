@@ -212,7 +212,13 @@ def _canonical_table(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             schema = infer_schema(real)
+    raw = table.reset_index(drop=True)
     table = prepare_table(table, schema).reset_index(drop=True)
+    if threat.weights is not None and threat.weights in raw.columns:
+        # the schema leaves the sampling weights out of the analysis; the measures that
+        # read them (sdcMicro's F_k) take them from the training and holdout rows, so the
+        # pooled rows keep them beside the canonical columns
+        table[threat.weights] = raw[threat.weights].to_numpy()
     threat.validate(schema, table)
     return table, schema
 

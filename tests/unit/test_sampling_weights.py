@@ -310,3 +310,26 @@ def test_canonical_tables_of_the_marked_schema_refuse_only_the_weighted_measures
     )
     assert "ims" in review.results
     assert review.failures["individual_risk"].startswith("The weight column 'w' is not in")
+
+
+def test_a_calibration_on_the_apps_marked_schema_reads_the_weighted_measures():
+    """The Risk lab calibrates with the workspace's schema, which leaves the weight column
+    out of the analysis: the pooled real rows keep it beside the canonical columns, so
+    the weighted measures get their weights in every cell (catches a calibration whose
+    individual-risk cells all fail with "the weight column is not in the real table")."""
+    real = pd.concat([_survey(600, 1), _survey(600, 2)], ignore_index=True)
+    threat = pc.ThreatModel(["age", "sex"], ["dx"], weights="w")
+    schema = threat.analysis_schema(pc.infer_schema(real))
+    result = pc.calibrate(
+        real.iloc[:900],
+        holdout=real.iloc[900:],
+        threat=threat,
+        schema=schema,
+        measures=["individual_risk"],
+        levels=(0.0, 1.0),
+        ratios=(1.0,),
+        seed=3,
+    )
+    rows = result.rows
+    assert len(rows) and rows["value"].notna().all()
+    assert rows.loc[rows["level"] == 1.0, "value"].min() > 0.9  # a copy reads about 1
