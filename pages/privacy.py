@@ -183,6 +183,22 @@ results = cached_results(ws, chosen, params)
 small = len(ws.real.frame) * len(ws.releases) <= AUTO_RUN_MAX_CELLS
 
 
+# Each measure's card appears here as soon as its computation ends, before the next one
+# starts (issue 33); the full cards, with their controls, replace them below once all end.
+live = st.container()
+finished: list[str] = []
+
+
+def show_when_done(name: str, res: pc.MetricResult) -> None:
+    """The finished measure's headline and interval, in the order the measures end."""
+    if not finished:
+        live.caption("Finished so far (the full cards follow when every measure has ended):")
+    with live.container(border=True):
+        st.metric(MEASURES[name].label, f"{res.value:.3f}")
+        st.caption(card_text(name, res).interval)
+    finished.append(name)
+
+
 def run_with_stop(names: list[str]) -> dict[str, pc.MetricResult]:
     """Measures started by a click: minutes of work on a large table, so a way out. The
     click interrupts the run at the measure's next progress step; the measures finished
@@ -195,7 +211,7 @@ def run_with_stop(names: list[str]) -> dict[str, pc.MetricResult]:
         help="Ends the run during the measure being computed; the measures already "
         "finished are kept.",
     )
-    out = run_measures(ws, names, params)
+    out = run_measures(ws, names, params, on_result=show_when_done)
     stop_slot.empty()
     return out
 
@@ -204,7 +220,7 @@ def run_with_stop(names: list[str]) -> dict[str, pc.MetricResult]:
 stopped = bool(st.session_state.get("privacy_stop_running"))
 if any(n not in results for n in fast):
     if small:
-        results.update(run_measures(ws, fast, params))
+        results.update(run_measures(ws, fast, params, on_result=show_when_done))
     elif st.button("Run fast measures", type="primary"):
         results.update(run_with_stop(fast))
 if (
@@ -225,6 +241,7 @@ if stopped:
         + "The measures finished before the click are kept and shown below.",
         icon=":material/stop_circle:",
     )
+live.empty()  # every measure has ended: the full cards below take their place
 if not results:
     st.stop()
 

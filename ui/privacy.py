@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -161,9 +161,13 @@ def cached_results(
 
 
 def run_measures(
-    ws: Workspace, names: list[str], params: dict[str, Any]
+    ws: Workspace,
+    names: list[str],
+    params: dict[str, Any],
+    on_result: Callable[[str, pc.MetricResult], None] | None = None,
 ) -> dict[str, pc.MetricResult]:
-    """Compute the missing measures one by one (each cached on its own)."""
+    """Compute the missing measures one by one (each cached on its own); ``on_result(name,
+    result)`` as each ends, so the page can show its card before the next one starts."""
     out = cached_results(ws, names, params)
     embedded = [
         n
@@ -192,6 +196,8 @@ def run_measures(
         res = run_cached(_key(ws, n, params), f"{MEASURES[n].label}", compute)
         if res is not None:
             out[n] = res
+            if on_result is not None:
+                on_result(n, res)
     return out
 
 

@@ -103,3 +103,56 @@ def test_reference_reading_within_below_and_above_half():
     assert above.startswith("**This release discloses more than a fresh real sample would**")
     assert "0.123 above HALF (0.105 above the upper end" in above
     assert "38% of the way from a fresh sample to a copy" in above
+
+
+@pytest.mark.filterwarnings("ignore::privacy_core.UnseenCategoryWarning")
+def test_sdc_caption_counts_what_each_classic_found_disclosed_members_beside_holdout():
+    """On the worked example of tests/unit/test_sdc_classics.py (its tables, copied):
+    k-anonymity singles out t4 of the three rare training records and none of the three
+    holdout ones; l-diversity pins t4 of two and none of two. A caption that counted
+    reproductions (not hits) would say 2 of 3 and 2 of 3 holdout ones."""
+    import privacy_core as pc
+
+    train = pd.DataFrame({"sex": list("FFFMMF"), "region": list("NNNNSS"), "dx": list("abaabc")})
+    hold = pd.DataFrame({"sex": list("MMFF"), "region": list("NEEN"), "dx": list("baca")})
+    release = pd.DataFrame(
+        {"sex": list("MMMMMMMF"), "region": list("NNNSEEEN"), "dx": list("aaabbbba")}
+    )
+    threat = pc.ThreatModel(["sex", "region"], ["dx"])
+
+    k_res = pc.k_anonymity(train, release, threat=threat, holdout=hold)
+    text = sdc_caption("k_anonymity", k_res)
+    assert "1 of the 3 training records violating 3-anonymity are singled out" in text
+    assert "0 of the 3 holdout ones" in text and text.startswith("The real table's global")
+    l_res = pc.l_diversity(train, release, threat=threat, holdout=hold)
+    assert "1 of the 2 training records in key groups that are not 2-diverse" in sdc_caption(
+        "l_diversity", l_res
+    )
+    # the two older measures keep their counts of reproduced rare keys
+    old = sdc_caption("reproduced_uniques", pc.reproduced_uniques(train, release, threat=threat))
+    assert "rare training records' keys" in old and "holdout" not in old
+
+
+def test_each_measures_card_is_handed_over_as_soon_as_it_ends(monkeypatch):
+    """The Privacy page shows a measure's card when its computation ends, before the next
+    starts (issue 33): run_measures hands each result to ``on_result`` between the
+    computations. Catches results handed over only after the whole loop (the page would
+    stay blank until every measure had ended)."""
+    import ui.privacy as privacy
+    from ui.demo import builtin_workspace
+
+    ws = builtin_workspace("health", n=300, kappa=1.0, seed=0)
+    events: list[str] = []
+
+    def run_now(key, label, compute):
+        events.append(f"start {label}")
+        return compute(lambda *_: None)
+
+    monkeypatch.setattr(privacy, "run_cached", run_now)
+    monkeypatch.setattr(privacy, "cached_result", lambda key: None)
+    params = {**privacy.privacy_params(ws), "seed": 0}
+    names = ["ims", "dcr"]
+    out = privacy.run_measures(ws, names, params, on_result=lambda n, r: events.append(f"done {n}"))
+    labels = [privacy.MEASURES[n].label for n in names]
+    assert events == [f"start {labels[0]}", "done ims", f"start {labels[1]}", "done dcr"]
+    assert set(out) == set(names)
