@@ -42,7 +42,7 @@ if needs_sign_in():  # a shared server with sign-in shows nothing else before it
     st.navigation([st.Page(sign_in_page, title="Sign in", icon=":material/login:")]).run()
     st.stop()
 
-PAGES: dict[str, list] = {"Review": [], "Risk": [], "Utility": []}
+PAGES: dict[str, list] = {"Review": [], "Risk": [], "Utility": [], "Help": []}
 BY_FILE: dict[str, st.Page] = {}
 
 
@@ -64,6 +64,8 @@ page(
     "Utility", "pages/fidelity.py", "Fidelity & utility", ":material/insights:", url_path="fidelity"
 )
 page("Utility", "pages/map.py", "Risk–utility map", ":material/scatter_plot:", url_path="map")
+# last: the terms the other pages link to (ui.glossary.GLOSSARY_URL_PATH is its address)
+page("Help", "pages/glossary.py", "Glossary", ":material/menu_book:", url_path="glossary")
 
 navigation = st.navigation(PAGES)
 st.session_state[NAVIGATION_RAN] = True

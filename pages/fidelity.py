@@ -4,6 +4,7 @@ import streamlit as st
 
 import privacy_core.plots as plots
 from privacy_core import EVALUATOR_LABELS, EVALUATORS, WassersteinResult, measure_label
+from ui.details import details
 from ui.fidelity import (
     ALL_RELEASES,
     METRIC_READINGS,
@@ -21,20 +22,24 @@ from ui.fidelity import (
     scope_releases,
     worst_marginals,
 )
+from ui.glossary import measure_link, term_link
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
-from ui.widgets import candidate_picker, error_slot, explanation, fmt_ci
+from ui.widgets import candidate_picker, error_slot, fmt_ci
 
 PAIR_MAP_MAX_COLUMNS = 40  # columns drawn in the pair heatmap (1,600 cells)
-
-st.title("Fidelity & utility")
-st.caption(
+HEADLINE = ("wasserstein", "mla", "query_error", "discriminator")
+INTRO = (
     "Does the release look like the real data, and is it as useful? Distances between "
     "real and synthetic marginals, models trained on the release, counting queries, and a "
     "classifier that tries to tell real from synthetic — each next to two references: "
     "HALF (a second sample of real data: the best to expect) and HISTOGRAM (independent "
     "columns: the floor a useful generator must beat)."
 )
+
+# The page leads with the four numbers and one sentence (issue 34): the settings and the
+# releases evaluated come after them, the longer explanations in expanders.
+st.title("Fidelity & utility")
 
 full = require_workspace()
 if not full.releases:
@@ -45,7 +50,15 @@ ws = candidate_picker(full)  # one candidate's releases; settings are committed 
 
 # ------------------------------------------------------------------ controls
 params = fidelity_params(ws)
-with st.expander("Settings (recomputes the measures they affect)", expanded=False):
+
+
+def settings_form() -> None:
+    """Rows, evaluators, bootstrap and seed: a form that recomputes on Apply."""
+    with st.expander("Settings (recomputes the measures they affect)", expanded=False):
+        settings_fields()
+
+
+def settings_fields() -> None:
     with st.form("fidelity_form"):
         c1, c2, c3, c4 = st.columns(4)
         max_rows = c1.number_input(
@@ -89,21 +102,32 @@ with st.expander("Settings (recomputes the measures they affect)", expanded=Fals
             if commit(full.with_settings(fidelity=new), control="fidelity_settings"):
                 st.rerun()
 
+
 scopes = ([ALL_RELEASES] if len(ws.releases) > 1 else []) + list(range(len(ws.releases)))
 keep_choice("fid_scope", scopes, scopes[0])
-scope = st.selectbox(
-    "Evaluate",
-    scopes,
-    key="fid_scope",
-    on_change=remember,
-    args=("fid_scope",),
-    format_func=lambda s: scope_label(ws, s),
-    help="Several releases of one generator are replicates: every measure is averaged over "
-    "them and the interval reflects their spread. Or pick one release.",
-)
+scope = st.session_state["fid_scope"]  # its selectbox is drawn below the numbers
 idx = scope_releases(ws, scope)
 
+
+def controls() -> None:
+    """The settings and the releases evaluated, under the numbers they set."""
+    settings_form()
+    st.selectbox(
+        "Evaluate",
+        scopes,
+        key="fid_scope",
+        on_change=remember,
+        args=("fid_scope",),
+        format_func=lambda s: scope_label(ws, s),
+        help="Several releases of one generator are replicates: every measure is averaged "
+        "over them and the interval reflects their spread. Or pick one release. "
+        + term_link("replicate", "Glossary: replicate."),
+    )
+
+
 view = fidelity_view(ws, params, idx)
+# the numbers lead: drawn into this slot once computed, above the computation's progress
+lead = st.container()
 with_refs = references_with_results(ws)
 missing_results = [m for m in view.missing if m.startswith("release:")]
 if missing_results or (with_refs and view.missing):
@@ -128,12 +152,45 @@ for label, message in view.failed.items():
         "seed, to try again.)",
         icon=":material/warning:",
     )
-for note in view.notes:
-    st.warning(note)
 results, baselines = view.results, view.baselines
 if not results:
-    explanation("fidelity")
+    controls()
+    details(INTRO, topic="fidelity", terms=("HALF", "HISTOGRAM"))
     st.stop()
+# ------------------------------------------------------------------ headline
+cols = lead.columns(4)
+for col, metric in zip(cols, HEADLINE, strict=True):
+    res = results.get(metric)
+    if res is None:
+        if metric == "mla" and not can_mla(ws):
+            col.metric(measure_label(metric), "—", help="Needs a holdout of real rows.")
+            col.caption("Load a holdout (real rows the generator never saw) to compute it.")
+        continue
+    col.metric(
+        measure_label(metric),
+        f"{res.value:.3f}",
+        help=METRIC_READINGS[metric] + ". " + measure_link(metric, "Glossary."),
+    )
+    if res.ci is not None:
+        col.caption(fmt_ci(res.ci))
+    elif metric == "wasserstein":
+        col.caption("No interval for one release: the interval is over replicates.")
+    col.caption(METRIC_READINGS[metric])
+    ref = reference_caption(metric, baselines)
+    if ref:
+        col.caption(ref)
+lead.caption(
+    "How close the release is to the real data and how useful, each against "
+    f"{term_link('HALF')} (the best to expect) and {term_link('HISTOGRAM')} (the floor)."
+    + (
+        f" Averaged over {len(idx)} releases treated as replicates of one generator."
+        if len(idx) > 1
+        else ""
+    )
+)
+for note in view.notes:  # what qualifies the numbers, right under them
+    lead.warning(note)
+controls()
 if not with_refs and any(m.startswith("baseline:") for m in view.missing):
     st.info(
         f"With {len(ws.real.frame.columns):,} columns the HALF / HISTOGRAM references "
@@ -143,30 +200,7 @@ if not with_refs and any(m.startswith("baseline:") for m in view.missing):
     )
     if st.button("Compute the references", icon=":material/play_arrow:"):
         fidelity_run(ws, params, idx, references=True)
-        view = fidelity_view(ws, params, idx)
-        results, baselines = view.results, view.baselines
-
-# ------------------------------------------------------------------ headline
-st.subheader("Headline")
-cols = st.columns(4)
-for col, metric in zip(cols, ("wasserstein", "mla", "query_error", "discriminator"), strict=True):
-    res = results.get(metric)
-    if res is None:
-        if metric == "mla" and not can_mla(ws):
-            col.metric(measure_label(metric), "—", help="Needs a holdout of real rows.")
-            col.caption("Load a holdout (real rows the generator never saw) to compute it.")
-        continue
-    col.metric(measure_label(metric), f"{res.value:.3f}", help=METRIC_READINGS[metric])
-    if res.ci is not None:
-        col.caption(fmt_ci(res.ci))
-    elif metric == "wasserstein":
-        col.caption("No interval for one release: the interval is over replicates.")
-    col.caption(METRIC_READINGS[metric])
-    ref = reference_caption(metric, baselines)
-    if ref:
-        col.caption(ref)
-if len(idx) > 1:
-    st.caption(f"Averaged over {len(idx)} releases treated as replicates of one generator.")
+        st.rerun()  # the numbers above then show the references too
 
 with st.container(border=True):
     st.markdown("**Against the references** — whiskers are 95% intervals")
@@ -179,10 +213,11 @@ with st.container(border=True):
         ),
         width="stretch",
     )
-    st.caption(
+    details(
         "HALF and HISTOGRAM compare two halves of the real table (n/2 rows each): "
         "they carry more sampling noise than the release, which is compared with the "
-        "whole table. On small tables read them as approximate."
+        "whole table. On small tables read them as approximate.",
+        terms=("HALF", "HISTOGRAM", "95% CI"),
     )
 
 # ------------------------------------------------------------------ details
@@ -321,4 +356,4 @@ with tabs[3]:
         )
         st.plotly_chart(plots.discriminator_importance(dres), width="stretch")
 
-explanation("fidelity")
+details(INTRO, topic="fidelity", terms=("HALF", "HISTOGRAM", "replicate"))

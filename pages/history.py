@@ -7,15 +7,19 @@ import streamlit as st
 
 import privacy_core as pc
 from privacy_core import MEASURES
+from ui.details import details
+from ui.glossary import term_link
 from ui.history import compare, get_review, history_exists, list_reviews, share, shared_with
 from ui.identity import current_reviewer
 from ui.runner import guarded
 from ui.scorecard import draw_stored_checklist, draw_stored_scorecard
 from ui.widgets import escape_markdown
 
+# The numbers lead (issue 34): how many reviews, the latest and its decision; what is
+# stored and why sits in the expander at the end.
 st.title("Review history")
 me = current_reviewer()
-st.caption(
+HISTORY_TEXT = (
     "Reviews saved from *Review & report* (or with `report --db`): aggregates only — "
     "fingerprints of the data, the threat model, every parameter and seed, the "
     "results, the checklist and the decision. Open one read-only, or compare two to "
@@ -33,6 +37,7 @@ if not history_exists():
         icon=":material/history:",
     )
     st.page_link("pages/report.py", label="Go to Review & report", icon=":material/description:")
+    details(HISTORY_TEXT, terms=("fingerprint",))
     st.stop()
 
 reviews = guarded(list_reviews)
@@ -44,7 +49,18 @@ if not reviews:
         + (", or ask a colleague to share one with you." if me is not None else "."),
         icon=":material/history:",
     )
+    details(HISTORY_TEXT, terms=("fingerprint",))
     st.stop()
+
+latest = reviews[-1]
+h1, h2, h3 = st.columns(3)
+h1.metric("Reviews you can open", len(reviews))
+h2.metric("Latest review", f"#{latest.id}", help=f"Saved {latest.created.replace('T', ' ')[:19]}.")
+h3.metric("Its decision", latest.decision or "undecided")
+st.caption(
+    "Stored aggregates only, with each table's "
+    f"{term_link('fingerprint')}: open one read-only, or compare two."
+)
 
 
 def _short(fp: str) -> str:
@@ -214,3 +230,5 @@ with diff:
                 "*moved*: the two 95% intervals do not overlap (a number without an "
                 "interval moves with any change)."
             )
+
+details(HISTORY_TEXT, terms=("fingerprint", "threat model"))

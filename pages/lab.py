@@ -33,6 +33,8 @@ from ui.calibration import (
     expected_rows,
     remember_calibration,
 )
+from ui.details import details
+from ui.glossary import term_link
 from ui.lab import (
     LAB_DEFAULTS,
     LAB_SPACES,
@@ -54,22 +56,27 @@ from ui.lab import (
 )
 from ui.runner import guarded
 from ui.state import commit, keep, kept, remember, require_workspace, set_error
-from ui.widgets import error_slot, explanation, stop_button
+from ui.widgets import error_slot, stop_button
 
+# One sentence under the title, the numbers first under each view's heading (issue 34);
+# the longer explanations close each view in the "what this measures" expander.
 st.title("Risk lab — does each measure see the risk we insert?")
 st.caption(
-    "Make releases whose privacy risk is known — copy a share of the training records, "
-    "overfit a neural generator, or vary a DP budget — and watch how every measure "
-    "responds. A measure you can trust rises with the inserted risk; one that stays flat "
-    "cannot see it."
+    "A measure you can trust rises with the risk we insert "
+    f"({term_link('f_l', 'copied records')}, {term_link('f_o', 'overfitting')}, a "
+    f"{term_link('DP', 'DP budget')}); one that stays flat cannot see it."
 )
 
 ws = require_workspace()
 real = lab_real(ws)
-st.caption(
+LAB_INTRO = (
+    "Make releases whose privacy risk is known — copy a share of the training records, "
+    "overfit a neural generator, or vary a DP budget — and watch how every measure "
+    "responds. A measure you can trust rises with the inserted risk; one that stays flat "
+    "cannot see it.",
     f"The lab splits the {len(real):,} real records of the workspace (training and "
     "holdout pooled) into its own training, control and release parts for every "
-    "replicate; your synthetic releases are not used here."
+    "replicate; your synthetic releases are not used here.",
 )
 
 VIEW_LABELS = {**RISK_MODEL_LABELS, VIEW: "Calibration of the measures"}
@@ -91,7 +98,7 @@ if model is None:  # a click on the selected segment clears it: keep the previou
 # ================================================================== calibration view
 if model == VIEW:
     st.subheader("Calibration — what do 0 and 1 mean for each measure on this data?")
-    st.markdown(
+    CALIBRATION_TEXT = (
         "A reviewer reads every measure as *0 = this release leaks nothing, 1 = it leaks "
         "everything*. The calibration checks that reading on your own data and threat "
         "model. It builds **leaky reference releases** from your real rows: a share f_l "
@@ -108,6 +115,9 @@ if model == VIEW:
         "marked **uncalibrated on this data**, with the reason, here and on its Privacy "
         "page card."
     )
+    CALIBRATION_TERMS = ("floor", "f_l", "calibration contract", "holdout")
+    # the numbers lead under the heading once a run has given them (filled below)
+    cal_lead = st.container()
     cal = calibration_settings(ws)
     with st.expander("Calibration settings", expanded=False):
         with st.form("cal_form"):
@@ -215,7 +225,11 @@ if model == VIEW:
             "The default (every privacy measure × 5 leak fractions × 3 ratios on at "
             "most 500 training rows) takes 40-60 s on the demo data (two cores)."
         )
-        explanation("calibration")
+        st.caption(
+            f"Each measure's {term_link('floor')} on unseen rows and ceiling on a full "
+            "copy, on your data."
+        )
+        details(CALIBRATION_TEXT, *LAB_INTRO, topic="calibration", terms=CALIBRATION_TERMS)
         st.stop()
     remember_calibration(ws, calibration)
     if calibration.stopped:
@@ -226,9 +240,11 @@ if model == VIEW:
             icon=":material/stop_circle:",
         )
     table = calibration_table(calibration)
-    m1, m2, m3 = st.columns(3)
+    m1, m2, m3 = cal_lead.columns(3)
     m1.metric(
-        "Calibrated on this data", f"{table['status'].str.startswith('✓').sum()} of {len(table)}"
+        "Calibrated on this data",
+        f"{table['status'].str.startswith('✓').sum()} of {len(table)}",
+        help=term_link("calibration contract", "Glossary: the calibration contract."),
     )
     m2.metric("Uncalibrated on this data", int(table["status"].str.startswith("✗").sum()))
     if calibration.stopped:
@@ -240,6 +256,10 @@ if model == VIEW:
             help="Training rows of the split; the pool of unseen rows is as large and "
             "the holdout is 1/r of it.",
         )
+    cal_lead.caption(
+        f"A measure is calibrated when its {term_link('floor')} on unseen rows is near 0, "
+        "its ceiling on a full copy near 1, and the holdout's size does not move it."
+    )
     st.subheader("How each measure responds to copied records")
     st.plotly_chart(calibration_figure(calibration), width="stretch", key="cal_figure")
     st.caption(
@@ -329,7 +349,7 @@ if model == VIEW:
         icon=":material/download:",
         on_click="ignore",
     )
-    explanation("calibration")
+    details(CALIBRATION_TEXT, *LAB_INTRO, topic="calibration", terms=CALIBRATION_TERMS)
     st.stop()
 
 # ================================================================== risk-model sweeps
@@ -556,7 +576,7 @@ if result is None:
         "you like.",
         icon=":material/science:",
     )
-    explanation("lab")
+    details(*LAB_INTRO, topic="lab", terms=("f_l", "f_o", "DP", "canary record", "LOF"))
     st.stop()
 
 if result.stopped:
@@ -584,7 +604,8 @@ with tabs[0]:
         "overfit": "Risk panels: a measure that sees memorisation rises with f_o.",
         "dp": "Risk panels: a measure that sees the weaker guarantee rises with ε.",
     }[model]
-    st.caption(
+    st.caption(reading)
+    details(
         f"One panel per group of measures, each on its own axis; band = 95% interval over "
         f"replicates. {reading} Similarity indicators are no disclosure evidence on their "
         "own. The utility & fidelity panel is not a risk: query error 0 and discriminator "
@@ -595,7 +616,8 @@ with tabs[0]:
             "training records (dashed)."
             if int(settings["canaries"])
             else ""
-        )
+        ),
+        terms=("similarity indicators", "canary record", "95% CI"),
     )
     shown = guarded(partial(responses_table, result))
     if shown is not None and len(shown):
@@ -676,4 +698,4 @@ with tabs[-1]:
         on_click="ignore",
     )
 
-explanation("lab")
+details(*LAB_INTRO, topic="lab", terms=("f_l", "f_o", "DP", "canary record", "LOF"))

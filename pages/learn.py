@@ -13,6 +13,8 @@ from privacy_core.plots import (
     rapid_tau_figure,
     similarity_figure,
 )
+from ui.details import details, first_sentence
+from ui.glossary import measure_link, term_link
 from ui.learn import (
     DEFAULTS,
     KAPPA_OPTIONS,
@@ -20,6 +22,7 @@ from ui.learn import (
     READING_LABELS,
     SCENARIO_INTROS,
     SCENARIO_LABELS,
+    SCENARIO_TERMS,
     STEPS,
     UTILITY_OPTIONS,
     WORKSHOP_SECONDS,
@@ -45,8 +48,8 @@ require_workspace()
 
 st.title("Learn — guided scenarios")
 st.caption(
-    "Four short experiments on simulated health data, each a few steps with one "
-    "control and one explanation. Your loaded data are not used or changed here."
+    "Four short experiments on simulated health data, a few steps each; your loaded data "
+    "are not used or changed here."
 )
 
 scenario = current_scenario()
@@ -64,7 +67,8 @@ st.segmented_control(
 steps = STEPS[scenario]
 index = step(scenario)
 st.subheader(SCENARIO_LABELS[scenario])
-st.markdown(SCENARIO_INTROS[scenario])
+# the scenario's introduction one click away: a class starts from the step's number
+details(SCENARIO_INTROS[scenario], label="About this scenario", terms=SCENARIO_TERMS[scenario])
 note = (
     "quick size (small data)"
     if run_size() == "quick"
@@ -109,7 +113,14 @@ st.markdown(f"#### {index + 1}. {steps[index].title}")
 
 
 def explain() -> None:
-    st.info(steps[index].text, icon=":material/school:")
+    """The step's first sentence where it is called; the whole explanation closes the
+    page (:func:`explain_fully`)."""
+    st.caption(first_sentence(steps[index].text))
+
+
+def explain_fully() -> None:
+    with st.expander("This step explained", icon=":material/school:"):
+        st.info(steps[index].text, icon=":material/school:")
 
 
 def metric_row(rows, names) -> None:
@@ -121,7 +132,8 @@ def metric_row(rows, names) -> None:
         col.metric(
             measure_label(name),
             f"{r['value']:.3f}",
-            help=f"interval {fmt_ci((r['ci_low'], r['ci_high']))}",
+            help=f"interval {fmt_ci((r['ci_low'], r['ci_high']))}. "
+            + measure_link(name, "Glossary."),
         )
 
 
@@ -160,7 +172,8 @@ if scenario == "dependency":
             c1.metric(
                 "RAPID (share of records at risk)",
                 f"{at['rapid']:.3f}",
-                help=f"interval {fmt_ci((at['ci_low'], at['ci_high']))}",
+                help=f"interval {fmt_ci((at['ci_low'], at['ci_high']))}. "
+                + term_link("RAPID", "Glossary."),
             )
             c2.metric("Attacker accuracy on the real records", f"{at['accuracy']:.3f}")
             st.caption(
@@ -308,7 +321,8 @@ elif scenario == "similarity":
                 col.metric(
                     measure_label(name),
                     f"{row['value']:.3f}",
-                    help=f"interval {fmt_ci((row['ci_low'], row['ci_high']))}",
+                    help=f"interval {fmt_ci((row['ci_low'], row['ci_high']))}. "
+                    + measure_link(name, "Glossary."),
                 )
             if index == 1:
                 st.caption("The copied records (simulated people), first rows:")
@@ -391,3 +405,5 @@ else:
                 width="stretch",
                 key="learn_dp_map",
             )
+
+explain_fully()

@@ -4,9 +4,11 @@ import streamlit as st
 
 import privacy_core.plots as plots
 from privacy_core import MEASURES, measure_goal, measure_label
+from ui.details import details
 from ui.fidelity import (
     keep_choice,
 )
+from ui.glossary import measure_link, term_link
 from ui.map import (
     CART_LEAF_CHOICES,
     LEAKY_LEVEL_CHOICES,
@@ -32,15 +34,18 @@ from ui.map import (
 )
 from ui.report import add_release_from_map
 from ui.state import commit, remember, require_workspace, set_widget
-from ui.widgets import error_slot, explanation, fmt_ci
+from ui.widgets import error_slot, fmt_ci
 
-st.title("Risk–utility map")
-st.caption(
+INTRO = (
     "Several candidate releases on one plane: privacy risk across, fidelity or utility loss "
     "up. The loaded releases, releases generated here at several settings, and three "
     "references — HALF (half of the real rows), HISTOGRAM (independent columns) and SELF "
     "(the real table itself). Click a point for its details."
 )
+
+# The page leads with the loaded release's two numbers and one sentence, then the map
+# (issue 34); the axes and the candidates are chosen under it.
+st.title("Risk–utility map")
 
 ws = require_workspace()
 params = map_params(ws)
@@ -48,7 +53,15 @@ seed = int(params["seed"])
 
 # ------------------------------------------------------------------ candidates
 leaky = leaky_available(ws)
-with st.expander("Candidates", expanded=False):
+
+
+def candidates_form() -> None:
+    """Which releases, generator settings and references the map shows."""
+    with st.expander("Candidates", expanded=False):
+        candidates_fields()
+
+
+def candidates_fields() -> None:
     with st.form("map_form"):
         c1, c2, c3 = st.columns([2, 2, 1])
         use_ws = c1.checkbox(
@@ -93,53 +106,64 @@ with st.expander("Candidates", expanded=False):
         if commit(ws.with_settings(map=new), control="map_settings"):
             st.rerun()
 
+
 candidates = map_candidates(ws, params)
 if not candidates:
     st.warning(
         "No candidate: include the loaded releases or choose generator settings under *Candidates*."
     )
+    candidates_form()
     st.stop()
 
 # ------------------------------------------------------------------ axes
 risks, utilities = risk_measures(ws), utility_measures(ws)
-a1, a2 = st.columns(2)
 keep_choice("map_risk", risks, risks[0])
-risk = a1.selectbox(
-    "Risk axis (x)",
-    risks,
-    key="map_risk",
-    on_change=remember,
-    args=("map_risk",),
-    format_func=risk_option_label,
-    help="Disclosure measures first. DCR, IMS and the k-NN variants report "
-    "how close synthetic rows are to real ones: a similarity "
-    "indicator, not evidence of disclosure (consensus R3).",
-)
 keep_choice("map_utility", utilities, utilities[0])
-utility = a2.selectbox(
-    "Fidelity / utility axis (y)",
-    utilities,
-    key="map_utility",
-    on_change=remember,
-    args=("map_utility",),
-    format_func=measure_label,
-)
-notes = [MAP_OPTION_NOTES[m] for m in (risk, utility) if m in MAP_OPTION_NOTES]
-st.caption(
-    "Fast settings for a live map: "
-    + "; ".join(notes or ["the measures' defaults"])
-    + ". Each (release, measure) result is kept, so changing an axis computes only the "
-    "new column."
-)
+# the widgets' values, read before the numbers and the map (the widgets come under them)
+risk, utility = st.session_state["map_risk"], st.session_state["map_utility"]
 
-if MEASURES[risk].indicator:
-    st.warning(
-        f"{measure_label(risk)} is a similarity indicator, not a disclosure measure "
-        "(consensus R3): closeness to real rows does not show that anyone's data is "
-        "revealed. Read the map's risk with a disclosure measure such as RAPID.",
-        icon=":material/info:",
+
+def axes() -> None:
+    """The two axes' measures, the fast settings they use, and the R3 warning."""
+    a1, a2 = st.columns(2)
+    a1.selectbox(
+        "Risk axis (x)",
+        risks,
+        key="map_risk",
+        on_change=remember,
+        args=("map_risk",),
+        format_func=risk_option_label,
+        help="Disclosure measures first. DCR, IMS and the k-NN variants report "
+        "how close synthetic rows are to real ones: a similarity "
+        "indicator, not evidence of disclosure (consensus R3). "
+        + term_link("similarity indicators", "Glossary."),
     )
+    a2.selectbox(
+        "Fidelity / utility axis (y)",
+        utilities,
+        key="map_utility",
+        on_change=remember,
+        args=("map_utility",),
+        format_func=measure_label,
+    )
+    notes = [MAP_OPTION_NOTES[m] for m in (risk, utility) if m in MAP_OPTION_NOTES]
+    st.caption(
+        "Fast settings for a live map: "
+        + "; ".join(notes or ["the measures' defaults"])
+        + ". Each (release, measure) result is kept, so changing an axis computes only the "
+        "new column."
+    )
+    if MEASURES[risk].indicator:
+        st.warning(
+            f"{measure_label(risk)} is a similarity indicator, not a disclosure measure "
+            "(consensus R3): closeness to real rows does not show that anyone's data is "
+            "revealed. Read the map's risk with a disclosure measure such as RAPID.",
+            icon=":material/info:",
+        )
 
+
+# the numbers lead: drawn into this slot once computed, above the computation's progress
+lead_slot = st.container()
 missing = map_missing(ws, candidates, (risk, utility), seed)
 if missing:
     if map_should_autorun(ws) or st.button(
@@ -158,6 +182,32 @@ if missing:
 
 cells = map_cells(ws, candidates, (risk, utility), seed)
 by_id = {c.id: c for c in candidates}
+
+
+def lead() -> None:
+    """The loaded release's reading on both axes (the cells its point is drawn from),
+    the number of candidates, and one sentence."""
+    loaded = next((c for c in candidates if c.in_workspace), None)
+    cols = st.columns(3)
+    for col, measure in zip(cols, (risk, utility), strict=False):
+        if loaded is None or (res := map_results(cells[measure]).get(loaded.id)) is None:
+            continue
+        col.metric(
+            measure_label(measure),
+            f"{res.value:.3f}",
+            help=axis_title(measure) + ". " + measure_link(measure, "Glossary."),
+        )
+        col.caption(f"{loaded.label} · " + (fmt_ci(res.ci) or "no interval on one release"))
+    cols[2].metric("Candidates on the map", len(candidates))
+    st.caption(
+        "Each point is a candidate release: risk across, loss up; "
+        f"{term_link('HALF')}, {term_link('HISTOGRAM')} and {term_link('SELF')} frame them. "
+        "Click a point for its details."
+    )
+
+
+with lead_slot:
+    lead()
 
 # a click on the chart selects the candidate shown below (remembered across reruns)
 clicked = plots.selected_candidate(st.session_state.get("map_chart"))
@@ -180,6 +230,8 @@ fig = plots.risk_utility_map(
     short_labels={c.id: c.short for c in candidates},
 )
 st.plotly_chart(fig, key="map_chart", on_select="rerun", selection_mode="points", width="stretch")
+axes()
+candidates_form()
 
 failures = map_failures(cells, candidates)
 if failures:
@@ -278,4 +330,4 @@ with st.expander("All points (table)"):
         width="stretch",
     )
 
-explanation("map")
+details(INTRO, topic="map", terms=("HALF", "HISTOGRAM", "similarity indicators", "R3"))

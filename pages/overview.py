@@ -4,6 +4,7 @@ import streamlit as st
 
 import privacy_core as pc
 import privacy_core.plots as plots
+from ui.details import details
 from ui.evaluations import (
     REFERENCES_AUTO_RUN_MAX_CELLS,
     rapid_at_page_settings,
@@ -13,6 +14,7 @@ from ui.evaluations import (
     rapid_run,
     rapid_should_autorun,
 )
+from ui.glossary import term_link
 from ui.report import session_references
 from ui.runner import collected_notes, guarded
 from ui.scorecard import (
@@ -28,27 +30,31 @@ from ui.scorecard import (
 )
 from ui.state import require_workspace
 
+# The page leads with the numbers and one sentence (issue 34); the longer explanations
+# sit in the expander at the end and behind the glossary links.
 st.title("Synthetic data privacy review")
-st.markdown(
-    "Load a real table and one or more synthetic versions of it, say which columns an "
-    "attacker would know (**quasi-identifiers**) and which are **sensitive**, and see — "
-    "record by record — how much the release leaks. Everything runs in this browser "
-    "session; nothing is uploaded anywhere else."
-)
 
 ws = require_workspace()
-if ws.dataset != "upload":
-    st.info(
-        f"You are looking at the built-in demo: **{ws.real.name}** with "
-        f"**{ws.releases[0].name if ws.releases else 'no release'}**. Load your own data on "
-        "the *Data & threat model* page."
-    )
-
 c1, c2, c3 = st.columns(3)
 c1.metric("Real records", f"{len(ws.real.frame):,}")
 c2.metric("Synthetic releases", len(ws.releases))
 c3.metric(
-    "Quasi-identifiers → sensitive", f"{len(ws.quasi_identifiers)} → {', '.join(ws.sensitive)}"
+    "Quasi-identifiers → sensitive",
+    f"{len(ws.quasi_identifiers)} → {', '.join(ws.sensitive)}",
+    help="The threat model: the columns an attacker would know and the one they want to "
+    "learn. Set it on the Data & threat model page.",
+)
+st.caption(
+    (
+        f"The built-in demo: **{ws.real.name}** with "
+        f"**{ws.releases[0].name if ws.releases else 'no release'}**; load your own data on "
+        "the *Data & threat model* page. "
+        if ws.dataset != "upload"
+        else ""
+    )
+    + "How much each release reveals of a person's "
+    f"{term_link('sensitive attribute', 'sensitive value')} to someone who knows their "
+    f"{term_link('quasi-identifier', 'quasi-identifiers')}, record by record."
 )
 
 
@@ -73,12 +79,9 @@ def draw_scorecards(ws) -> None:
     st.subheader("Verdict")
     draw_verdicts(candidate_verdicts(by_candidate))
     st.caption(
-        "Each disclosure measure is read from its interval: below the lines (its upper "
-        "bound under the amber line), over a line (its lower bound over it), "
-        "inconclusive (the interval crosses the amber line) or uninformative on this "
-        "data (listed, never counted). Similarity indicators, fidelity and utility "
-        "never decide it. The same verdict is in every export and in `review`'s exit "
-        "status."
+        f"Each disclosure measure's {term_link('reading')} against its "
+        f"{term_link('amber and red lines')}; the same {term_link('verdict')} is in every "
+        "export."
     )
     st.subheader("Scorecard")
     if missing:
@@ -156,4 +159,16 @@ st.page_link(
     "pages/data.py",
     label="Load your data, generate releases, set the threat model",
     icon=":material/table_view:",
+)
+details(
+    "Load a real table and one or more synthetic versions of it, say which columns an "
+    "attacker would know (**quasi-identifiers**) and which are **sensitive**, and see — "
+    "record by record — how much the release leaks. Everything runs in this browser "
+    "session; nothing is uploaded anywhere else.",
+    "**The verdict.** Each disclosure measure is read from its interval: below the lines "
+    "(its upper bound under the amber line), over a line (its lower bound over it), "
+    "inconclusive (the interval crosses the amber line) or uninformative on this data "
+    "(listed, never counted). Similarity indicators, fidelity and utility never decide "
+    "it. The same verdict is in every export and in `review`'s exit status.",
+    terms=("verdict", "reading", "HALF", "R1", "holdout", "candidate"),
 )

@@ -5,6 +5,7 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core import safe_csv
+from ui.details import details
 from ui.evaluations import (
     REFERENCES_AUTO_RUN_MAX_CELLS,
     rapid_cached,
@@ -16,24 +17,21 @@ from ui.evaluations import (
     rapid_should_autorun,
     reference_reading,
 )
+from ui.glossary import glossary_links, term_link
 from ui.rapid_breakdowns import detail_tabs
 from ui.runner import guarded
 from ui.state import commit, keep, remember, require_workspace
 from ui.widgets import (
     candidate_picker,
     error_slot,
-    explanation,
     fmt_ci,
     paint_now,
     stop_button,
 )
 
+# The page leads with the headline numbers and one sentence (issue 34): the attack and
+# score settings come after the results; the longer explanations sit in expanders.
 st.title("RAPID — attribute inference risk")
-st.caption(
-    "Could an attacker who knows a person's quasi-identifiers learn their sensitive "
-    "attribute from the synthetic data? RAPID trains attackers on the release and scores "
-    "every real record."
-)
 
 full = require_workspace()
 if not full.releases:
@@ -43,7 +41,15 @@ if not full.releases:
 ws = candidate_picker(full)  # one candidate's releases; settings are committed on `full`
 
 params = rapid_fit_params(ws)
-with st.expander("Attack settings (refits the attackers)", expanded=False):
+
+
+def attack_settings() -> None:
+    """The attackers, trees, bootstrap, subset and seed: a form that refits on Apply."""
+    with st.expander("Attack settings (refits the attackers)", expanded=False):
+        attack_settings_form()
+
+
+def attack_settings_form() -> None:
     with st.form("rapid_fit_form"):
         c1, c2, c3 = st.columns(3)
         attackers = c1.multiselect(
@@ -96,6 +102,9 @@ with st.expander("Attack settings (refits the attackers)", expanded=False):
             if commit(full.with_settings(rapid_fit=new), control="rapid_fit"):
                 st.rerun()
 
+
+# the results lead: the panel is drawn into this slot, above the fitting's progress
+lead = st.container()
 result = rapid_cached(ws, params)
 if result is None:
     # True on the rerun that a click on Stop (below) started
@@ -130,18 +139,16 @@ if result is None:
             "**Compute RAPID** (or set a subset in the attack settings for a quick look)."
         )
 if result is None:
+    attack_settings()  # e.g. a subset of real records for a quick look
     st.stop()
 
 
 MAX_LISTED = 1000  # per-record rows drawn on the page
 
 
-def score_controls(base: pc.RapidResult) -> tuple[str, str]:
-    """The score (gain method or error) and the interval, outside the slider's fragment:
-    they do not follow τ, so a slider step need not redraw them (issue 13, item 5).
-    Changing one reruns the page."""
-    c1, c2, _ = st.columns([1, 1, 2])
-    key, label, options, default, help_text = (
+def score_spec(base: pc.RapidResult) -> tuple[str, str, tuple[str, ...], str, str]:
+    """The score control of the result's kind: (key, label, options, default, help)."""
+    return (
         (
             "rapid_method",
             "Gain score",
@@ -161,30 +168,46 @@ def score_controls(base: pc.RapidResult) -> tuple[str, str]:
             "SD of y; symmetric 2|y−ŷ|/(|y|+|ŷ|+2δ).",
         )
     )
+
+
+def score_choice(base: pc.RapidResult) -> tuple[str, str]:
+    """The score (gain method or error) and the interval in force: the widgets' values,
+    read before the results are drawn (the widgets themselves come after them)."""
+    key, _, _, default, _ = score_spec(base)
     keep(key, default)
-    choice = c1.selectbox(
-        label, list(options), key=key, on_change=remember, args=(key,), help=help_text
-    )
     keep("rapid_interval", "bootstrap")
-    interval = c2.selectbox(
+    return st.session_state[key], st.session_state["rapid_interval"]
+
+
+def score_controls(base: pc.RapidResult) -> None:
+    """The score and interval widgets, below the results and outside the slider's
+    fragment: they do not follow τ, so a slider step need not redraw them (issue 13,
+    item 5). Changing one reruns the page, whose results read the new value first."""
+    c1, c2, _ = st.columns([1, 1, 2])
+    key, label, options, _, help_text = score_spec(base)
+    help_text += " " + glossary_links("Gain score" if base.kind == "categorical" else "ε")
+    c1.selectbox(label, list(options), key=key, on_change=remember, args=(key,), help=help_text)
+    c2.selectbox(
         "Interval",
         ["bootstrap", "wilson", "clopper-pearson"],
         key="rapid_interval",
         on_change=remember,
         args=("rapid_interval",),
+        help=glossary_links("95% CI"),
     )
-    return choice, interval
 
 
 @st.fragment
 def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
     """Everything that follows the threshold slider, redrawn alone on a slider step.
 
-    The headline first (painted before the figures), then the attacker table, the
-    candidates side by side, the threshold curve, the lazy breakdowns and per-record
-    sections, and last the HALF / SELF references into a slot kept above them.
+    The headline first (painted before the figures), into a slot above the slider; then
+    the attacker table, the candidates side by side, the threshold curve, the lazy
+    breakdowns and per-record sections, and last the HALF / SELF references into a slot
+    kept above them.
     """
     categorical = base.kind == "categorical"
+    head = st.container()  # the page's lead: the numbers and one sentence, above the slider
     if categorical:
         key, threshold, hi = tau_slider(choice)
         variant = {"method": choice}
@@ -195,7 +218,8 @@ def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
     if r is None:
         return
 
-    headline(r, categorical, threshold)
+    with head:
+        headline(r, categorical, threshold)
     # the headline on screen before the figures below are drawn (issue 13, item 5)
     paint_now()
     members_summary(r)
@@ -204,11 +228,6 @@ def results_panel(base: pc.RapidResult, choice: str, interval: str) -> None:
     reference_slot = st.container()
     attackers_table(r, categorical)
     candidates_side_by_side(threshold, interval, variant)
-    st.caption(
-        "Accuracy: the share of real records whose class the attacker predicts "
-        "correctly (R² for a continuous attribute) — the paper's Table 1 and Fig. 5a "
-        "report it next to RAPID, as utility next to risk (§4)."
-    )
     threshold_curve(r, categorical)
 
     # Everything else that follows τ sits in collapsed, lazy sections: a closed section
@@ -302,7 +321,7 @@ def headline(r: pc.RapidResult, categorical: bool, threshold: float) -> None:
         f"{r.rate_max:.3f}",
         help="The headline: the strongest attacker's share of real records at risk. "
         "The RAPID paper (§2.5) recommends evaluating strong learners and "
-        "reporting the maximum observed risk.",
+        "reporting the maximum observed risk. " + glossary_links("RAPID max", "95% CI"),
     )
     m1.caption(f"{fmt_ci(r.ci_max)} · {strongest_label}")
     m2.metric(
@@ -310,7 +329,7 @@ def headline(r: pc.RapidResult, categorical: bool, threshold: float) -> None:
         f"{r.value:.3f}",
         help="Share of real records at risk, averaged over attackers and releases "
         "(the paper's average over the attacker suite, §2.4). Lower than the "
-        "headline whenever a weaker attacker is in the suite.",
+        "headline whenever a weaker attacker is in the suite. " + glossary_links("RAPID"),
     )
     m2.caption(fmt_ci(r.ci))
     m3.metric(
@@ -318,7 +337,8 @@ def headline(r: pc.RapidResult, categorical: bool, threshold: float) -> None:
         f"{r.n_at_risk:,} of {len(r.y_true):,}",
         help="The real records that the strongest attacker (the one with the highest "
         "RAPID at this threshold) infers confidently: the records behind RAPID "
-        "max, and the ones listed in the per-record table below.",
+        "max, and the ones listed in the per-record table below. "
+        + glossary_links("τ" if categorical else "ε"),
     )
     m3.caption(f"Strongest attacker: {strongest_label}.")
     if r.replicate_rates.shape[1] > 1:
@@ -327,12 +347,15 @@ def headline(r: pc.RapidResult, categorical: bool, threshold: float) -> None:
             f"Across {len(per_release)} releases: mean {per_release.mean():.3f} ± "
             f"{per_release.std(ddof=1):.3f} (sd)"
         )
+    symbol = "τ" if categorical else "ε"
     rel = "above τ" if categorical else "within ε"
+    # one sentence under the numbers (issue 34); why the maximum is the headline is in
+    # the card's help and the glossary
     st.markdown(
-        f"At {'τ' if categorical else 'ε'} = **{threshold:.2f}**, the strongest attacker trained "
-        f"on the release ({strongest_label}) is confidently right ({rel}) about "
-        f"**{r.rate_max:.1%}** of the real people — the headline, as the paper recommends "
-        f"(§2.5) — and the attackers are on average about **{r.value:.1%}**."
+        f"At {term_link(symbol)} = **{threshold:.2f}**, the "
+        f"{term_link('strongest attacker')} trained on the release ({strongest_label}) is "
+        f"confidently right ({rel}) about **{r.rate_max:.1%}** of the real people; the "
+        f"attackers average **{r.value:.1%}**."
     )
 
 
@@ -342,32 +365,42 @@ def members_summary(r: pc.RapidResult) -> None:
     if gap is not None:
         d, rel = gap["difference"], gap["relative"]
         st.markdown(
-            f"**Members vs non-members** (consensus R7, {pc.ATTACKER_LABELS[gap['attacker']]}): "
+            f"**Members vs non-members** (consensus {term_link('R7')}, "
+            f"{pc.ATTACKER_LABELS[gap['attacker']]}): "
             f"{gap['members']['value']:.1%} of the training records against "
             f"{gap['non_members']['value']:.1%} of {gap['n_non_members']:,} holdout records "
             f"the generator never saw — a difference of **{d['value']:+.3f}** "
-            f"({fmt_ci(d['ci'])}), relative **{rel['value']:.2f}** (≈ 0: the release "
-            "discloses no more about its members than about anyone from the population; "
-            "≈ 1: as much as a copy). See the *Members vs non-members* tab."
+            f"({fmt_ci(d['ci'])}), relative **{rel['value']:.2f}**.",
+            help="Relative ≈ 0: the release discloses no more about its members than "
+            "about anyone from the population; ≈ 1: as much as a copy. See the *Members "
+            "vs non-members* tab. " + glossary_links("member", "holdout"),
         )
 
 
 def attackers_table(r: pc.RapidResult, categorical: bool) -> None:
     """Each attacker's RAPID, interval and accuracy (R²), the strongest marked."""
     perf = "accuracy" if categorical else "r2"
+    perf_label = "accuracy" if categorical else "R²"
     st.dataframe(
         [
             {
                 "attacker": pc.ATTACKER_LABELS[a],
                 "RAPID": v["value"],
                 "95% CI": f"{v['ci'][0]:.3f} – {v['ci'][1]:.3f}",
-                ("accuracy" if categorical else "R²"): v.get(perf),
+                perf_label: v.get(perf),
                 "headline": "◀ strongest" if a == r.strongest_attacker else "",
             }
             for a, v in r.by_attacker.items()
         ],
         hide_index=True,
         width="content",
+        column_config={
+            perf_label: st.column_config.NumberColumn(
+                help="Accuracy: the share of real records whose class the attacker "
+                "predicts correctly (R² for a continuous attribute) — the paper's Table 1 "
+                "and Fig. 5a report it next to RAPID, as utility next to risk (§4)."
+            )
+        },
     )
 
 
@@ -405,18 +438,21 @@ def threshold_curve(r: pc.RapidResult, categorical: bool) -> None:
         ),
         width="stretch",
     )
-    g2.markdown(
-        f"**Reading the curve.** Each line is an attacker's RAPID at every "
-        f"{'threshold' if categorical else 'tolerance'}: the slider above moves along the "
-        "horizontal axis, and hovering the chart reads every line at that point. "
-        + (
-            "A higher τ asks for more confidence, so fewer records are at risk."
-            if categorical
-            else "A larger ε accepts a rougher guess, so more records are at risk."
+    with g2:
+        st.caption("Each line is an attacker's RAPID at every threshold; hover to read them.")
+        details(
+            f"**Reading the curve.** Each line is an attacker's RAPID at every "
+            f"{'threshold' if categorical else 'tolerance'}: the slider above moves along "
+            "the horizontal axis, and hovering the chart reads every line at that point. "
+            + (
+                "A higher τ asks for more confidence, so fewer records are at risk."
+                if categorical
+                else "A larger ε accepts a rougher guess, so more records are at risk."
+            )
+            + " The paper's calibration (§2.5) suggests a threshold from a permutation "
+            "null: see *Calibration* under the breakdowns below.",
+            terms=("τ" if categorical else "ε",),
         )
-        + " The paper's calibration (§2.5) suggests a threshold from a permutation null: "
-        "see *Calibration* under the breakdowns below."
-    )
 
 
 def per_record_table(r: pc.RapidResult, categorical: bool, strongest_label: str) -> None:
@@ -504,5 +540,15 @@ def references_panel(r: pc.RapidResult, threshold: float, interval: str, variant
         st.markdown(reference_reading(r, half, copy))
 
 
-results_panel(result, *score_controls(result))
-explanation("rapid")
+with lead:
+    results_panel(result, *score_choice(result))
+st.subheader("Settings")
+score_controls(result)
+attack_settings()
+details(
+    "Could an attacker who knows a person's quasi-identifiers learn their sensitive "
+    "attribute from the synthetic data? RAPID trains attackers on the release and scores "
+    "every real record.",
+    topic="rapid",
+    terms=("RAPID", "quasi-identifier", "sensitive attribute", "HALF", "R7"),
+)

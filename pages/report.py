@@ -9,6 +9,8 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core import MEASURES
+from ui.details import details
+from ui.glossary import term_link
 from ui.history import ALTERNATIVES, LAST_SAVED, request_save, save_pending
 from ui.identity import current_reviewer
 from ui.privacy import privacy_params
@@ -23,20 +25,20 @@ from ui.report import (
 from ui.runner import guarded
 from ui.scorecard import (
     answers,
+    candidate_cards,
+    candidate_verdicts,
     checklist_for,
     checklist_questions,
     draw_checklist,
+    draw_verdicts,
     thresholds,
     thresholds_set_by,
 )
 from ui.state import get_error, keep, require_workspace
 
+# The page leads with its numbers and the verdict (issue 34): the engine's one policy,
+# as on the Overview and in every export; the longer explanations sit in expanders.
 st.title("Review & report")
-st.caption(
-    "Everything computed in this session, in one place, with the provenance of the data "
-    "(names, row counts, content fingerprints), the threat model and the parameters and "
-    "seeds of every measure."
-)
 
 ws = require_workspace()
 cands = candidate_results(ws)
@@ -49,12 +51,40 @@ if not any(c.results for c in cands):
     )
     st.stop()
 
+checklist = checklist_for(
+    {
+        "provenance": {"real": {"rows": len(ws.real.frame)}},
+        "threat": ws.threat.to_dict(),
+        "candidates": [
+            {
+                "name": c.name,
+                "releases": [t.name for t in c.view.releases],
+                "n_releases": c.n_releases,
+                "metrics": {m: r.to_dict() for m, r in c.results.items()},
+            }
+            for c in cands
+        ],
+    }
+)
+m1, m2, m3 = st.columns(3)
+m1.metric("Candidates", len(cands), help=term_link("candidate", "Glossary: candidate."))
+m2.metric(
+    "Measures computed",
+    len({m for c in cands for m in c.results}),
+    help="Distinct measures with a result for at least one candidate.",
+)
+m3.metric(
+    "Checklist (R1–R10) met",
+    f"{sum(item.status == 'met' for item in checklist.items)} of {len(checklist.items)}",
+    help="The consensus checklist below: what this session's results show, and your "
+    "answers. " + term_link("R1", "Glossary: R1–R10."),
+)
+draw_verdicts(candidate_verdicts(candidate_cards(ws)))
 if len(cands) > 1:
-    st.markdown(
-        f"**{len(cands)} candidates side by side.** Each is evaluated on its own releases: "
-        "replicates of one generator are averaged (mean ± sd, consensus R10), different "
-        "candidates never are. Group releases into candidates on the *Data & threat model* "
-        "page."
+    st.caption(
+        f"**{len(cands)} candidates side by side**, each on its own releases: "
+        f"{term_link('replicate', 'replicates')} of one generator are averaged (consensus "
+        f"{term_link('R10')}), different candidates never are."
     )
 
 # a candidate that lacks a measure another one has: say so, offer to compute it
@@ -128,30 +158,13 @@ else:
 
 st.subheader("Consensus checklist (R1–R10)")
 st.caption(
-    "The ten recommendations of the Delphi consensus on evaluating privacy in "
-    "synthetic data, walked for this review: the session fills in what its results "
-    "show; four questions only you can answer. The checklist goes into every export."
+    f"The {term_link('R1', 'ten recommendations')} of the Delphi consensus, walked for "
+    "this review; it goes into every export."
 )
 with st.container(border=True):
     st.markdown("**Your answers** — what only a person can say")
     checklist_questions()
-draw_checklist(
-    checklist_for(
-        {
-            "provenance": {"real": {"rows": len(ws.real.frame)}},
-            "threat": ws.threat.to_dict(),
-            "candidates": [
-                {
-                    "name": c.name,
-                    "releases": [t.name for t in c.view.releases],
-                    "n_releases": c.n_releases,
-                    "metrics": {m: r.to_dict() for m, r in c.results.items()},
-                }
-                for c in cands
-            ],
-        }
-    )
-)
+draw_checklist(checklist)
 
 st.subheader("Decision and sign-off")
 # kept across page switches (Streamlit forgets a widget's value on pages that do not draw it)
@@ -252,13 +265,19 @@ if report is not None:
         mime="application/json",
         on_click="ignore",
     )
-    st.caption(
+    st.caption("Aggregates only, unless you ticked the per-record option above.")
+    details(
         "Aggregates only unless you ticked the per-record option above (then a few "
         "example records go into the HTML and all of them into the JSON, never into "
         "the PDF). The HTML file is one self-contained review document — each page's "
         f"key figure ({len(figures)} here), the references and the calibration — that "
         "opens offline; the PDF is the sign-off sheet with the key figures, the "
-        "decision and a signature block."
+        "decision and a signature block.",
+        "Everything computed in this session, in one place, with the provenance of the "
+        "data (names, row counts, content fingerprints), the threat model and the "
+        "parameters and seeds of every measure.",
+        label="What the exports hold",
+        terms=("fingerprint", "threat model", "verdict"),
     )
 
     st.subheader("Save to the review history")

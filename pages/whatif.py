@@ -7,6 +7,8 @@ import streamlit as st
 import privacy_core as pc
 import privacy_core.plots as plots
 from privacy_core import MEASURES, MITIGATION_KINDS, Mitigation
+from ui.details import details
+from ui.glossary import measure_link, term_link
 from ui.runner import guarded
 from ui.state import get_error, pop_notice, require_workspace
 from ui.whatif import (
@@ -24,9 +26,8 @@ REGENERATORS = {"cart": "CART (synthpop style)", "dp-mst": "DP marginals (MST)"}
 
 st.title("What-if mitigation")
 st.caption(
-    "Try a disclosure-control step and see, side by side, what it buys in privacy "
-    "and what it costs in fidelity and utility — before deciding. The original data "
-    "and results are kept; nothing changes until you adopt a mitigation."
+    f"Try a {term_link('mitigation', 'disclosure-control step')} and see what it buys in "
+    "privacy and costs in utility; nothing changes until you adopt it."
 )
 
 ws = require_workspace()
@@ -96,7 +97,8 @@ elif kind == "suppress_rare":
         key="whatif_k",
         help="Release rows whose quasi-identifier combination appears fewer than k "
         "times in the release are removed. Numeric quasi-identifiers make "
-        "nearly every combination rare: coarsen them first.",
+        "nearly every combination rare: coarsen them first. "
+        + term_link("k-anonymity", "Glossary: k-anonymity."),
     )
     mitigation = Mitigation("suppress_rare", k=k)
 else:
@@ -124,7 +126,8 @@ else:
             [0.1, 0.3, 1.0, 3.0, 10.0],
             1.0,
             key="whatif_eps",
-            help="Consensus R9: ε is not the risk; the measures below are.",
+            help="Consensus R9: ε is not the risk; the measures below are. "
+            + term_link("DP", "Glossary: differential privacy."),
         )
         mitigation = Mitigation(
             "regenerate", method="dp-mst", generator_params=(("epsilon", float(eps)),)
@@ -163,9 +166,35 @@ if (
         partial(run_whatif, view, candidate, mitigation, names, seed)
     )
 
+
+def moved_metrics(comparison) -> None:
+    """Each measure after the mitigation, its change from before as the delta (green
+    when better by the measure's goal), four to a row."""
+    rows = list(comparison.itertuples())
+    for start in range(0, len(rows), 4):
+        cols = st.columns(4)
+        for col, row in zip(cols, rows[start : start + 4], strict=False):
+            col.metric(
+                row.label,
+                f"{row.after:.3f}",
+                delta=f"{row.change:+.3f}",
+                # the change's sign is good or bad by the measure's goal (engine's reading)
+                delta_color="off"
+                if row.better == "same"
+                else "normal"
+                if (row.change > 0) == (row.better == "better")
+                else "inverse",
+                help=f"Before {row.before:.3f}; {row.better}"
+                + (" beyond the intervals. " if row.beyond_intervals else " within the intervals. ")
+                + measure_link(row.measure, "Glossary."),
+            )
+
+
 result = st.session_state.get("whatif_result")
 if result is not None:
     st.subheader(f"{result.candidate}: {result.mitigation.describe()}")
+    moved_metrics(result.comparison)
+    st.markdown(pc.describe_change(result.comparison))
     for note in result.notes:
         st.caption(note)
     st.plotly_chart(plots.mitigation_figure(result.comparison), width="stretch")
@@ -190,7 +219,6 @@ if result is not None:
         width="stretch",
         column_config={"change": st.column_config.NumberColumn(format="%+.4f")},
     )
-    st.markdown(pc.describe_change(result.comparison))
     b1, b2 = st.columns(2)
     if b1.button(
         "Record as a considered alternative", icon=":material/playlist_add:", key="whatif_record"
@@ -239,16 +267,19 @@ if alts:
     )
     st.caption("They go into the report and the stored review (aggregates only).")
 
-with st.expander("What this does and what it cannot", icon=":material/help:"):
-    st.markdown(
-        "- **Coarsening** and **suppressing a quasi-identifier** change what an attacker can "
-        "know, so the same change is applied to the real, holdout and synthetic tables and "
-        "every measure is recomputed on them.\n"
-        "- **Suppressing rare combinations** removes release rows whose quasi-identifier "
-        "combination is rarer than *k* in the release (k-anonymity applied to the release); "
-        "**regenerating** fits the generator again with another knob. Both change the "
-        "release only.\n"
-        "- *Beyond the intervals* means the two 95% intervals do not overlap; a smaller "
-        "change may be noise. Similarity indicators (R3) may move the 'wrong' way: coarser "
-        "data makes identical matches more likely without disclosing more."
-    )
+details(
+    "Try a disclosure-control step and see, side by side, what it buys in privacy "
+    "and what it costs in fidelity and utility — before deciding. The original data "
+    "and results are kept; nothing changes until you adopt a mitigation.",
+    "- **Coarsening** and **suppressing a quasi-identifier** change what an attacker can "
+    "know, so the same change is applied to the real, holdout and synthetic tables and "
+    "every measure is recomputed on them.\n"
+    "- **Suppressing rare combinations** removes release rows whose quasi-identifier "
+    "combination is rarer than *k* in the release (k-anonymity applied to the release); "
+    "**regenerating** fits the generator again with another knob. Both change the "
+    "release only.\n"
+    "- *Beyond the intervals* means the two 95% intervals do not overlap; a smaller "
+    "change may be noise. Similarity indicators (R3) may move the 'wrong' way: coarser "
+    "data makes identical matches more likely without disclosing more.",
+    terms=("mitigation", "k-anonymity", "95% CI", "R3", "R9"),
+)

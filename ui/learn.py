@@ -113,6 +113,14 @@ SCENARIO_INTROS = {
     ),
 }
 
+# the glossary entries each scenario's introduction links to
+SCENARIO_TERMS: dict[str, tuple[str, ...]] = {
+    "dependency": ("RAPID", "κ", "τ", "CART"),
+    "leaky": ("f_l", "IMS", "DCR", "singling out", "RAPID"),
+    "similarity": ("IMS", "DCR", "R3", "RAPID", "LOF"),
+    "privacy_price": ("DP", "R9", "query error", "discriminator AUC"),
+}
+
 STEPS: dict[str, tuple[Step, ...]] = {
     "dependency": (
         Step(

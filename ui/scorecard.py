@@ -28,6 +28,7 @@ from privacy_core.scorecard import (
     verdict_of,
 )
 
+from .glossary import glossary_links, measure_link, term_link
 from .state import keep, keep_shared, mirror, remembered
 from .widgets import escape_markdown
 from .workspace import Workspace
@@ -91,7 +92,7 @@ def thresholds_editor() -> None:
         args=(SET_BY,),
         placeholder="e.g. the data access committee, policy 2026-04",
         help="Consensus R8: say who set the thresholds and on what precedent. It "
-        "goes into the report and the checklist.",
+        "goes into the report and the checklist. " + glossary_links("R8", "amber and red lines"),
     )
     current = thresholds()
     table = pd.DataFrame(
@@ -202,7 +203,8 @@ def draw_scorecard(
             head = card.headline
             if head is not None:
                 box.markdown(f"### {head.value:.3f}")
-                box.caption(f"{head.label}: {head.words}")
+                # the measure's name links its glossary entry (issue 34)
+                box.caption(f"{measure_link(head.measure, head.label)}: {head.words}")
                 # HALF and SELF are absolute readings: placed against the reading on
                 # their scale (RAPID's absolute headline, not its relative reading)
                 for r in card.readings:
@@ -324,7 +326,9 @@ def draw_checklist(checklist: Checklist) -> None:
         c1.markdown(f"**{item.code}** {_STATUS_BADGE[item.status]}")
         c2.markdown(f"**{item.title}** — {item.evidence}")
         c2.caption(
-            item.statement + ("" if item.by == "session" else f" · filled in by the {item.by}")
+            item.statement
+            + ("" if item.by == "session" else f" · filled in by the {item.by}")
+            + f" · {term_link(item.code, 'glossary')}"
         )
 
 

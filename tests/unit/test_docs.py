@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from privacy_core.measures import MEASURES
+from ui.glossary import glossary as glossary_entries
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,6 +37,10 @@ def test_the_site_builds_strictly_and_documents_every_measure(tmp_path):
     glossary = (site / "glossary" / "index.html").read_text(encoding="utf-8")
     for term in ("R1", "R10", "F_rel", "DOMIAS", "GTCAP", "HALF", "SELF", "WEAP", "l-diversity"):
         assert term in glossary, term
+    # the app's Glossary page reads the same file: each entry's anchor there is the id the
+    # site gives its heading, so a term link means the same entry in both (issue 34)
+    site_ids = re.findall(r'<h2 id="([^"]+)"', glossary)
+    assert site_ids == [entry.anchor for entry in glossary_entries()[1]]
 
 
 def test_the_readme_is_short_and_its_links_resolve():
