@@ -14,6 +14,7 @@ from ui.evaluations import (
     rapid_cached,
     rapid_fit_params,
 )
+from ui.glossary import measure_link
 from ui.mds import draw_mds_section
 from ui.privacy import (
     ATTACKS,
@@ -303,7 +304,11 @@ elif calibration.stopped:
 cols = st.columns(3)
 for i, (name, res) in enumerate(shown.items()):
     with cols[i % 3].container(border=True):
-        st.metric(MEASURES[name].label, f"{res.value:.3f}", help=reading(name, res))
+        st.metric(
+            MEASURES[name].label,
+            f"{res.value:.3f}",
+            help=reading(name, res) + " " + measure_link(name, "Glossary."),
+        )
         text = card_text(name, res)
         st.caption(" · ".join(p for p in (text.interval, text.baseline) if p))
         if name == "singling_out" and "configurations" in res.extra:
