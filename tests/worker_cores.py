@@ -6,7 +6,7 @@ import os
 
 
 # ----------------------------------------------------------------------- parallel workers
-# The README's test command runs the suite on pytest-xdist, one worker per usable core.
+# A parallel run (`python -m pytest -n auto --dist loadgroup`) has one worker per core.
 # Each worker is pinned to its own core(s) before any test runs: the engine sizes its
 # pools, BLAS and torch threads from the process's affinity (privacy_core.parallel), and
 # so do the servers, command lines and browsers a test starts, so two workers never ask
