@@ -317,6 +317,9 @@ def test_privacy_json_contract(files, holdout):
         "singling_out_outliers",
         "reproduced_uniques",
         "individual_risk",
+        "sample_uniques",
+        "k_anonymity",
+        "l_diversity",
     }
     for name, res in m.items():
         assert {"value", "ci", "params"} <= set(res), name
@@ -399,6 +402,39 @@ def test_privacy_metric_subset_is_seeded(files):
     assert first.returncode == 0, first.stderr
     assert set(json.loads(first.stdout)["metrics"]) == {"singling_out", "linkability"}
     assert json.loads(first.stdout) == json.loads(second.stdout)
+
+
+def test_privacy_reads_sdcmicros_classics_by_name(files, holdout):
+    """The names DESIGN.md promises: each answers with its value, interval and params
+    (``k`` or ``l``), read members against non-members; a registry that lacked one exits 2
+    with "Unknown measure"."""
+    proc = run(
+        "privacy",
+        "--real",
+        str(files["real"]),
+        "--synthetic",
+        str(files["syn1"]),
+        "--control",
+        str(holdout),
+        "--qi",
+        "gender,age,education",
+        "--sensitive",
+        "disease",
+        "--metrics",
+        "sample_uniques,k_anonymity,l_diversity",
+        "--json",
+        "-",
+    )
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(proc.stdout)["metrics"]
+    assert set(m) == {"sample_uniques", "k_anonymity", "l_diversity"}
+    for res in m.values():
+        assert {"value", "ci", "params", "sdc"} <= set(res)
+        assert 0 <= res["ci"][0] <= res["value"] <= res["ci"][1] <= 1
+        assert res["params"]["reading"] == "members against non-members"
+        assert res["params"]["quasi_identifiers"] == ["gender", "age", "education"]
+    assert m["k_anonymity"]["params"]["k"] == 3 and m["l_diversity"]["params"]["l"] == 2
+    assert "l_diversity_violations" in m["l_diversity"]["sdc"]["real"]
 
 
 def test_fidelity_json_contract(files, holdout):
