@@ -518,10 +518,9 @@ MEASURES: dict[str, MeasureSpec] = {
             ),
             description="Correct attribution from target-homogeneous synthetic key groups.",
             budget=f"Rows: up to {GTCAP_MAX_QUERIES:,} distinct synthetic records (a seeded "
-            "sample above, the interval then resampling them), each against every training, "
-            "holdout and synthetic record of its categorical-key class (all of them when "
-            "the keys are numeric): box matches counted by k-d trees in large classes, "
-            f"{CAP_PAIR_BUDGET:,} entries at a time in small ones. Columns: the "
+            "sample above; the interval resamples them), each against every training, "
+            "holdout and synthetic record of its key class: k-d trees, or "
+            f"{CAP_PAIR_BUDGET:,} entries at a time in small classes. Columns: the "
             "quasi-identifiers and the target: linear.",
         ),
         _m(

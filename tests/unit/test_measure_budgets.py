@@ -23,7 +23,7 @@ from privacy_core.risk.attacks.predicates import (
     singling_out,
     singling_out_outliers,
 )
-from privacy_core.risk.cap import CAP_PAIR_BUDGET
+from privacy_core.risk.cap import CAP_PAIR_BUDGET, GTCAP_MAX_QUERIES
 from privacy_core.risk.distance import dcr_knn
 from privacy_core.risk.membership import DEFAULT_BINS, domias
 from privacy_core.risk.neighbors import BUDGET_COLUMNS, MAX_QUERIES, MIN_QUERIES, PAIR_BUDGET
@@ -77,7 +77,7 @@ CITED: dict[str, list[str]] = {
         f"{attack_targets(EVERY_RECORD_MAX_ROWS + 1)} targets above "
         f"{_n(EVERY_RECORD_MAX_ROWS)} rows",
     ],
-    "gtcap": [_n(CAP_PAIR_BUDGET)],
+    "gtcap": [f"up to {_n(GTCAP_MAX_QUERIES)} distinct synthetic records", _n(CAP_PAIR_BUDGET)],
     "domias": [f"at most {_n(_default(domias, 'max_rows'))} per set"],
     "membership": [f"{DEFAULT_BINS} bins"],
     "mds": [
