@@ -347,6 +347,8 @@ def _review_and_scan(browser, own: Path, artifacts: Path) -> None:
         )
         idle(page)
         visit(page, "Risk lab", "Risk lab")  # opened only: its sweep takes minutes
+        # the lab's explanation closes the page, in its "what this measures" expander
+        page.get_by_text("What this measures / what it cannot").last.click()
         expect(page.get_by_text("The lab splits the 600 real records").first).to_be_visible()
         idle(page)
         visit(page, "Review & report", "Review & report")

@@ -174,6 +174,7 @@ def test_two_signed_in_reviewers_see_their_own_reviews(browser, team_server, tra
     expect(grid).to_be_visible()
     ids = ben.get_by_role("combobox", name="Review").first
     ids.click()
+    expect(ben.get_by_role("option").first).to_be_visible()  # the list is drawn
     options = [o.inner_text() for o in ben.get_by_role("option").all()]
     assert options == ["#3", "#1"], options  # his own and the one shared; never Ana's #2
     ben.get_by_role("option", name="#1").click()
