@@ -125,8 +125,9 @@ def test_singling_out_multivariate_within_each_others_interval(tables):
     assert ours.n_control_success > 0 and _quiet(theirs.results).n_control > 0
 
 
-@pytest.mark.parametrize("k", [1, 5])
-def test_linkability_same_targets_within_each_others_interval(tables, k):
+@pytest.fixture(scope="module")
+def linked(tables):
+    """Both linkage attacks, run once for every k (each reading is taken at k)."""
     train, control, syn = tables
     ours = _quiet(
         linkability,
@@ -145,6 +146,12 @@ def test_linkability_same_targets_within_each_others_interval(tables, k):
             ori=train, syn=syn, control=control, aux_cols=(AUX_A, AUX_B), n_attacks=N, n_neighbors=5
         ).evaluate(n_jobs=1)
     )
+    return ours, theirs
+
+
+@pytest.mark.parametrize("k", [1, 5])
+def test_linkability_same_targets_within_each_others_interval(linked, k):
+    ours, theirs = linked
     risk = _quiet(theirs.risk, n_neighbors=k)
     mine = ours.at(n_neighbors=k)
     assert mine.n_attacks == N and mine.n_control_attacks == N  # every record attacked

@@ -22,6 +22,10 @@ from privacy_core.measures import measure_label
 
 THREAT = pc.ThreatModel(["age", "education", "gender"], ["disease"])
 FAST = ["ims", "dcr", "inference"]
+# a small autoregressive generator that reaches its overfit levels quickly (the fit phase
+# stops within 15 epochs here anyway; twice the default overfitting learning rate halves
+# the epochs to f_o): these tests read the sweep's rows and curves, not the levels' risk
+QUICK_OVERFIT = {"hidden": 64, "max_epochs": 15, "max_overfit_epochs": 60, "overfit_lr": 4e-3}
 
 
 @pytest.fixture(scope="module")
@@ -409,7 +413,7 @@ def test_lab_figures_are_built_from_the_result(leaky, real):
         replicates=1,
         threat=THREAT,
         n_jobs=1,
-        overfit_params={"hidden": 64, "max_overfit_epochs": 60},
+        overfit_params=QUICK_OVERFIT,
         options={"mds": {"shadow_models": 4, "shadow_sets": 1, "records": 150}},
     )
     # MDS under the overfit model: shadows are the sweep's own generator, stopped at the
@@ -446,7 +450,7 @@ def test_outlier_sweep_repeats_the_overfit_model_per_fraction(real):
         replicates=1,
         threat=THREAT,
         n_jobs=1,
-        overfit_params={"hidden": 64, "max_overfit_epochs": 60},
+        overfit_params=QUICK_OVERFIT,
     )
     assert result.risk_model == "overfit"
     sizes = result.rows.groupby("outlier_fraction")["n_training"].first()

@@ -20,6 +20,10 @@ from privacy_core.risk.mds import disclosure_scores, mds_membership, membership_
 from privacy_core.synth.leaky import leaky_shadow_options
 
 QUICK = {"shadow_models": 10, "shadow_sets": 5, "records": 500, "bootstrap": 200}
+# for the tests of the design, seeds, parallel runs, Stop and errors, which read no level of
+# the score: a fifth of QUICK's shadows and sets (QUICK's 50 shadow tables stay for the
+# readings: the calibration contract, the references and the DP generator)
+SMALL = {"shadow_models": 4, "shadow_sets": 1, "records": 100, "bootstrap": 20}
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +122,8 @@ def test_references_and_generators(health):
 
 def test_result_object_and_json(health):
     real, hold = health
-    res = membership_disclosure_score(real, holdout=hold, **QUICK, seed=9)
+    opts = {**SMALL, "records": 500}
+    res = membership_disclosure_score(real, holdout=hold, **opts, seed=9)
     rec = res.records
     assert len(rec) == 500 and rec["record"].isin(real.index).all()
     assert {"ds", "mean_in", "mean_out", "ds_self", "ds_half", "targeted"} <= set(rec)
@@ -126,30 +131,31 @@ def test_result_object_and_json(health):
     assert res.raw_max == pytest.approx(rec["ds"].max())
     assert rec["targeted"].mean() == pytest.approx(0.05, abs=0.01)
     assert res.ci[0] <= res.value <= res.ci[1]
-    assert res.params["shadow_models"] == 10 and res.params["seed"] == 9
+    assert res.params["shadow_models"] == SMALL["shadow_models"] and res.params["seed"] == 9
     doc = json.loads(json.dumps(res.to_dict()))
     assert set(doc["quantiles"]) >= {"0.5", "0.95", "1"}
     assert doc["quantiles"]["1"] == pytest.approx(res.raw_max)
-    raw = membership_disclosure_score(real, holdout=hold, **QUICK, seed=9, reading="max")
+    raw = membership_disclosure_score(real, holdout=hold, **opts, seed=9, reading="max")
     assert raw.value == pytest.approx(res.raw_max) and raw.relative == pytest.approx(res.value)
 
 
 def test_same_seed_same_numbers_in_parallel(health):
     real, hold = health
-    one = membership_disclosure_score(real, holdout=hold, **QUICK, seed=5)
-    two = membership_disclosure_score(real, holdout=hold, **QUICK, seed=5, n_jobs=2)
+    one = membership_disclosure_score(real, holdout=hold, **SMALL, seed=5)
+    two = membership_disclosure_score(real, holdout=hold, **SMALL, seed=5, n_jobs=2)
     assert np.array_equal(one.ds, two.ds) and one.value == two.value
-    other = membership_disclosure_score(real, holdout=hold, **QUICK, seed=6)
+    other = membership_disclosure_score(real, holdout=hold, **SMALL, seed=6)
     assert not np.array_equal(one.ds, other.ds)
 
 
 def test_stop_keeps_the_shadows_done(health):
     real, hold = health
     seen = []
+    opts = {**SMALL, "shadow_models": 6}  # Stop after 3 of them
     res = membership_disclosure_score(
         real,
         holdout=hold,
-        **QUICK,
+        **opts,
         progress=lambda f, msg: seen.append(f),
         should_stop=lambda: len(seen) >= 4,
     )
@@ -157,8 +163,8 @@ def test_stop_keeps_the_shadows_done(health):
     assert math.isfinite(res.raw_max)
     # a run cut off from outside keeps what on_partial was handed last
     kept = []
-    full = membership_disclosure_score(real, holdout=hold, **QUICK, on_partial=kept.append)
-    assert len(kept) == QUICK["shadow_models"] - 1 and not full.stopped
+    full = membership_disclosure_score(real, holdout=hold, **opts, on_partial=kept.append)
+    assert len(kept) == opts["shadow_models"] - 1 and not full.stopped
     partial = kept[2]()
     assert partial.stopped and partial.params["n_shadows_done"] == 3
 
@@ -167,7 +173,7 @@ def test_registry_and_generic_evaluation(health):
     real, hold = health
     spec = pc.MEASURES["mds"]
     assert spec.evaluates == "generator" and spec.needs_holdout and not spec.needs_threat
-    out = pc.evaluate_measures(real, real, names=["mds"], holdout=hold, options={"mds": QUICK})
+    out = pc.evaluate_measures(real, real, names=["mds"], holdout=hold, options={"mds": SMALL})
     assert out["mds"].name == "mds" and math.isfinite(out["mds"].value)
 
 
@@ -187,7 +193,7 @@ def test_clear_errors(health):
     with pytest.raises(pc.PrivacyCoreError):
         membership_disclosure_score(real, holdout=bad)
     # without a holdout the paper's raw reading still works, read against SELF
-    raw = membership_disclosure_score(real, reading="max", **QUICK)
+    raw = membership_disclosure_score(real, reading="max", **SMALL)
     assert math.isfinite(raw.value) and math.isnan(raw.half_max) and raw.self_max > 0
 
 
@@ -220,7 +226,9 @@ def test_overfit_levels_share_one_training_run_per_shadow():
 
     real = pc.simulate_health(800, kappa=1, seed=3)
     train, hold = real.iloc[:400], real.iloc[400:]
-    small = {"max_overfit_epochs": 30, "hidden": 32, "max_epochs": 30}
+    # a few epochs are enough: f_o = 1 is the optimum, which every run has, and 50 is
+    # never reached (30 + 30 epochs cost 11 s of CPU for nothing more)
+    small = {"max_overfit_epochs": 8, "hidden": 32, "max_epochs": 8}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = mds_overfit_levels(
@@ -247,7 +255,7 @@ def test_overfit_levels_share_one_training_run_per_shadow():
 
 def test_a_table_above_max_rows_is_studied_on_a_seeded_sample(health):
     real, hold = health
-    small = {**QUICK, "records": 200, "bootstrap": 0}
+    small = {**SMALL, "records": 200, "bootstrap": 0}
     full = membership_disclosure_score(real, holdout=hold, **small, seed=3)
     # at or above the table's size the cap changes nothing: the same shadows, the same DS
     same = membership_disclosure_score(real, holdout=hold, **small, seed=3, max_rows=len(real))

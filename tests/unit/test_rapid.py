@@ -331,14 +331,14 @@ def test_calibration_refits_use_the_forests_encoding():
     threat = pc.ThreatModel([c for c in real.columns if c != "disease"], ["disease"])
     syn = _release(real)
     fit = pc.rapid(
-        real, syn, threat=threat, n_trees=20, bootstrap=0, forest_encoding="codes", seed=0
+        real, syn, threat=threat, n_trees=8, bootstrap=0, forest_encoding="codes", seed=0
     )
     cal = pc.rapid_permutation_threshold(
         real,
         syn,
         threat=threat,
         attackers=("rf",),
-        n_trees=20,
+        n_trees=8,
         forest_encoding="codes",
         seed=0,
     )
@@ -347,7 +347,7 @@ def test_calibration_refits_use_the_forests_encoding():
     assert at.size == 1
     assert cal.observed[at[0]] == pytest.approx(fit.by_attacker["rf"]["value"])
     onehot = pc.rapid_permutation_threshold(
-        real, syn, threat=threat, attackers=("rf",), n_trees=20, seed=0
+        real, syn, threat=threat, attackers=("rf",), n_trees=8, seed=0
     )
     assert not np.allclose(onehot.observed, cal.observed)
 

@@ -7,14 +7,24 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import privacy_core as pc
 from privacy_core.experiments import sweep
 
 
-def test_ray_backend_matches_local_backend():
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """One local Ray instance for the module, left at its end: each start costs its own
+    processes' start-up (and its workers' imports of the engine), and joining a running
+    one is what a second call with the same address does."""
     from privacy_core.parallel import shutdown_ray
 
+    yield "local"
+    shutdown_ray()
+
+
+def test_ray_backend_matches_local_backend(ray_cluster):
     real = pc.simulate_health(800, kappa=1, seed=0)
     threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
     kwargs = dict(
@@ -22,11 +32,8 @@ def test_ray_backend_matches_local_backend():
     )
     hold = pc.simulate_health(400, kappa=1, seed=1)
     mds_kw = dict(holdout=hold, shadow_models=4, shadow_sets=1, records=200, bootstrap=50, seed=2)
-    try:
-        on_ray = sweep(real, backend="ray", address="local", **kwargs).rows
-        mds_ray = pc.membership_disclosure_score(real, backend="ray", ray_address="local", **mds_kw)
-    finally:
-        shutdown_ray()
+    on_ray = sweep(real, backend="ray", address=ray_cluster, **kwargs).rows
+    mds_ray = pc.membership_disclosure_score(real, backend="ray", ray_address=ray_cluster, **mds_kw)
     mds_local = pc.membership_disclosure_score(real, **mds_kw)
     assert np.array_equal(mds_ray.ds, mds_local.ds) and mds_ray.value == mds_local.value
     local = sweep(real, backend="local", **kwargs).rows
@@ -48,12 +55,12 @@ def _cli_json(out: Path, *args: str) -> dict:
     return json.loads(out.read_text())
 
 
-def test_ray_backend_gives_rapid_and_calibration_the_local_numbers(tmp_path, monkeypatch):
+def test_ray_backend_gives_rapid_and_calibration_the_local_numbers(
+    ray_cluster, tmp_path, monkeypatch
+):
     """Issue 14: RAPID's attacker fits (per release and attacker) and the calibration
     cells run as Ray tasks; the per-record scores and the rows are the local run's, from
     the engine and from the CLI's ``--ray``."""
-    from privacy_core.parallel import shutdown_ray
-
     real = pc.simulate_health(600, kappa=1, seed=0)
     releases = [pc.simulate_health(600, kappa=1, seed=s) for s in (5, 6)]
     threat = pc.ThreatModel(["age", "education", "gender"], ["disease"])
@@ -78,19 +85,16 @@ def test_ray_backend_gives_rapid_and_calibration_the_local_numbers(tmp_path, mon
     privacy = ["privacy", "--real", str(paths[0]), "--synthetic", str(paths[1])]
     privacy += ["--qi", "age,education,gender", "--sensitive", "disease"]
     privacy += ["--metrics", "dcr,knn"]
-    try:
-        r_ray = pc.rapid(real, releases, backend="ray", ray_address="local", **rapid_kw)
-        c_ray = pc.calibrate(real, backend="ray", ray_address="local", **cal_kw)
-        cli_ray = _cli_json(tmp_path / "ray.json", *cli, "--ray", "local")
-        with neighbors.search_backend("ray", "local"):
-            nn_ray = [
-                neighbors._dispatch(a, b, k, m, ex, neighbors._DEFAULT_BLOCK)
-                for a, b, k, m, ex in searches
-            ]
-        neighbors.clear_neighbor_cache()
-        privacy_ray = _cli_json(tmp_path / "p_ray.json", *privacy, "--ray", "local")
-    finally:
-        shutdown_ray()
+    r_ray = pc.rapid(real, releases, backend="ray", ray_address=ray_cluster, **rapid_kw)
+    c_ray = pc.calibrate(real, backend="ray", ray_address=ray_cluster, **cal_kw)
+    cli_ray = _cli_json(tmp_path / "ray.json", *cli, "--ray", ray_cluster)
+    with neighbors.search_backend("ray", ray_cluster):
+        nn_ray = [
+            neighbors._dispatch(a, b, k, m, ex, neighbors._DEFAULT_BLOCK)
+            for a, b, k, m, ex in searches
+        ]
+    neighbors.clear_neighbor_cache()
+    privacy_ray = _cli_json(tmp_path / "p_ray.json", *privacy, "--ray", ray_cluster)
     neighbors.clear_neighbor_cache()
     privacy_local = _cli_json(tmp_path / "p_local.json", *privacy)
     for name in ("dcr", "knn"):
@@ -123,10 +127,9 @@ def test_an_unreachable_ray_address_fails_fast_with_a_clear_message():
     seconds (the app shows the same message)."""
     import time
 
-    import pytest
+    from privacy_core.parallel import map_unordered, shutdown_ray
 
-    from privacy_core.parallel import map_unordered
-
+    shutdown_ray()  # not joined to the module's local instance (one process, one cluster)
     t0 = time.perf_counter()
     with pytest.raises(pc.ComputeBackendError, match="Could not reach the Ray cluster"):
         list(map_unordered(abs, [1], context=None, backend="ray", address="127.0.0.1:1"))
