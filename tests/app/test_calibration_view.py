@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 import ui.calibration
@@ -20,7 +21,7 @@ SMALL = {
 
 
 def start(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     at.switch_page(page)
     at.run()

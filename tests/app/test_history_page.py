@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from downloads import download
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 import privacy_core as pc
@@ -16,7 +17,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 def _report_page(url: str, monkeypatch) -> AppTest:
     monkeypatch.setenv("PRIVACY_REVIEW_DB", url)
-    at = AppTest.from_file(APP, default_timeout=600)
+    at = small_app()  # a review to save: the demo at 400 rows
     at.run()
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
@@ -134,7 +135,7 @@ def _as(monkeypatch, claims):
 def _signed_in_app(monkeypatch, url, claims) -> AppTest:
     monkeypatch.setenv("PRIVACY_REVIEW_DB", url)
     _as(monkeypatch, claims)
-    at = AppTest.from_file(APP, default_timeout=600)
+    at = small_app()
     at.secrets["auth"] = AUTH
     at.run()
     assert not at.exception, at.exception

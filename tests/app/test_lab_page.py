@@ -1,4 +1,6 @@
-"""Risk lab page (AppTest on pages/lab.py; the demo workspace is created by the page)."""
+"""Risk lab page (AppTest on pages/lab.py), on the demo's data and release at 400 rows (the
+demo workspace the page would create has 2,000: every sweep's releases and measures on a
+fifth of the rows)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from small_demo import small_workspace
 from streamlit.testing.v1 import AppTest
 
 import ui.lab
@@ -16,6 +19,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "lab.py")
 
 def start() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["workspace"] = small_workspace()
     at.run()
     assert not at.exception, at.exception
     return at

@@ -4,13 +4,13 @@ import json
 from pathlib import Path
 
 from downloads import download
-from streamlit.testing.v1 import AppTest
+from small_demo import small_app
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def test_mds_runs_from_the_form_and_joins_the_drill_down():
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     at.switch_page("pages/privacy.py")
     at.run()

@@ -5,6 +5,7 @@ and an unset t is named as an arbitrary fallback on both pages."""
 from pathlib import Path
 
 import pytest
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 from ui.privacy import _options, privacy_params
@@ -13,7 +14,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def data_page() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     at.switch_page("pages/data.py")
     at.run()
@@ -112,7 +113,7 @@ def test_scenario_a_ignores_the_share_and_unticking_restores_the_fallback():
 
 @pytest.mark.parametrize("weighting", ["box_per_record", "triangular"])
 def test_gtcap_attribution_option_from_the_settings_form(weighting):
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     at.switch_page("pages/privacy.py")
     at.run()

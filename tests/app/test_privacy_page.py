@@ -3,13 +3,14 @@
 from pathlib import Path
 
 import pytest
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def start() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     at.switch_page("pages/privacy.py")
     at.run()

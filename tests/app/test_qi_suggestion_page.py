@@ -4,6 +4,7 @@ import io
 from pathlib import Path
 
 import pandas as pd
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 import privacy_core as pc
@@ -19,7 +20,7 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 
 def uploaded_health() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=240)
+    at = small_app(APP, 240)
     at.run()
     at.switch_page("pages/data.py")
     at.run()
@@ -84,7 +85,7 @@ def test_changing_the_sensitive_column_follows_the_suggestion_until_qis_are_edit
 
 
 def test_builtin_dataset_keeps_its_documented_threat_model():
-    at = AppTest.from_file(APP, default_timeout=240)
+    at = small_app(APP, 240)
     at.run()
     at.switch_page("pages/data.py")
     at.run()

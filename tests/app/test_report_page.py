@@ -2,7 +2,8 @@
 
 The Review & report page takes the reviewer's name, role and date (kept across page
 switches like the decision) and its downloads carry them; on the demo with every page
-computed the HTML holds each page's key figure with plotly.js embedded once.
+computed the HTML holds each page's key figure with plotly.js embedded once. The demo's
+data, threat model and release at 400 rows (tests/app/small_demo.py).
 """
 
 import datetime as dt
@@ -11,6 +12,7 @@ import re
 from pathlib import Path
 
 from downloads import download
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -18,7 +20,7 @@ TIMEOUT = 600
 
 
 def start(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = small_app(APP, TIMEOUT)  # the demo's review at 400 rows
     at.run()
     return goto(at, page)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 import privacy_core as pc
@@ -65,7 +66,7 @@ def sidebar(ws) -> str | None:
 
 @pytest.fixture()
 def demo() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     # only the measure under test on the Privacy page (the others take minutes here)
     at.session_state["privacy_fast"] = ["individual_risk"]
@@ -100,7 +101,7 @@ def test_a_bad_weight_column_shows_the_engines_error_and_keeps_the_threat_model(
     rng = np.random.default_rng(4)
     real = pc.simulate_health(300, seed=4).assign(w=rng.uniform(0.1, 0.9, 300).round(2))
     release = pc.simulate_health(300, seed=5).assign(w=rng.uniform(0.1, 0.9, 300).round(2))
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     at.switch_page("pages/data.py")
     at.run()
@@ -124,7 +125,7 @@ def test_an_upload_declares_the_weight_column_its_releases_lack():
     rng = np.random.default_rng(6)
     real = pc.simulate_health(300, seed=4).assign(w=rng.uniform(1, 90, 300).round(1))
     release = pc.simulate_health(300, seed=5)  # no weight column
-    at = AppTest.from_file(APP, default_timeout=300)
+    at = small_app(APP, 300)
     at.run()
     at.switch_page("pages/data.py")
     at.run()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 from downloads import download
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -32,8 +33,8 @@ def test_overview_answers_with_no_click_and_reads_against_edited_thresholds():
     # the demo's evaluations are shared by every session (and every test in this process):
     # start from none, as a fresh server does
     st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=600)
-    at.run()  # the demo: RAPID and every quick card compute themselves on first load
+    at = small_app()  # the demo's data and release at 400 rows (tests/app/small_demo.py)
+    at.run()  # RAPID and every quick card compute themselves on first load
     assert not at.exception, at.exception
     text = _texts(at)
     heads = [h.value for h in at.subheader]
@@ -88,7 +89,7 @@ def test_overview_answers_with_no_click_and_reads_against_edited_thresholds():
 
 
 def test_review_page_walks_r1_to_r10_and_takes_the_reviewers_answers():
-    at = AppTest.from_file(APP, default_timeout=600)
+    at = small_app()
     at.run()
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception

@@ -29,10 +29,11 @@ def test_the_address_describes_the_review_and_a_new_session_restores_it():
     assert url["qi"].split(",") == list(first.session_state["workspace"].quasi_identifiers)
 
     # a shared link to another size, seed, κ and threat model
-    at = opened_with(data="health", n="1000", kappa="5.0", seed="3", qi="age,gender", s="disease")
+    # (the smallest offered size: every session opened on it computes its review)
+    at = opened_with(data="health", n="500", kappa="5.0", seed="3", qi="age,gender", s="disease")
     ws = at.session_state["workspace"]
-    assert dict(ws.dataset_params) == {"kappa": 5.0, "n": 1000, "seed": 3}
-    assert len(ws.real.frame) == 1000
+    assert dict(ws.dataset_params) == {"kappa": 5.0, "n": 500, "seed": 3}
+    assert len(ws.real.frame) == 500
     assert ws.quasi_identifiers == ("age", "gender") and ws.sensitive == ("disease",)
     assert not at.warning
 
@@ -91,7 +92,7 @@ def test_the_sampling_weight_column_round_trips_through_the_address():
     """Issue 34. Wrong versions caught: the column left out of the address (a reload
     loses it), a stale ``w`` kept after the column is taken off, an address naming a
     column that is not a sampling weight accepted."""
-    at = opened_with(data="health", n="1000", kappa="1.0", seed="0", qi="age,gender",
+    at = opened_with(data="health", n="500", kappa="1.0", seed="0", qi="age,gender",
                      s="disease", w="health")  # fmt: skip
     ws = at.session_state["workspace"]
     assert ws.weights == "health" and ws.threat.weights == "health"
@@ -115,7 +116,7 @@ def test_the_sampling_weight_column_round_trips_through_the_address():
     assert "w" not in address(at)
 
     # text is not a sampling weight: the dataset's own threat model, with the reason
-    bad = opened_with(data="health", n="1000", kappa="1.0", seed="0", qi="age", s="disease",
+    bad = opened_with(data="health", n="500", kappa="1.0", seed="0", qi="age", s="disease",
                       w="education")  # fmt: skip
     assert bad.session_state["workspace"].weights is None
     assert any("must hold sampling weights" in w.value for w in bad.warning)

@@ -1,10 +1,13 @@
 """AppTest for issue 11, item 5: try a mitigation, compare before and after, record it as a
-considered alternative, adopt it (original kept), and find it in the report."""
+considered alternative, adopt it (original kept), and find it in the report. On the demo's
+data and release at 400 rows (the first start's 2,000 made every measure of the comparison
+and the first load five times the work)."""
 
 import json
 from pathlib import Path
 
 from downloads import download
+from small_demo import ROWS, small_workspace
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -12,6 +15,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 def _whatif() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=600)
+    at.session_state["workspace"] = small_workspace()
     at.run()
     at.switch_page("pages/whatif.py").run()
     assert not at.exception, at.exception
@@ -28,9 +32,10 @@ def test_regenerate_compares_records_and_adds_a_candidate():
     assert not at.error, [e.value for e in at.error]
     table = at.dataframe[0].value
     assert list(table["label"]) == ["RAPID attribute inference", "DCR (SRD vs RRD)", "Query error"]
-    # the original release's RAPID is the one the RAPID page shows (read from its cache)
+    # the original release's RAPID is the one the RAPID page shows (read from its cache):
+    # 0.426 on these 400 rows (0.3x on the first start's 2,000), read to one digit as before
     rapid_before = table.set_index("label").loc["RAPID attribute inference", "before"]
-    assert rapid_before.startswith("0.3")
+    assert rapid_before.startswith("0.4")
     # large leaves stop CART hugging its training rows: DCR falls beyond its interval
     dcr = table.set_index("label").loc["DCR (SRD vs RRD)"]
     assert dcr["better"] == "better" and dcr["moved"] == "beyond the intervals"
@@ -76,11 +81,11 @@ def test_coarsening_continues_on_mitigated_data_and_goes_back():
 def test_suppressing_rare_combinations_says_what_it_removed():
     at = _whatif()
     at.radio(key="whatif_kind").set_value("suppress_rare").run()
-    at.slider(key="whatif_k").set_value(10).run()
+    at.slider(key="whatif_k").set_value(5).run()  # k = 10 suppresses (nearly) all of 400
     at.button(key="whatif_run").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     note = next(c.value for c in at.caption if "release rows removed" in c.value)
     removed = int(note.split(" release rows")[0].replace(",", ""))
-    assert 0 < removed < 2000
+    assert 0 < removed < ROWS
     # the release is smaller and more generic: DCR (closeness to training rows) moves
     assert at.dataframe[0].value.set_index("label").loc["DCR (SRD vs RRD)", "better"] != "same"

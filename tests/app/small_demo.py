@@ -1,0 +1,34 @@
+"""The demo at 400 rows, for the page tests that need a computed review, not the first start.
+
+The first start opens the demo at 2,000 rows: its RAPID fit (500 trees of three attackers,
+bootstrapped) is most of a page test's time, and every test process pays it again whenever
+the evaluation cache has moved on. A test of a page's workflow, exports or messages reads
+the same widgets, figures and files on the demo's data, threat model and CART release at
+400 rows, computed in a fifth of the time. The first start itself keeps its own tests
+(tests/app/test_app.py, tests/e2e/test_browser.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ui.demo import DEMO, builtin_workspace
+from ui.workspace import Workspace
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+ROWS = 400
+
+
+def small_workspace() -> Workspace:
+    """The demo's data, threat model and CART release (its seeds) at :data:`ROWS` rows."""
+    return builtin_workspace(DEMO["name"], n=ROWS, kappa=DEMO["kappa"], seed=DEMO["seed"])
+
+
+def small_app(script: str = APP, timeout: float = 600) -> AppTest:
+    """An AppTest of ``script`` whose session opens on :func:`small_workspace` (in place of
+    the first start's demo); not yet run."""
+    at = AppTest.from_file(script, default_timeout=timeout)
+    at.session_state["workspace"] = small_workspace()
+    return at
