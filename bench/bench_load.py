@@ -29,7 +29,9 @@ in the queue and the highest place, and the time to each one's first result.
 Usage: python bench/bench_load.py [--sessions 8] [--steps 5] [--out summary.json]
        python bench/bench_load.py --queue 2 --sessions 10
 Prints a JSON summary; asserts nothing. Needs Debian's chromium at /usr/bin/chromium.
-tests/e2e/test_load_browser.py runs the same functions with 4 sessions.
+tests/e2e/test_load_browser.py runs the same functions with 2 sessions on the smallest
+built-in data (``run(path=...)``), stopping the sweep once B's steps are answered
+(``stop_heavy``).
 """
 
 from __future__ import annotations
@@ -282,8 +284,12 @@ async def load_phase(browser, url: str, n: int, steps: int) -> list[Session]:
     return sessions
 
 
-async def freeze_check(browser, url: str, steps: int, heavy_timeout_s: float = 600) -> dict:
-    """Session B's τ steps before and while session A runs the Risk lab sweep."""
+async def freeze_check(
+    browser, url: str, steps: int, heavy_timeout_s: float = 600, stop_heavy: bool = False
+) -> dict:
+    """Session B's τ steps before and while session A runs the Risk lab sweep.
+    ``stop_heavy``: A presses Stop once B's steps are answered, instead of waiting for the
+    sweep's end (the test's way: what it checks is decided by then)."""
     a, b = await Session.open(browser, "A (heavy)"), await Session.open(browser, "B (slider)")
     out: dict = {"heavy": "Risk lab: default leaky-copy sweep"}
     try:
@@ -307,12 +313,18 @@ async def freeze_check(browser, url: str, steps: int, heavy_timeout_s: float = 6
         busy = await b.tau_steps(steps)
         # proof the steps overlapped the computation: the sweep was still running after them
         still_running = await stop.and_(a.page.locator("button:enabled")).count() > 0
-        await a.page.wait_for_function(
-            """() => [...document.querySelectorAll('button')]
-                .some(e => e.innerText.includes('Run the sweep') && e.disabled)""",
-            polling=250,
-            timeout=1000 * heavy_timeout_s,
-        )
+        if stop_heavy:
+            # the Stop button goes when the sweep has ended (with its finished rows, if any)
+            await stop.click()
+            await stop.wait_for(state="detached", timeout=1000 * heavy_timeout_s)
+            await a.page.wait_for_function(IDLE_JS, polling=250, timeout=1000 * heavy_timeout_s)
+        else:
+            await a.page.wait_for_function(
+                """() => [...document.querySelectorAll('button')]
+                    .some(e => e.innerText.includes('Run the sweep') && e.disabled)""",
+                polling=250,
+                timeout=1000 * heavy_timeout_s,
+            )
         heavy_s = time.perf_counter() - t0
         if broken := await a.page.evaluate(BROKEN_JS):
             a.errors.append(f"Risk lab: {broken} exception box(es) or traceback")
@@ -419,8 +431,17 @@ def _loadavg() -> list[float]:
     return [round(v, 2) for v in os.getloadavg()]
 
 
-async def run(sessions: int, steps: int, freeze: bool = True, settle_s: float = 10.0) -> dict:
-    """The whole benchmark on a fresh server; the JSON summary."""
+async def run(
+    sessions: int,
+    steps: int,
+    freeze: bool = True,
+    settle_s: float = 10.0,
+    stop_heavy: bool = False,
+    path: str = "",
+) -> dict:
+    """The whole benchmark on a fresh server; the JSON summary. ``stop_heavy``: see
+    :func:`freeze_check`; ``path``: what every session opens, after the server's address
+    (e.g. ``/?data=health&n=500``: the built-in data at another size)."""
     from playwright.async_api import async_playwright
 
     summary: dict = {
@@ -429,7 +450,8 @@ async def run(sessions: int, steps: int, freeze: bool = True, settle_s: float = 
         "cpus": os.cpu_count(),
         "loadavg_start": _loadavg(),
     }
-    with serve() as (url, pid), MemorySampler(pid) as mem:
+    with serve() as (server, pid), MemorySampler(pid) as mem:
+        url = server + path
         await asyncio.sleep(2)
         fresh = memory_mb(pid)
         async with async_playwright() as p:
@@ -447,7 +469,9 @@ async def run(sessions: int, steps: int, freeze: bool = True, settle_s: float = 
             await asyncio.sleep(settle_s)
             after = memory_mb(pid)
             if freeze:
-                summary["freeze_check"] = await freeze_check(browser, url, steps)
+                summary["freeze_check"] = await freeze_check(
+                    browser, url, steps, stop_heavy=stop_heavy
+                )
             await browser.close()
         summary["memory_samples"] = len(mem.samples)
 

@@ -22,10 +22,9 @@ bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
 
-def test_each_tau_step_repaints_the_uploaded_review(page, fresh_app_url, artifacts, tmp_path):
-    # a server of its own: the timings must not wait behind work other tests left running
-    app_url = fresh_app_url
-    rows = 5000
+def test_each_tau_step_repaints_the_uploaded_review(page, app_url, artifacts, tmp_path):
+    # the shared server (no start of its own): the step times are recorded, not asserted
+    rows = 2000
     real_path, syn_path = bench.write_tables(rows, tmp_path)
     first = bench.load(page, app_url, real_path, syn_path, rows)
     times = bench.step_times(page, 5)  # each waits for the server's "At τ = x," sentence

@@ -1,12 +1,17 @@
 """A large upload in a real browser (issue 14, app): the files load with a progress
 status, RAPID and the privacy measures do not start on their own, and their runs can be
 stopped; the page then says so, keeps what had finished, offers the computation again
-and keeps the uploaded data."""
+and keeps the uploaded data.
+
+Both tests upload the same tables (written once) to one server of their own (their large
+caches stay out of the shared server's memory); each upload is a session of its own."""
 
 import time
 
 import pytest
+from conftest import serve_app
 from playwright.sync_api import expect
+from waits import idle
 
 import privacy_core as pc
 
@@ -16,13 +21,26 @@ pytestmark = pytest.mark.e2e
 ROWS = 70_000  # above the pages' auto-run limit (60,000 record × release cells)
 
 
-def upload_large_tables(page, url: str, folder) -> None:
-    """Upload a simulated table of ROWS rows and a HISTOGRAM release of it."""
+@pytest.fixture(scope="module")
+def large_tables(tmp_path_factory):
+    """A simulated table of ROWS rows and a HISTOGRAM release of it, as CSV files."""
+    folder = tmp_path_factory.mktemp("large")
     real = pc.simulate_health(ROWS, kappa=1.0, seed=0)
     syn = pc.synthesize(pc.prepare_table(real, pc.infer_schema(real)), method="histogram", seed=1)
     paths = [folder / "real.csv", folder / "syn.csv"]
     real.to_csv(paths[0], index=False)
     syn.to_csv(paths[1], index=False)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def large_app_url():
+    with serve_app() as (url, _):
+        yield url
+
+
+def upload_large_tables(page, url: str, paths) -> None:
+    """Upload the large table and its release; wait until the sidebar shows them."""
     page.set_default_timeout(240_000)
     page.goto(f"{url}/data")
     page.get_by_role("tab", name="Upload your files").click()
@@ -37,14 +55,28 @@ def upload_large_tables(page, url: str, folder) -> None:
     page.locator('[data-testid="stSidebar"]').get_by_text(f"{ROWS:,} rows").first.wait_for()
 
 
-def test_rapid_fitting_on_a_large_upload_can_be_stopped(page, fresh_app_url, tmp_path, artifacts):
+def fewer_trees_no_bootstrap(page) -> None:
+    """RAPID's attack settings: 50 forest trees and Wilson intervals (no bootstrap). The
+    fit the test stops still takes seconds (Stop lands in it), and the run it completes
+    afterwards takes a third of the default's time (500 trees, bootstrap replicates)."""
+    page.get_by_text("Attack settings (refits the attackers)").click()
+    page.get_by_role("spinbutton", name="Random-forest trees").fill("50")
+    page.get_by_role("spinbutton", name="Bootstrap replicates").fill("0")
+    page.get_by_role("button", name="Apply and refit").click()
+    idle(page)
+
+
+def test_rapid_fitting_on_a_large_upload_can_be_stopped(
+    page, large_app_url, large_tables, artifacts
+):
     rows = ROWS
-    upload_large_tables(page, fresh_app_url, tmp_path)
+    upload_large_tables(page, large_app_url, large_tables)
     sidebar = page.locator('[data-testid="stSidebar"]')
 
     page.locator('[data-testid="stSidebarNav"]').get_by_text("RAPID", exact=True).click()
     compute = page.get_by_role("button", name="Compute RAPID")
     compute.wait_for()
+    fewer_trees_no_bootstrap(page)
     compute.click()
     stop = page.get_by_role("button", name="Stop")
     stop.wait_for()
@@ -68,9 +100,9 @@ def test_rapid_fitting_on_a_large_upload_can_be_stopped(page, fresh_app_url, tmp
 
 
 def test_privacy_measures_on_a_large_upload_can_be_stopped(
-    page, fresh_app_url, tmp_path, artifacts
+    page, large_app_url, large_tables, artifacts
 ):
-    upload_large_tables(page, fresh_app_url, tmp_path)
+    upload_large_tables(page, large_app_url, large_tables)
     page.locator('[data-testid="stSidebarNav"]').get_by_text("Privacy metrics", exact=True).click()
     run = page.get_by_role("button", name="Run fast measures")
     run.wait_for()

@@ -7,11 +7,17 @@ _IDLE_JS = """() => !document.querySelector('[data-testid="stStatusWidgetRunning
     && !document.querySelector('[data-stale="true"]')"""
 
 
+# How often a wait looks at the page, in ms: the default, every animation frame, keeps the
+# browser drawing frames for the whole of a long computation (a tenth of a core on a
+# page at rest, more while the app animates its progress).
+POLL_MS = 100
+
+
 def idle(page) -> None:
     """Wait until the script run ends: no running icon, nothing marked stale, twice in a
     row 0.7 s apart (the running icon can lag the first elements of a new page)."""
     while True:
-        page.wait_for_function(_IDLE_JS, timeout=300_000)
+        page.wait_for_function(_IDLE_JS, timeout=300_000, polling=POLL_MS)
         page.wait_for_timeout(700)
         if page.evaluate(_IDLE_JS):
             return
