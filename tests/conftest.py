@@ -171,6 +171,11 @@ def _no_write_to_the_users_history(monkeypatch, _test_history_folder, request):
 SPREAD_MODULES = {"test_calibration_seeds.py"}
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` starts one worker per usable core (see tests/worker_cores.py)."""
+    return worker_cores.workers_per_machine()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.name not in SPREAD_MODULES:
