@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..results import jsonable
+from ..scorecard import headline as measure_headline
 
 __all__ = ["HEADLINE_METRICS", "ReviewSummary", "headline"]
 
@@ -59,10 +60,17 @@ class ReviewSummary:
 
 
 def headline(doc: Mapping[str, Any]) -> dict[str, dict[str, float | None]]:
-    """``{candidate: {measure: value}}`` of the :data:`HEADLINE_METRICS` a document has."""
+    """``{candidate: {measure: value}}`` of the :data:`HEADLINE_METRICS` a document has:
+    each measure's headline as the scorecard reads it (RAPID's is the strongest attacker's,
+    as on the Overview and in the opened review, not the attackers' mean)."""
+
+    def value(measure: str, metric: Mapping[str, Any]) -> float | None:
+        head = measure_headline(measure, metric)
+        return None if head is None else head.value
+
     return {
         str(c.get("name")): {
-            m: (c.get("metrics") or {})[m].get("value")
+            m: value(m, (c.get("metrics") or {})[m])
             for m in HEADLINE_METRICS
             if m in (c.get("metrics") or {})
         }

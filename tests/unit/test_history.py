@@ -501,3 +501,19 @@ def test_a_measure_in_one_review_only_is_not_counted_as_a_changed_number():
     assert (cmp.n_numbers, cmp.n_changed, cmp.n_moved) == (1, 0, 0)
     assert cmp.summary().startswith("The 1 numbers both reviews hold are identical")
     assert "synthetic data changed" in cmp.summary()
+
+
+def test_the_listed_rapid_is_the_reviews_headline_not_the_attackers_mean():
+    """The History list's RAPID column is the number the Overview and the opened review
+    show: the strongest attacker's RAPID (the scorecard's headline). A wrong version, the
+    attackers' mean (``value``), listed 0.317 beside an opened review reading 0.358."""
+    from privacy_core.history.summary import headline
+
+    rapid = {
+        "value": 0.317,
+        "ci": [0.28, 0.35],
+        "rate_max": 0.358,
+        "headline": {"aggregate": "max", "value": 0.358, "ci": [0.32, 0.40]},
+    }
+    doc = {"candidates": [{"name": "CART", "metrics": {"rapid": rapid, "ims": {"value": 0.03}}}]}
+    assert headline(doc) == {"CART": {"rapid": 0.358, "ims": 0.03}}
