@@ -8,7 +8,7 @@ import importlib
 from pathlib import Path
 
 import pytest
-from small_demo import small_workspace
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 # the module whose map_unordered RAPID's fit calls
@@ -18,8 +18,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def page(name: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.session_state["workspace"] = small_workspace()
+    at = small_app(APP, 300)
     at.run()
     at.switch_page(name).run()
     assert not at.exception, at.exception

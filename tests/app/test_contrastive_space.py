@@ -5,15 +5,13 @@ training and every measure of the page five times the work)."""
 
 from pathlib import Path
 
-from small_demo import small_workspace
-from streamlit.testing.v1 import AppTest
+from small_demo import small_app
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def test_switching_to_the_contrastive_space_recomputes_the_distance_cards():
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.session_state["workspace"] = small_workspace()
+    at = small_app(APP, 300)
     at.run()
     at.switch_page("pages/privacy.py")
     at.run()

@@ -5,7 +5,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from small_demo import small_workspace
+from small_demo import small_app, small_workspace
 from streamlit.testing.v1 import AppTest
 
 import privacy_core as pc
@@ -18,22 +18,8 @@ TIMEOUT = 300
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
-def small_demo():
-    """The demo's data, threat model and CART release at 400 rows instead of the first
-    start's 2,000: these pages compute every fidelity measure, its references and the
-    map's candidates on arrival, on a fifth of the rows."""
-    return small_workspace()
-
-
-def fresh_app() -> AppTest:
-    """A new session whose workspace is :func:`small_demo` (in place of the demo)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["workspace"] = small_demo()
-    return at
-
-
 def start(page: str) -> AppTest:
-    at = fresh_app()
+    at = small_app(APP, TIMEOUT)
     # Before the first run AppTest finds a page by its file name, which is also its
     # url_path here: the test opens the page directly, without the overview's RAPID fit.
     at.switch_page(page)
@@ -110,7 +96,7 @@ def option_values(at: AppTest, key: str) -> list[str]:
 
 
 def test_fidelity_treats_several_releases_as_replicates():
-    at = fresh_app()
+    at = small_app(APP, TIMEOUT)
     at.switch_page("pages/data.py")
     at.run()
     at.button(key="FormSubmitter:generate_form-Generate").click().run()
@@ -131,7 +117,7 @@ def test_fidelity_treats_several_releases_as_replicates():
 
 
 def test_without_a_holdout_ml_affinity_and_holdout_measures_step_aside():
-    at = fresh_app()
+    at = small_app(APP, TIMEOUT)
     at.switch_page("pages/data.py")
     at.run()
     at.session_state["workspace"] = replace(workspace(at), holdout=None)
@@ -298,7 +284,7 @@ def test_map_axes_follow_goals_and_keep_similarity_off_the_default_risk_axes():
 def test_map_lists_a_loaded_release_once_whatever_its_name():
     # The demo's release is CART leaf 5 at seed 0: at the map's seed 0 the generated
     # candidate is the same table. It is drawn once, as the loaded release.
-    at = fresh_app()
+    at = small_app(APP, TIMEOUT)
     at.switch_page("pages/data.py")
     at.run()
     ws = workspace(at)
@@ -336,7 +322,7 @@ def test_map_lists_a_loaded_release_once_whatever_its_name():
 # ------------------------------------------------------------------ candidates
 @pytest.fixture(scope="module")
 def demo_ws():
-    return small_demo()
+    return small_workspace()
 
 
 def test_candidates_loaded_first_references_last_and_deduplicated(demo_ws):

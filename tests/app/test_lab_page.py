@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from small_demo import small_workspace
+from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
 import ui.lab
@@ -18,8 +18,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "lab.py")
 
 
 def start() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
-    at.session_state["workspace"] = small_workspace()
+    at = small_app(PAGE, TIMEOUT)
     at.run()
     assert not at.exception, at.exception
     return at

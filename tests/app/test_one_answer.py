@@ -14,8 +14,7 @@ from pathlib import Path
 
 import streamlit as st
 from downloads import download
-from small_demo import small_workspace
-from streamlit.testing.v1 import AppTest
+from small_demo import small_app
 
 from privacy_core.cli import main as cli_main
 
@@ -24,8 +23,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 def test_app_export_and_review_command_give_the_same_numbers_and_verdict(tmp_path, capsys):
     st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=600)
-    at.session_state["workspace"] = small_workspace()
+    at = small_app(APP, 600)
     at.run()  # the demo: RAPID and the quick measures on first load
     assert not at.exception, at.exception
     ws = at.session_state["workspace"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from small_demo import small_workspace
+from small_demo import small_app, small_workspace
 from streamlit.testing.v1 import AppTest
 
 import privacy_core as pc
@@ -21,16 +21,8 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 400
 
 
-def small_demo():
-    """The demo's data, threat model and CART release at 400 rows instead of the first
-    start's 2,000: the same pages and steps, with every measure they compute (RAPID, the
-    Wasserstein transport, the map's candidates) on a fifth of the rows."""
-    return small_workspace()
-
-
 def start(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["workspace"] = small_demo()  # in place of the first start's demo
+    at = small_app(APP, TIMEOUT)
     at.run()
     at.switch_page(page).run()
     assert not at.exception, at.exception
@@ -148,7 +140,7 @@ def test_replicates_generated_together_are_one_candidate_and_can_be_regrouped():
 
 
 def test_cache_keys_follow_a_candidates_releases_not_its_neighbours_or_name():
-    ws = small_demo()
+    ws = small_workspace()
     (demo,) = ws.releases
     other = Table.make(
         "HISTOGRAM (seed 1)", ws.real.frame.sample(frac=1.0, random_state=1), "generated"
@@ -171,8 +163,7 @@ def test_cache_keys_follow_a_candidates_releases_not_its_neighbours_or_name():
 
 def two_candidates() -> AppTest:
     """The demo plus a second candidate (a HISTOGRAM release: far less risky than CART)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.session_state["workspace"] = small_demo()
+    at = small_app(APP, TIMEOUT)
     at.run()
     ws = workspace(at)
     real_c = pc.prepare_table(ws.real.frame, ws.schema)

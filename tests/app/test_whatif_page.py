@@ -7,15 +7,14 @@ import json
 from pathlib import Path
 
 from downloads import download
-from small_demo import ROWS, small_workspace
+from small_demo import ROWS, small_app
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def _whatif() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=600)
-    at.session_state["workspace"] = small_workspace()
+    at = small_app(APP, 600)
     at.run()
     at.switch_page("pages/whatif.py").run()
     assert not at.exception, at.exception
