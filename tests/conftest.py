@@ -8,8 +8,9 @@ RAPID paper's simulation (``privacy_core.datasets.simulate_health``).
 from __future__ import annotations
 
 # first: pins this xdist worker to its core(s) before numpy loads its BLAS
-import worker_cores  # noqa: F401  # isort: skip
+import worker_cores  # isort: skip
 
+import os
 import warnings
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -17,6 +18,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 import pytest
+import scheduling
 
 from privacy_core import (
     Schema,
@@ -164,19 +166,16 @@ def _no_write_to_the_users_history(monkeypatch, _test_history_folder, request):
         monkeypatch.setenv("PRIVACY_REVIEW_DB", f"sqlite:///{_test_history_folder / name}.db")
 
 
-# Modules whose tests are independent cases of one expensive computation each (a whole
-# calibration per case) are spread over the workers test by test; every other module runs
-# on one worker, so that its module-scoped fixtures (a fitted encoder, a calibration) are
-# computed once, not once per worker.
-SPREAD_MODULES = {"test_calibration_seeds.py"}
-
-
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` starts one worker per usable core (see tests/worker_cores.py)."""
     return worker_cores.workers_per_machine()
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """A module's tests on one worker, the longest modules first (tests/scheduling.py)."""
+    return scheduling.make_scheduler(config, log)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.path.name not in SPREAD_MODULES:
-            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(config.rootpath))))
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the same order on every worker
+        items[:] = [items[i] for i in scheduling.longest_first([it.nodeid for it in items])]

@@ -6,7 +6,7 @@ import os
 
 
 # ----------------------------------------------------------------------- parallel workers
-# A parallel run (`python -m pytest -n auto --dist loadgroup`) has one worker per usable
+# A parallel run (`python -m pytest -n auto`) has one worker per usable
 # core (tests/conftest.py's pytest_xdist_auto_num_workers; two per core was measured
 # slower: 27 min against 22 on this machine's two cores, each worker computing the demo
 # and running its own browser and server). Each worker is pinned before any test runs:

@@ -53,7 +53,7 @@ def test_the_readme_is_short_and_its_links_resolve():
     # the two commands come first, the test command verbatim as CI runs it
     blocks = re.findall(r"```bash\n(.*?)\n```", text, flags=re.S)
     assert "streamlit run app.py" in blocks[0]
-    assert blocks[1].endswith("python -m pytest -q -n auto --dist loadgroup")
+    assert blocks[1].endswith("python -m pytest -q -n auto")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert blocks[1] in ci
 
