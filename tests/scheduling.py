@@ -76,11 +76,14 @@ def longest_first(nodeids: list[str]) -> list[int]:
 
 
 def make_scheduler(config, log):
-    """xdist's load scheduling by scope, the scope being :func:`scope_of`, in the
+    """For ``-n`` (xdist's default ``load``) and ``--dist loadgroup``: xdist's load
+    scheduling by scope, the scope being :func:`scope_of`, in the
     collection's order (which :func:`longest_first` set): xdist's own reordering, by the
     number of tests in a scope, would start a module of many quick tests before a long one."""
     from xdist.scheduler import LoadScopeScheduling
 
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None  # another mode asked for by name (each, loadfile, ...): xdist's own
     config.option.loadscopereorder = False
 
     class ModuleScheduling(LoadScopeScheduling):

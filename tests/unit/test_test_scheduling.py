@@ -52,6 +52,19 @@ def test_longest_modules_first_and_the_order_within_a_module_kept(tmp_path, monk
     ]
 
 
+def test_a_dist_mode_asked_for_by_name_keeps_xdists_own_scheduler():
+    class Config:
+        def __init__(self, dist):
+            self.dist = dist
+            self.option = type("Option", (), {"loadscopereorder": True})()
+
+        def getvalue(self, name):
+            return self.dist
+
+    assert scheduling.make_scheduler(Config("each"), None) is None
+    assert scheduling.make_scheduler(Config("loadfile"), None) is None
+
+
 def test_the_measured_seconds_name_modules_that_exist():
     """A renamed or deleted module leaves a stale entry: refresh the file
     (``python tests/scheduling.py JUNIT.xml``)."""
