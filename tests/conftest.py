@@ -178,4 +178,4 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):  # the same order on every worker
-        items[:] = [items[i] for i in scheduling.longest_first([it.nodeid for it in items])]
+        scheduling.reorder(items)

@@ -25,7 +25,7 @@ import json
 import statistics
 import sys
 import xml.etree.ElementTree as ET
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 # Modules whose tests are independent cases of one expensive computation each (a whole
@@ -62,17 +62,21 @@ def longest_first(nodeids: list[str]) -> list[int]:
     scopes: dict[str, list[int]] = defaultdict(list)
     for i, nodeid in enumerate(nodeids):
         scopes[scope_of(nodeid)].append(i)
+    # a module's scopes: 1, or one per test of a spread module (each its share of the module)
+    shares = Counter(module_of(s) for s in scopes)
 
     def cost(scope: str) -> float:
         module = module_of(scope)
-        seconds = measured.get(module, default)
-        if scope != module:  # one test of a spread module: its share of the module
-            seconds /= len([s for s in scopes if module_of(s) == module])
-        return seconds
+        return measured.get(module, default) / shares[module]
 
     # sorted() is stable: scopes of equal cost keep their collection order
     order = sorted(scopes, key=lambda s: -cost(s))
     return [i for scope in order for i in scopes[scope]]
+
+
+def reorder(items: list) -> None:
+    """Put pytest's collected ``items`` in :func:`longest_first` order, in place."""
+    items[:] = [items[i] for i in longest_first([item.nodeid for item in items])]
 
 
 def make_scheduler(config, log):
@@ -97,9 +101,8 @@ def seconds_from_junit(path: Path) -> dict[str, float]:
     """Each module's summed test seconds in a ``--junitxml`` report."""
     totals: dict[str, float] = defaultdict(float)
     for case in ET.parse(path).iter("testcase"):
-        module = case.get("classname", "").replace(".", "/")
         # classname is ``tests.unit.test_x`` (or ``tests.unit.test_x.TestClass``)
-        parts = module.split("/")
+        parts = case.get("classname", "").split(".")
         while parts and not parts[-1].startswith("test_"):
             parts.pop()
         if parts:

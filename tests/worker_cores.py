@@ -6,10 +6,10 @@ import os
 
 
 # ----------------------------------------------------------------------- parallel workers
-# A parallel run (`python -m pytest -n auto`) has one worker per usable
-# core (tests/conftest.py's pytest_xdist_auto_num_workers; two per core was measured
-# slower: 27 min against 22 on this machine's two cores, each worker computing the demo
-# and running its own browser and server). Each worker is pinned before any test runs:
+# A parallel run (`python -m pytest -n auto`) has one worker per usable core
+# (tests/conftest.py's pytest_xdist_auto_num_workers; two per core was measured slower:
+# 27 min against 22 on this machine's two cores, each worker computing the demo and
+# running its own browser and server). Each worker is pinned before any test runs:
 # the engine sizes its pools, BLAS and torch threads from the process's affinity
 # (privacy_core.parallel), and so do the servers, command lines and browsers a test
 # starts, so the workers never ask for more threads than there are cores. Results do not

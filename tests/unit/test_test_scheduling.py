@@ -90,7 +90,7 @@ def pytest_xdist_make_scheduler(config, log):
     return scheduling.make_scheduler(config, log)
 
 def pytest_collection_modifyitems(config, items):
-    items[:] = [items[i] for i in scheduling.longest_first([it.nodeid for it in items])]
+    scheduling.reorder(items)
 """
     )
     (pytester.path / "seconds.json").write_text(
