@@ -251,6 +251,69 @@ def test_vectorised_predicate_counts_match_a_row_by_row_loop(m, shared, monkeypa
         )
 
 
+def _naive_text(coder, cols, ops, vals):
+    """describe_predicates' rules, one condition at a time: padding (a repeated condition)
+    written once, a column's >= / <= pair as one range or equality."""
+    out = []
+    for c_row, o_row, v_row in zip(cols.tolist(), ops.tolist(), vals.tolist(), strict=True):
+        conds = []
+        for cond in zip(c_row, o_row, v_row, strict=True):
+            if cond not in conds:
+                conds.append(cond)
+        parts, done = [], set()
+        for c, o, v in conds:
+            name = coder.columns[c]
+            pair = {oo: vv for cc, oo, vv in conds if cc == c and oo in (coding.GE, coding.LE)}
+            if o in (coding.GE, coding.LE) and len(pair) == 2:
+                if c in done:
+                    continue
+                done.add(c)
+                lo, hi = coder.text(c, pair[coding.GE]), coder.text(c, pair[coding.LE])
+                parts.append(f"{name} == {lo}" if lo == hi else f"{lo} <= {name} <= {hi}")
+            elif o == coding.ISNA:
+                parts.append(f"{name} is missing")
+            elif o == coding.NOTNA:
+                parts.append(f"{name} is not missing")
+            else:
+                symbol = {0: "==", 1: "!=", 2: ">", 3: "<", 4: ">=", 5: "<="}[o]
+                parts.append(f"{name} {symbol} {coder.text(c, v)}")
+        out.append(" & ".join(parts))
+    return out
+
+
+@pytest.mark.parametrize("m", [1, 3])
+def test_predicate_texts_follow_the_rules_condition_by_condition(m):
+    # rows on distinct columns take the vectorised path, rows repeating a column (padding,
+    # range pairs: the outlier predicates' form) the general one; both must read as the
+    # rules say. Catches a fast path that takes a padded row (its condition written
+    # twice), drops a pair, or decodes column and operator from the wrong bits.
+    rng = np.random.default_rng(12)
+    coder = coding.RankCoder(
+        ["age", "ward", "pay"],
+        np.array([True, False, True]),
+        [
+            np.array([18.0, 30.5, 41.0, 77.0]),
+            np.array(["a", "b", "c"], dtype=object),
+            np.array([1e3, 2.5e4, 1e6]),
+        ],
+    )
+    n = 400
+    cols = rng.integers(0, 3, size=(n, m))
+    ops = rng.integers(0, 8, size=(n, m)).astype(np.int8)
+    vals = rng.integers(0, 3, size=(n, m)).astype(np.int32)
+    if m > 1:
+        pad = rng.random(n) < 0.3  # padding: the last condition repeats the first
+        cols[pad, -1], ops[pad, -1], vals[pad, -1] = cols[pad, 0], ops[pad, 0], vals[pad, 0]
+        pair = rng.random(n) < 0.3  # a range: >= lo and <= hi on one column
+        cols[pair, 1] = cols[pair, 0]
+        ops[pair, 0], ops[pair, 1] = coding.GE, coding.LE
+    texts = coding.describe_predicates(coder, (cols, ops, vals))
+    assert texts == _naive_text(coder, cols, ops, vals)
+    if m > 1:  # both paths were taken
+        distinct = np.array([len(set(r)) == m for r in cols.tolist()])
+        assert distinct.any() and (~distinct).any()
+
+
 @pytest.mark.parametrize("block", [1 << 20, 40])
 def test_bitset_counts_in_row_blocks_find_the_first_matching_row(block, monkeypatch):
     # a small block splits the rows and the predicates into many pieces

@@ -171,11 +171,32 @@ def describe_predicates(coder: RankCoder, queries: tuple[np.ndarray, ...]) -> li
     """Each predicate's text (values as :meth:`RankCoder.text`), written as a person would:
     a condition repeated as padding once, and a column's ``>= lo`` and ``<= hi`` pair (the
     outlier predicates' form) as ``column == value`` when lo = hi (a category) or
-    ``lo <= column <= hi`` (a value bin). Values are formatted once per distinct
-    (column, value)."""
+    ``lo <= column <= hi`` (a value bin). Each distinct condition is written once."""
     cols, ops, vals = queries
     if not len(cols):
         return []
+    # A row whose conditions are on distinct columns (the multivariate and random
+    # predicates, by construction) has no padding and no range pair: its text is its
+    # conditions' texts joined, each distinct condition written once.
+    ordered = np.sort(cols, axis=1)
+    simple = (ordered[:, 1:] != ordered[:, :-1]).all(axis=1) & (vals >= -1).all(axis=1)
+    out: list[str] = [""] * len(cols)
+    if simple.any():
+        rows = np.flatnonzero(simple)
+        c, o, v = (np.asarray(x)[rows].astype(np.int64) for x in (cols, ops, vals))
+        key = (c * 8 + o) << 33 | (v + 1)  # ranks and -1 fit in 33 bits; 8 operators
+        code, distinct = pd.factorize(key.ravel())
+        texts = np.array(
+            [
+                _condition_text(coder, int(k >> 36), int((k >> 33) & 7), int(k & (2**33 - 1)) - 1)
+                for k in distinct.tolist()
+            ],
+            dtype=object,
+        )[code.reshape(c.shape)]
+        for i, parts in zip(rows.tolist(), texts.tolist(), strict=True):
+            out[i] = " & ".join(parts)
+        if simple.all():
+            return out
     memo: dict[tuple[int, int], str] = {}
 
     def value(c: int, v: int) -> str:
@@ -183,8 +204,8 @@ def describe_predicates(coder: RankCoder, queries: tuple[np.ndarray, ...]) -> li
             memo[(c, v)] = coder.text(c, v)
         return memo[(c, v)]
 
-    out = []
-    for row in zip(cols.tolist(), ops.tolist(), vals.tolist(), strict=True):
+    for i in np.flatnonzero(~simple).tolist():
+        row = (cols[i].tolist(), ops[i].tolist(), vals[i].tolist())
         conds = list(dict.fromkeys(zip(*row, strict=True)))
         bounds: dict[int, dict[int, int]] = {}
         for c, o, v in conds:
@@ -192,22 +213,28 @@ def describe_predicates(coder: RankCoder, queries: tuple[np.ndarray, ...]) -> li
                 bounds.setdefault(c, {})[o] = v
         parts, paired = [], set()
         for c, o, v in conds:
-            name = coder.columns[c]
-            if o in (ISNA, NOTNA):
-                parts.append(f"{name} is {'' if o == ISNA else 'not '}missing")
-            elif o in (GE, LE) and len(bounds[c]) == 2:
+            if o in (GE, LE) and len(bounds[c]) == 2:
                 if c not in paired:
                     paired.add(c)
                     lo, hi = bounds[c][GE], bounds[c][LE]
+                    name = coder.columns[c]
                     parts.append(
                         f"{name} == {value(c, lo)}"
                         if lo == hi
                         else f"{value(c, lo)} <= {name} <= {value(c, hi)}"
                     )
             else:
-                parts.append(f"{name} {_SYMBOL[o]} {value(c, v)}")
-        out.append(" & ".join(parts))
+                parts.append(_condition_text(coder, c, o, v))
+        out[i] = " & ".join(parts)
     return out
+
+
+def _condition_text(coder: RankCoder, c: int, o: int, v: int) -> str:
+    """One condition as :func:`describe_predicates` writes it outside a range pair."""
+    name = coder.columns[c]
+    if o in (ISNA, NOTNA):
+        return f"{name} is {'' if o == ISNA else 'not '}missing"
+    return f"{name} {_SYMBOL[o]} {coder.text(c, v)}"
 
 
 def distinct_rows(codes: np.ndarray, universe_sizes: Sequence[int]) -> np.ndarray:

@@ -10,6 +10,7 @@ per condition. :func:`popcounts` is the AND-and-popcount kernel the bit indexes 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .coding import GE, GT, ISNA, LE, LT, NE, NOTNA, TOP
 
@@ -58,11 +59,8 @@ def count_matches(
                 codes[c], lo[sel, 0], hi[sel, 0], neg[sel, 0]
             )
         return counts, first
-    keys = np.stack(
-        [cols.ravel(), lo.ravel(), hi.ravel(), neg.ravel().astype(np.int64)], axis=1
-    ).astype(np.int64)
-    distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
-    if len(distinct) * SHARED_CONDITIONS <= keys.shape[0]:
+    distinct, inverse = _distinct_conditions(cols.ravel(), lo.ravel(), hi.ravel(), neg.ravel())
+    if len(distinct) * SHARED_CONDITIONS <= cols.size:
         return _bitset_counts(codes, distinct, inverse.reshape(n_q, m))
     chunk = max(1, MASK_BLOCK // n_rows)
     for start in range(0, n_q, chunk):
@@ -74,6 +72,27 @@ def count_matches(
         counts[sl] = c
         first[sl] = np.where(c > 0, mask.argmax(axis=1), -1)
     return counts, first
+
+
+def _distinct_conditions(
+    cols: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (column, lo, hi, negated) conditions as rows, in order of first
+    appearance, and each condition's row among them. One hashed pass over an int64 key
+    (``np.unique(..., axis=0)`` sorts the rows lexicographically, several times slower);
+    the order of the distinct rows does not change any count or first row."""
+    # lo + 1 and hi + 1 lie in [0, 2**31]: one 64-bit key, made dense, then the column
+    # and the negation on top of its dense code (no overflow: codes < len(cols))
+    bounds = ((lo.astype(np.int64) + 1) << 32) | (hi.astype(np.int64) + 1)
+    dense = pd.factorize(bounds)[0].astype(np.int64)
+    key = (dense * (int(cols.max()) + 1) + cols.astype(np.int64)) * 2 + neg.astype(np.int64)
+    inverse = pd.factorize(key)[0]
+    # factorize numbers keys in order of first appearance: a key's first row is where
+    # its code exceeds every code before it
+    before = np.maximum.accumulate(np.concatenate([[-1], inverse[:-1]]))
+    first = np.flatnonzero(inverse > before)
+    distinct = np.stack([cols, lo, hi, neg.astype(np.int64)], axis=1).astype(np.int64)[first]
+    return distinct, inverse.astype(np.intp)
 
 
 def _condition_mask(
