@@ -17,8 +17,8 @@ from ui.privacy import privacy_params
 from ui.report import (
     candidate_results,
     compute_measures,
+    html_document,
     missing_measures,
-    report_figures,
     session_calibration,
     session_references,
 )
@@ -239,11 +239,15 @@ def build() -> pc.ReviewReport:
 
 report = guarded(build)
 if report is not None:
-    figures = report_figures(ws, cands, calibration)
+    # Each document is rendered when its button is clicked (Streamlit runs the callable
+    # then), from this run's report: typing a note or ticking a box reruns the page, and
+    # rendering the PDF's layout passes and the HTML's figures on every rerun took longer
+    # than the rest of the page.
+    seed = int(privacy_params(ws)["seed"])
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Download HTML report",
-        pc.render_html(report, figures),
+        partial(html_document, report, ws, cands, calibration),
         file_name="privacy_review.html",
         mime="text/html",
         type="primary",
@@ -251,7 +255,7 @@ if report is not None:
     )
     d2.download_button(
         "Download PDF sign-off sheet",
-        pc.render_pdf(report),
+        partial(pc.render_pdf, report),
         file_name="privacy_review.pdf",
         mime="application/pdf",
         on_click="ignore",
@@ -260,7 +264,7 @@ if report is not None:
     # whole review record under "review"
     d3.download_button(
         "Download JSON record",
-        json.dumps(pc.review_document(report, seed=int(privacy_params(ws)["seed"])), indent=2),
+        lambda: json.dumps(pc.review_document(report, seed=seed), indent=2),
         file_name="privacy_review.json",
         mime="application/json",
         on_click="ignore",
@@ -270,7 +274,7 @@ if report is not None:
         "Aggregates only unless you ticked the per-record option above (then a few "
         "example records go into the HTML and all of them into the JSON, never into "
         "the PDF). The HTML file is one self-contained review document — each page's "
-        f"key figure ({len(figures)} here), the references and the calibration — that "
+        "key figure for every candidate, the references and the calibration — that "
         "opens offline; the PDF is the sign-off sheet with the key figures, the "
         "decision and a signature block.",
         "Everything computed in this session, in one place, with the provenance of the "

@@ -204,6 +204,18 @@ def map_figure(ws: Workspace):
     )
 
 
+def html_document(
+    report: pc.ReviewReport,
+    ws: Workspace,
+    cands: list[CandidateResults],
+    calibration: pc.CalibrationResult | None = None,
+) -> str:
+    """The self-contained HTML review document: ``report`` with each page's key figure
+    (:func:`report_figures`). Rendered when the reviewer asks for it, not on every run of
+    the Report page."""
+    return pc.render_html(report, report_figures(ws, cands, calibration))
+
+
 def report_figures(
     ws: Workspace, cands: list[CandidateResults], calibration: pc.CalibrationResult | None = None
 ) -> list[pc.report.ReportFigure]:

@@ -15,6 +15,8 @@ from downloads import download
 from small_demo import small_app
 from streamlit.testing.v1 import AppTest
 
+import privacy_core as pc
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 600
 
@@ -32,7 +34,15 @@ def goto(at: AppTest, page: str) -> AppTest:
     return at
 
 
-def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export():
+def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export(monkeypatch):
+    # the documents are rendered when a button is clicked, never on a run of the page:
+    # typing the name, role and date below reruns the page four times
+    rendered = []
+    for name in ("render_pdf", "render_html"):
+        real = getattr(pc, name)
+        monkeypatch.setattr(
+            pc, name, lambda *a, _real=real, _name=name: rendered.append(_name) or _real(*a)
+        )
     at = start("pages/report.py")  # RAPID ran on the overview at the first start
     assert at.date_input(key="report_date").value == dt.date.today()
     assert at.text_input(key="report_reviewer").value == ""
@@ -42,6 +52,9 @@ def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export():
     at.date_input(key="report_date").set_value(dt.date(2026, 11, 20)).run()
     at.radio(key="report_decision").set_value("do not release").run()
     assert not at.exception
+    assert rendered == []
+    exports = [b for b in at.get("download_button") if b.label.startswith("Download ")]
+    assert len(exports) == 3 and all(b.proto.deferred_file_id for b in exports)
 
     record = json.loads(download(at, "Download JSON record"))["review"]
     assert record["sign_off"] == {
@@ -61,6 +74,7 @@ def test_reviewer_name_role_and_date_are_kept_and_signed_in_every_export():
         assert text in pdf, text
     page = download(at, "Download HTML report").decode()
     assert "Zoë &lt;b&gt;Łukasz&lt;/b&gt;" in page and "<b>Łukasz</b>" not in page
+    assert rendered == ["render_pdf", "render_html"]  # once each, on its click
 
     # kept across a page switch, like the decision
     goto(at, "pages/rapid.py")
