@@ -11,6 +11,7 @@ from __future__ import annotations
 import worker_cores  # isort: skip
 
 import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -153,6 +154,19 @@ def history_url(request, tmp_path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def _test_history_folder(tmp_path_factory):
     return tmp_path_factory.mktemp("history")
+
+
+# Streamlit's script runner installs each page it runs as sys.modules["__main__"] (with
+# the page's __file__) and never puts the real one back. A process started with "spawn"
+# re-runs __main__'s file first, so after an AppTest of the Risk lab a test's spawned
+# writer ran pages/lab.py and died (NoSessionContext) before writing anything.
+_MAIN_MODULE = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _the_real_main_module():
+    """Every test starts with the interpreter's own ``__main__``, whatever ran before."""
+    sys.modules["__main__"] = _MAIN_MODULE
 
 
 @pytest.fixture(autouse=True)
