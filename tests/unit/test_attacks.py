@@ -314,6 +314,23 @@ def test_predicate_texts_follow_the_rules_condition_by_condition(m):
         assert distinct.any() and (~distinct).any()
 
 
+def test_distinct_tuples_number_equal_tuples_alike_in_order_of_first_appearance():
+    # extremes an interval can hold (a rank's -1 and -2, TOP + 1), where a key packing
+    # the parts into bits would collide
+    rng = np.random.default_rng(13)
+    pool = np.array([-2, -1, 0, 1, 7, coding.TOP, coding.TOP + 1], dtype=np.int64)
+    parts = [
+        rng.integers(0, 40, 3000),
+        pool[rng.integers(0, 7, 3000)],
+        pool[rng.integers(0, 7, 3000)],
+    ]
+    inverse, first = coding.distinct_tuples(*parts)
+    rows = list(zip(*(p.tolist() for p in parts), strict=True))
+    order = list(dict.fromkeys(rows))
+    assert inverse.tolist() == [order.index(r) for r in rows]
+    assert first.tolist() == [rows.index(r) for r in order]
+
+
 @pytest.mark.parametrize("block", [1 << 20, 40])
 def test_bitset_counts_in_row_blocks_find_the_first_matching_row(block, monkeypatch):
     # a small block splits the rows and the predicates into many pieces

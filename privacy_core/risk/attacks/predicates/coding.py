@@ -179,20 +179,15 @@ def describe_predicates(coder: RankCoder, queries: tuple[np.ndarray, ...]) -> li
     # predicates, by construction) has no padding and no range pair: its text is its
     # conditions' texts joined, each distinct condition written once.
     ordered = np.sort(cols, axis=1)
-    simple = (ordered[:, 1:] != ordered[:, :-1]).all(axis=1) & (vals >= -1).all(axis=1)
+    simple = (ordered[:, 1:] != ordered[:, :-1]).all(axis=1)
     out: list[str] = [""] * len(cols)
     if simple.any():
         rows = np.flatnonzero(simple)
-        c, o, v = (np.asarray(x)[rows].astype(np.int64) for x in (cols, ops, vals))
-        key = (c * 8 + o) << 33 | (v + 1)  # ranks and -1 fit in 33 bits; 8 operators
-        code, distinct = pd.factorize(key.ravel())
-        texts = np.array(
-            [
-                _condition_text(coder, int(k >> 36), int((k >> 33) & 7), int(k & (2**33 - 1)) - 1)
-                for k in distinct.tolist()
-            ],
-            dtype=object,
-        )[code.reshape(c.shape)]
+        flat = [np.asarray(x)[rows].ravel() for x in (cols, ops, vals)]
+        inverse, first = distinct_tuples(*flat)
+        c, o, v = (x[first].tolist() for x in flat)
+        written = [_condition_text(coder, *cond) for cond in zip(c, o, v, strict=True)]
+        texts = np.array(written, dtype=object)[inverse.reshape(len(rows), -1)]
         for i, parts in zip(rows.tolist(), texts.tolist(), strict=True):
             out[i] = " & ".join(parts)
         if simple.all():
@@ -235,6 +230,21 @@ def _condition_text(coder: RankCoder, c: int, o: int, v: int) -> str:
     if o in (ISNA, NOTNA):
         return f"{name} is {'' if o == ISNA else 'not '}missing"
     return f"{name} {_SYMBOL[o]} {coder.text(c, v)}"
+
+
+def distinct_tuples(*parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The tuples ``(parts[0][i], parts[1][i], ...)`` numbered in order of first appearance:
+    each position's number, and the position where each number first appears. Hashed
+    (one ``pd.factorize`` per part on a dense key that stays below n², n the length), where
+    ``np.unique(..., axis=0)`` would sort the rows."""
+    dense = np.zeros(len(parts[0]), dtype=np.int64)
+    for part in parts:
+        codes, levels = pd.factorize(part)
+        dense = pd.factorize(dense * len(levels) + codes)[0].astype(np.int64)
+    # factorize numbers in order of first appearance: a number's first position is where
+    # it exceeds every number before it
+    before = np.maximum.accumulate(np.concatenate([[-1], dense[:-1]]))
+    return dense, np.flatnonzero(dense > before)
 
 
 def distinct_rows(codes: np.ndarray, universe_sizes: Sequence[int]) -> np.ndarray:

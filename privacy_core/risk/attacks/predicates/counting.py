@@ -10,9 +10,8 @@ per condition. :func:`popcounts` is the AND-and-popcount kernel the bit indexes 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
-from .coding import GE, GT, ISNA, LE, LT, NE, NOTNA, TOP
+from .coding import GE, GT, ISNA, LE, LT, NE, NOTNA, TOP, distinct_tuples
 
 MASK_BLOCK = 1 << 20  # mask entries, or bytes of condition bitsets, held at once
 # predicates whose conditions repeat at least this often on average are counted by bitsets
@@ -78,19 +77,10 @@ def _distinct_conditions(
     cols: np.ndarray, lo: np.ndarray, hi: np.ndarray, neg: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """The distinct (column, lo, hi, negated) conditions as rows, in order of first
-    appearance, and each condition's row among them. One hashed pass over an int64 key
-    (``np.unique(..., axis=0)`` sorts the rows lexicographically, several times slower);
-    the order of the distinct rows does not change any count or first row."""
-    # lo + 1 and hi + 1 lie in [0, 2**31]: one 64-bit key, made dense, then the column
-    # and the negation on top of its dense code (no overflow: codes < len(cols))
-    bounds = ((lo.astype(np.int64) + 1) << 32) | (hi.astype(np.int64) + 1)
-    dense = pd.factorize(bounds)[0].astype(np.int64)
-    key = (dense * (int(cols.max()) + 1) + cols.astype(np.int64)) * 2 + neg.astype(np.int64)
-    inverse = pd.factorize(key)[0]
-    # factorize numbers keys in order of first appearance: a key's first row is where
-    # its code exceeds every code before it
-    before = np.maximum.accumulate(np.concatenate([[-1], inverse[:-1]]))
-    first = np.flatnonzero(inverse > before)
+    appearance, and each condition's row among them (:func:`distinct_tuples`: hashed, where
+    ``np.unique(..., axis=0)`` sorts the rows). The order of the distinct rows changes no
+    count and no first row."""
+    inverse, first = distinct_tuples(cols, lo, hi, neg)
     distinct = np.stack([cols, lo, hi, neg.astype(np.int64)], axis=1).astype(np.int64)[first]
     return distinct, inverse.astype(np.intp)
 
