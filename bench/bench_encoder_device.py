@@ -23,14 +23,12 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-from scipy.stats import spearmanr
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import privacy_core as pc  # noqa: E402
+from bench_encoder_budget import adult_release, isolation, print_agreement  # noqa: E402
+
 from privacy_core.embedding import ContrastiveEncoder  # noqa: E402
-from privacy_core.risk.neighbors import nearest_neighbors  # noqa: E402
 
 
 def main() -> None:
@@ -42,13 +40,9 @@ def main() -> None:
     warnings.simplefilter("ignore")
     import torch
 
-    adult = pc.load_adult()
-    pick = np.random.default_rng(args.seed).permutation(len(adult))
-    real = adult.iloc[np.sort(pick[: len(adult) * 2 // 3])].reset_index(drop=True)
-    schema = pc.infer_schema(real)
-    syn = pc.synthesize(pc.prepare_table(real, schema), method="cart", seed=args.seed)
+    real, schema, syn = adult_release(args.seed)
     print(f"Adult training rows {len(real):,}; torch {torch.__version__}", flush=True)
-    scores: dict[str, np.ndarray] = {}
+    scores: dict[str, object] = {}
     for device in args.devices.split(","):
         if device == "cuda" and not torch.cuda.is_available():
             print("cuda: skipped, torch sees no GPU here", flush=True)
@@ -60,9 +54,7 @@ def main() -> None:
         t = time.perf_counter()
         enc = ContrastiveEncoder(schema, params=params).fit(real, seed=args.seed)
         seconds = time.perf_counter() - t
-        x = enc.transform(syn)
-        d, _ = nearest_neighbors(x, x, k=5, exclude_self=True)
-        scores[device] = d.mean(axis=1)
+        scores[device] = isolation(enc, syn)
         info = enc.describe()
         print(
             f"{device}: {seconds:6.2f} s training, {info['epochs']} epochs, {info['steps']} "
@@ -71,14 +63,7 @@ def main() -> None:
             flush=True,
         )
     if len(scores) > 1:
-        first, ref = next(iter(scores.items()))
-        top = set(np.argsort(-ref)[:2000])
-        for device, s in list(scores.items())[1:]:
-            overlap = len(top & set(np.argsort(-s)[:2000])) / 2000
-            print(
-                f"{device} against {first}: isolation Spearman {spearmanr(s, ref)[0]:.3f}, "
-                f"top-2,000 overlap {overlap:.2f}"
-            )
+        print_agreement(scores, next(iter(scores)))
 
 
 if __name__ == "__main__":
