@@ -2,6 +2,7 @@
 
 import warnings
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
@@ -204,7 +205,7 @@ if ws.releases:
         if t.origin == "generated":
             c2.download_button(
                 "Download",
-                safe_csv(t.frame),
+                partial(safe_csv, t.frame),
                 file_name=f"release_{i + 1}.csv",
                 mime="text/csv",
                 key=f"dl_rel_{i}",

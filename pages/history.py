@@ -1,6 +1,7 @@
 """History: stored reviews — list, open one read-only, compare two side by side."""
 
 import json
+from functools import partial
 
 import pandas as pd
 import streamlit as st
@@ -174,7 +175,7 @@ with view:
             )
         st.download_button(
             "Download this review (JSON)",
-            json.dumps(doc, indent=2, allow_nan=False),
+            partial(json.dumps, doc, indent=2, allow_nan=False),
             file_name=f"review_{chosen}.json",
             mime="application/json",
             on_click="ignore",

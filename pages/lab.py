@@ -335,7 +335,7 @@ if model == VIEW:
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download the calibration table (CSV)",
-        safe_csv(table),
+        partial(safe_csv, table),
         file_name="calibration_summary.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -343,7 +343,7 @@ if model == VIEW:
     )
     d2.download_button(
         "Download all values (CSV)",
-        safe_csv(calibration.rows),
+        partial(safe_csv, calibration.rows),
         file_name="calibration_rows.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -683,7 +683,7 @@ with tabs[-1]:
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download summary (CSV)",
-        safe_csv(summary),
+        partial(safe_csv, summary),
         file_name=f"risk_lab_{model}_summary.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -691,7 +691,7 @@ with tabs[-1]:
     )
     d2.download_button(
         "Download all rows (CSV)",
-        safe_csv(rows),
+        partial(safe_csv, rows),
         file_name=f"risk_lab_{model}_rows.csv",
         mime="text/csv",
         icon=":material/download:",

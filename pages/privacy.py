@@ -521,7 +521,7 @@ if flags is not None and len(flags.columns) > 1:
     )
     st.download_button(
         "Download the flag table (record indices and flags only)",
-        safe_csv(flags, index=True),
+        partial(safe_csv, flags, index=True),
         file_name="record_flags.csv",
         mime="text/csv",
         on_click="ignore",

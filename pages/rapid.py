@@ -1,5 +1,7 @@
 """RAPID page: attribute-inference risk with live thresholds and per-record drill-down."""
 
+from functools import partial
+
 import streamlit as st
 
 import privacy_core as pc
@@ -490,7 +492,7 @@ def per_record_table(r: pc.RapidResult, categorical: bool, strongest_label: str)
         )
         st.download_button(
             "Download per-record table (CSV)",
-            safe_csv(shown),
+            partial(safe_csv, shown),
             file_name="rapid_records.csv",
             mime="text/csv",
             on_click="ignore",
