@@ -38,8 +38,8 @@ from privacy_core.parallel import usable_cores
 from privacy_core.review import measure_options
 
 
-def _numbers(review: pc.Review) -> str:
-    """The results as JSON less the encoder's clock (the one field a clock reads)."""
+def _numbers(review: pc.Review, only: str | None = None) -> str:
+    """The results (or measure ``only``'s) as JSON less the clocks' fields."""
 
     def strip(d):
         if isinstance(d, dict):
@@ -48,9 +48,8 @@ def _numbers(review: pc.Review) -> str:
             return [strip(v) for v in d]
         return d
 
-    return json.dumps(
-        strip({n: r.to_dict() for n, r in review.results.items()}), sort_keys=True, default=str
-    )
+    results = {n: r.to_dict() for n, r in review.results.items() if only in (None, n)}
+    return json.dumps(strip(results), sort_keys=True, default=str)
 
 
 def main() -> None:
@@ -101,6 +100,8 @@ def main() -> None:
         f"{quick_s:.1f} s (target ≤ 10 s on 2 cores)",
         flush=True,
     )
+    for name, (w, c) in sorted(quick.timings.items(), key=lambda kv: -kv[1][0])[:4]:
+        print(f"  {name:<22} {w:7.1f} s wall {c:7.1f} s CPU")
     scheduled, wall = review(names, -1)
     print(f"whole review scheduled on {scheduled.workers} workers: {wall:.1f} s", flush=True)
     for name, (w, c) in sorted(scheduled.timings.items(), key=lambda kv: -kv[1][0]):
@@ -115,6 +116,9 @@ def main() -> None:
             f"(serial ÷ (scheduled wall × {cores} cores)) · same numbers: "
             f"{_numbers(serial) == _numbers(scheduled)}"
         )
+        differ = [n for n in names if _numbers(serial, n) != _numbers(scheduled, n)]
+        if differ:
+            print(f"  measures whose numbers differ: {', '.join(differ)}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
     print(f"peak RSS of the main process {peak:.2f} GB (workers are separate processes)")
 

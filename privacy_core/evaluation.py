@@ -200,7 +200,8 @@ class _Context:
     schema: Schema | None
     seed: int
     options: dict[str, Mapping[str, Any]]
-    threads: Mapping[str, int] | None = None  # the scheduling process's thread counts
+    # each task's share of the scheduling process's thread counts (scheduler.thread_share)
+    threads: Mapping[str, int] | None = None
     # the scheduling process's neighbour-search backend (``--ray``): a worker process or a
     # Ray task starts with the default context, so the task re-enters it
     search: tuple[str, str | None] | None = None
@@ -248,7 +249,11 @@ def _side_by_side(
     unique = list(dict.fromkeys(s.name for s in specs))
     from .risk.neighbors import current_search_backend
 
-    context = replace(context, threads=scheduler.thread_settings(), search=current_search_backend())
+    context = replace(
+        context,
+        threads=scheduler.thread_share(scheduler.thread_settings(), jobs),
+        search=current_search_backend(),
+    )
     results: dict[str, MetricResult] = {}
     failures: dict[str, str] = {}
     errors_by_name: dict[str, PrivacyCoreError] = {}

@@ -34,6 +34,40 @@ _POLL_S = 0.5  # how often a Ray map looks for a stop request while tasks run
 # measure's own fan-out (RAPID's attackers, MDS's shadow models) then runs in that worker,
 # not in workers of the worker, which would oversubscribe the cores the tasks share
 _one_worker = False
+_blas_lock = threading.Lock()
+_blas_depth = 0  # blocks of :func:`one_blas_thread` running in this process
+_blas_limit: Any = None  # their threadpoolctl limit, restored when the last one ends
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Within the block, BLAS runs on one thread, whatever this process or its machine has.
+
+    OpenBLAS splits a dot product (and the reductions of a logistic regression's fit)
+    across its threads and adds the partial sums in an order that follows their number:
+    on Adult, ML affinity read 0.0086 on one thread and 0.0088 on two, and a 1-D
+    Wasserstein distance differed in its last digit. A measure whose reductions go
+    through BLAS runs them here, so that its numbers are the same on a laptop, a 16-core
+    server and a scheduler's task that gets a share of the cores
+    (``tests/unit/test_thread_invariance.py``)."""
+    global _blas_depth, _blas_limit
+    from threadpoolctl import threadpool_limits
+
+    # the limit is the process's (BLAS has one pool), and a server runs several sessions'
+    # measures on threads at once: the first block in sets it, the last one out restores
+    # it, so that interleaved blocks never leave the process on one thread
+    with _blas_lock:
+        if _blas_depth == 0:
+            _blas_limit = threadpool_limits(limits=1, user_api="blas")
+        _blas_depth += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_depth -= 1
+            if _blas_depth == 0 and _blas_limit is not None:
+                _blas_limit.restore_original_limits()
+                _blas_limit = None
 
 
 @contextlib.contextmanager
@@ -105,7 +139,7 @@ def map_unordered(
     # leaves it there; the workers get a pickled copy through the pipe instead.
     results = Parallel(
         n_jobs=jobs, backend="loky", return_as="generator_unordered", max_nbytes=None
-    )(delayed(fn)(item, context) for item in items)
+    )(delayed(_in_worker)(fn, item, context) for item in items)
     try:
         for out in results:
             yield out
@@ -115,6 +149,18 @@ def map_unordered(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "cancelled tasks": the point
             results.close()
+
+
+def _in_worker(fn: Callable[..., T], item: Any, context: Any) -> T:
+    """``fn(item, context)`` in a local worker process, whose OpenMP threads (torch's, for
+    the contrastive encoder) wait passively: the workers share the cores, and OpenMP's
+    default busy-waiting at every parallel region's end burns the core another worker
+    needs. On two cores, the encoder beside a busy worker took 38.5 s (46 CPU s) busy-
+    waiting and 18.6 s (17 CPU s) waiting passively. Only a library loaded after this
+    reads it (torch loads on the encoder's first use); the numbers do not change, only
+    how idle threads wait. A policy the user set is kept."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    return fn(item, context)
 
 
 def _reachable(address: str, timeout: float = 3.0) -> None:

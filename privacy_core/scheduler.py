@@ -9,23 +9,23 @@ back as it ends.
 Why processes and not threads: the measures are partly pure Python (predicate search,
 pandas grouping) and hold the GIL; threads would serialise them.
 
-Why the results are the serial run's, bit for bit: a task gets exactly the arguments the
-serial call gets (the same seed, not a per-task seed) and runs with the thread counts of
-the process that scheduled it (BLAS, OpenMP, torch; :func:`thread_settings`): a sum's
-order follows the thread count, and a task on one thread read ML affinity 0.0116 where
-the serial run read 0.0121 on Adult. ``tests/unit/test_scheduler.py`` compares the JSON of
-a scheduled and a serial review; ``bench/bench_review_adult.py`` prints whether the two
-agree on Adult (they did, s32). A library whose thread pool starts only inside the task
-sees the worker's environment (loky sets ``OMP_NUM_THREADS`` to its share), not these
-counts: a measure added later may need the same care.
+Why each task gets a share of the threads: a task on the scheduling process's thread
+counts (BLAS, OpenMP, torch) shares the cores with as many threads as the serial run
+uses, so ``w`` workers ask for ``w`` times the cores (on 16 cores, distance inference took
+332 CPU seconds in 54 wall seconds against 20 s alone, s38). A task gets
+``max(1, count // w)`` of each (:func:`thread_share`), and its own fan-out (RAPID's
+attackers, MDS's shadows) stays in its worker.
 
-What it costs: the workers then share the cores with as many threads each as the serial
-run uses, so on a machine with few cores they oversubscribe them. On two cores the
-whole Adult review ran no faster side by side than one measure after another (s32:
-141.5 s against 128.5 s, when each task had one thread; the measures that share a
-neighbour search in one process, ``MeasureSpec.before``, lose that sharing in
-workers). Side by side pays where cores outnumber the measures' own threads, and for a
-Ray cluster; the command line's default stays one after another.
+Why the results are still the serial run's, bit for bit: a task gets exactly the arguments
+the serial call gets (the same seed, not a per-task seed), and no measure's numbers
+depend on its thread counts. Where a sum's order follows the thread count, the measure
+fixes it itself: ML affinity and 1-D Wasserstein reduce on one BLAS thread
+(:func:`privacy_core.parallel.one_blas_thread`; on Adult, one thread read ML affinity
+0.0086 and two read 0.0088), xgboost runs on one thread, and the contrastive encoder on
+its own recorded torch threads. ``tests/unit/test_thread_invariance.py`` runs every
+measure on one and on two BLAS threads and compares the JSON;
+``tests/unit/test_scheduler.py`` compares a scheduled and a serial review;
+``bench/bench_review_adult.py`` prints whether the two agree on Adult.
 
 Why the longest first: with more tasks than workers, a long task started last finishes
 alone while the other workers idle. The registry's ``cost`` (seconds on Adult, 2 cores)
@@ -63,9 +63,10 @@ def run_task(
     name: str, call: Callable[[], Any], threads: Mapping[str, int] | None = None
 ) -> TaskOutcome:
     """``call()`` timed, its warnings recorded and a PrivacyCoreError kept (any other
-    exception is a defect and propagates); with ``threads`` (:func:`thread_settings` of
-    the scheduling process) the numeric libraries run with those thread counts, and the
-    call's own fan-out stays in this process."""
+    exception is a defect and propagates); with ``threads`` (the task's
+    :func:`thread_share` of the scheduling process's :func:`thread_settings`) the numeric
+    libraries run with those thread counts, and the call's own fan-out stays in this
+    process."""
     wall, cpu = time.perf_counter(), time.process_time()
     error: PrivacyCoreError | None = None
     result = None
@@ -100,11 +101,16 @@ def _thread_limit(threads: Mapping[str, int] | None) -> Iterator[None]:
         yield
 
 
+def thread_share(threads: Mapping[str, int], n_workers: int) -> dict[str, int]:
+    """Each library's thread count divided among ``n_workers`` side-by-side tasks (at
+    least one each), so that together they ask for the cores the counts describe."""
+    share = max(1, int(n_workers))
+    return {api: max(1, int(n) // share) for api, n in threads.items()}
+
+
 def thread_settings() -> dict[str, int]:
     """This process's thread counts per numeric library (BLAS, OpenMP; torch's intra-op
-    threads when torch is loaded), for its tasks to run with: a sum's order follows the
-    thread count, so a task on other counts would differ from the serial run in the last
-    digits (ML affinity's logistic regression, Wasserstein's marginals, on Adult)."""
+    threads when torch is loaded): what its side-by-side tasks share (:func:`thread_share`)."""
     import sys
 
     from threadpoolctl import threadpool_info
@@ -182,5 +188,6 @@ __all__ = [
     "run_measures",
     "run_task",
     "thread_settings",
+    "thread_share",
     "workers",
 ]

@@ -29,6 +29,7 @@ from ..errors import (
     UntrustworthyResultWarning,
 )
 from ..inputs import ReleaseTables, prepare_release_tables
+from ..parallel import one_blas_thread
 from ..progress import ProgressFn
 from ..results import MetricResult
 from ..stats import bootstrap_weights, percentile_interval
@@ -148,11 +149,14 @@ def ml_affinity(
     boot_seed, sample_seed = seeds[-2], seeds[-1]
     train = task.train if max_train is None else _capped(task.train, max_train, sample_seed)
     capped = [_capped(f, len(train), s) for f, s in zip(task.releases, release_seeds, strict=True)]
-    fits = _fit_evaluators(
-        task, train, capped, names, target_transform, seed, model_seeds, n_jobs, progress
-    )
-    gaps = _mla_gaps(fits, names)
-    ci, by_ci = _mla_intervals(fits, names, bootstrap, boot_seed, confidence)
+    # the linear model's fit and the bootstrap's scores reduce through BLAS: on one BLAS
+    # thread, so that the numbers do not follow the machine's core count
+    with one_blas_thread():
+        fits = _fit_evaluators(
+            task, train, capped, names, target_transform, seed, model_seeds, n_jobs, progress
+        )
+        gaps = _mla_gaps(fits, names)
+        ci, by_ci = _mla_intervals(fits, names, bootstrap, boot_seed, confidence)
     settings = {
         "target_transform": target_transform if not task.classification else None,
         "bootstrap": bootstrap,
