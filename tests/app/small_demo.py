@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ui.demo import DEMO, builtin_workspace
@@ -32,3 +34,21 @@ def small_app(script: str = APP, timeout: float = 600) -> AppTest:
     at = AppTest.from_file(script, default_timeout=timeout)
     at.session_state["workspace"] = small_workspace()
     return at
+
+
+@pytest.fixture
+def no_cached_evaluations():
+    """The test starts with no cached resource, as a fresh server does (its first load
+    computes RAPID and the quick cards); afterwards the evaluations this process had are
+    put back. Every test in a process shares the cache, so clearing it for good made the
+    tests after this one on the same worker compute the first start's 2,000-row demo
+    again (about 20 s each)."""
+    from ui.cached import _evaluations
+
+    saved = list(_evaluations().data.items())
+    st.cache_resource.clear()
+    yield
+    store = _evaluations()
+    for key, value in saved:
+        if store.get(key) is None:
+            store.put(key, value)

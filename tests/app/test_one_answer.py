@@ -12,17 +12,19 @@ headline derived by a view (the mean of the attackers where the page shows the s
 import json
 from pathlib import Path
 
-import streamlit as st
+import pytest
 from downloads import download
-from small_demo import small_app
+from small_demo import no_cached_evaluations, small_app  # noqa: F401 (a fixture)
 
 from privacy_core.cli import main as cli_main
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
+# the evaluations are shared by every session (and every test in this process): start
+# from none, as a fresh server does
+@pytest.mark.usefixtures("no_cached_evaluations")
 def test_app_export_and_review_command_give_the_same_numbers_and_verdict(tmp_path, capsys):
-    st.cache_resource.clear()
     at = small_app(APP, 600)
     at.run()  # the demo: RAPID and the quick measures on first load
     assert not at.exception, at.exception

@@ -5,9 +5,9 @@ into the exports."""
 import json
 from pathlib import Path
 
-import streamlit as st
+import pytest
 from downloads import download
-from small_demo import small_app
+from small_demo import no_cached_evaluations, small_app  # noqa: F401 (a fixture)
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -29,10 +29,10 @@ def _verdicts(at) -> list[str]:
     return [m.value for m in at.markdown if "**Verdict for " in m.value]
 
 
+# the evaluations are shared by every session (and every test in this process): start
+# from none, as a fresh server does
+@pytest.mark.usefixtures("no_cached_evaluations")
 def test_overview_answers_with_no_click_and_reads_against_edited_thresholds():
-    # the demo's evaluations are shared by every session (and every test in this process):
-    # start from none, as a fresh server does
-    st.cache_resource.clear()
     at = small_app()  # the demo's data and release at 400 rows (tests/app/small_demo.py)
     at.run()  # RAPID and every quick card compute themselves on first load
     assert not at.exception, at.exception
