@@ -113,8 +113,14 @@ from .risk.agreement import (
     record_flags,
 )
 from .risk.attacks import SINGLING_OUT_MODES, informative_split
+from .risk.attacks.common import AttackResult
 from .risk.cap import GTCAP_WEIGHTINGS
+from .risk.cap.attribution import GtcapResult
+from .risk.distance.closest_record import DcrResult
+from .risk.distance.knn import KnnResult
 from .risk.mds import MdsResult, membership_disclosure_score
+from .risk.membership.density_ratio import DomiasResult
+from .risk.membership.partition import MembershipResult
 from .risk.rapid import (
     CATEGORICAL_METHODS,
     DEFAULT_PERMUTATIONS,
@@ -212,7 +218,13 @@ __all__ = [
     "InsufficientDataError",
     "MEASURES",
     "MISSING",
+    "AttackResult",
+    "DcrResult",
+    "DomiasResult",
+    "GtcapResult",
+    "KnnResult",
     "MdsResult",
+    "MembershipResult",
     "MetricResult",
     "MissingValueError",
     "ParameterError",

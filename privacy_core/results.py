@@ -40,6 +40,9 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value.tolist()]
     if isinstance(value, pd.DataFrame):
         return jsonable(value.to_dict(orient="records"))
+    # before the numbers: numpy's timedelta64 is a signed integer type
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return _json_time(value)
     if isinstance(value, (np.bool_, bool, np.integer, float, np.floating, Decimal)):
         return _json_number(value)
     # before the dates: pd.NaT is a datetime too

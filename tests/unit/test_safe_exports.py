@@ -510,6 +510,10 @@ def test_pdf_of_plain_names_lists_nothing():
         (pd.Timestamp("2026-11-23 10:00"), "2026-11-23T10:00:00"),
         (dt.date(2026, 11, 23), "2026-11-23"),
         (np.datetime64("2026-11-23"), "2026-11-23T00:00:00"),
+        # numpy's timedelta64 is an integer type: read as a number, it raised TypeError
+        (np.timedelta64(90, "s"), "0 days 00:01:30"),
+        (np.timedelta64("NaT"), None),
+        (pd.Timedelta("1h"), "0 days 01:00:00"),
         ({1: np.nan, "b": [np.inf, 1]}, {"1": None, "b": [None, 1]}),
         ({3, 1, 2}, [1, 2, 3]),
         (np.array([1.0, np.nan]), [1.0, None]),
