@@ -72,7 +72,7 @@ def run_task(
     result = None
     with (
         warnings.catch_warnings(record=True) as caught,
-        _thread_limit(threads),
+        thread_limit(threads),
         parallel.one_worker() if threads is not None else contextlib.nullcontext(),
     ):
         warnings.simplefilter("always")
@@ -87,8 +87,9 @@ def run_task(
 
 
 @contextlib.contextmanager
-def _thread_limit(threads: Mapping[str, int] | None) -> Iterator[None]:
-    """Run with the thread counts of the process that scheduled the task."""
+def thread_limit(threads: Mapping[str, int] | None) -> Iterator[None]:
+    """Run the block with these thread counts per library (a task's share,
+    :func:`thread_share`); None leaves them as they are."""
     if threads is None:
         yield
         return
@@ -187,6 +188,7 @@ __all__ = [
     "longest_first",
     "run_measures",
     "run_task",
+    "thread_limit",
     "thread_settings",
     "thread_share",
     "workers",

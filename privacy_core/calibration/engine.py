@@ -1,10 +1,12 @@
-""":func:`calibrate`: the grid of a calibration run, cell by cell, here or on Ray.
+""":func:`calibrate`: the grid of a calibration run, cell by cell, here, on local
+workers or on Ray.
 
 A *cell* is one (leak level, measure, mode): the leaky release at that level, the measure
 evaluated on it at every holdout ratio it varies with. Cells run one after another in this
 process (with progress, streamed rows and a stop between cells) or as tasks of
-:func:`privacy_core.parallel.map_unordered` on a Ray cluster; the rows are put back in the
-local run's order, so both give the same result (but the ``seconds``).
+:func:`privacy_core.parallel.map_unordered` on local worker processes (``n_jobs``) or a Ray
+cluster (streamed rows and a stop between results); the rows are put back in the serial
+run's order, so all three give the same result (but the ``seconds``).
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from ..errors import ParameterError
 from ..evaluation import evaluate_noted
 from ..experiments import RowsFn
 from ..measures import get_measure, measure_names
-from ..parallel import BACKENDS, map_unordered
+from ..parallel import BACKENDS, effective_jobs, map_unordered, one_worker
 from ..progress import ProgressFn
 from ..results import jsonable
+from ..scheduler import thread_limit, thread_settings, thread_share
 from ..stats import child_seeds
 from ..synth.leaky import leaky_release, leaky_shadow_options
 from ..threat import ThreatModel
@@ -84,6 +87,7 @@ def calibrate(
     seed: int = 0,
     backend: str = "local",
     ray_address: str | None = None,
+    n_jobs: int = 1,
     progress: ProgressFn | None = None,
     on_rows: RowsFn | None = None,
     should_stop: Callable[[], bool] | None = None,
@@ -115,9 +119,13 @@ def calibrate(
     seed
         Seed of the split, the releases and the measures.
     backend, ray_address
-        ``"local"`` runs the cells one after another here; ``"ray"`` sends each cell to
-        the Ray cluster at ``ray_address`` (``"local"`` starts one). Same rows either way
-        (but their ``seconds``).
+        ``"local"`` runs the cells here; ``"ray"`` sends each cell to the Ray cluster at
+        ``ray_address`` (``"local"`` starts one). Same rows either way (but their
+        ``seconds``).
+    n_jobs
+        Local worker processes (``backend="local"``): 1 runs the cells one after another
+        in this process (the default); more, or -1 for every usable core, runs them side
+        by side, each worker on its share of the threads, with the same rows.
     progress, on_rows, should_stop
         Progress callback ``(fraction, message)``; callback with each finished cell's
         rows; checked between cells: True stops with the rows finished so far.
@@ -135,6 +143,7 @@ def calibrate(
     """
     seed = check_seed(seed)
     check_choice("backend", backend, BACKENDS)
+    effective_jobs(n_jobs, 1)  # a specific error for n_jobs = 0 before any work
     levels = _check_grid("levels", levels, 0.0, 1.0, minimum=2)
     ratios = _check_grid("ratios", ratios, 1.0, 100.0, minimum=1)
     if max_training is not None:
@@ -152,11 +161,18 @@ def calibrate(
     cells = [(i, lv, m, md) for i, (lv, (m, md)) in enumerate(product(levels, targets))]
     started = time.perf_counter()
     context = _cell_context(parts, schema, threat, opts, ratios, release_seed, measure_seed)
-    if backend == "local":
+    jobs = effective_jobs(n_jobs, len(cells)) if backend == "local" else 0
+    if jobs == 1:
         by_cell, stopped = _run_here(cells, context, progress, on_rows, should_stop)
     else:
-        by_cell, stopped = _run_on_ray(
-            cells, context, levels, ray_address, progress, on_rows, should_stop
+        by_cell, stopped = _run_as_tasks(
+            cells,
+            context,
+            levels,
+            {"backend": backend, "address": ray_address, "n_jobs": max(jobs, 1)},
+            progress,
+            on_rows,
+            should_stop,
         )
     rows = [row for index in sorted(by_cell) for row in by_cell[index]]
     if progress:
@@ -315,28 +331,34 @@ def _run_here(
     return by_cell, False
 
 
-def _run_on_ray(
+def _run_as_tasks(
     cells: list[Cell],
     context: dict[str, Any],
     levels: Sequence[float],
-    ray_address: str | None,
+    where: dict[str, Any],
     progress: ProgressFn | None,
     on_rows: RowsFn | None,
     should_stop: Callable[[], bool] | None,
 ) -> tuple[dict[int, list[dict[str, Any]]], bool]:
-    """Every cell a task on the Ray cluster, with every level's leaky release made here
+    """Every cell a task, on the Ray cluster or on local worker processes (``where``:
+    ``backend``, ``address``, ``n_jobs``), with every level's leaky release made here
     once; returns the rows by cell index and whether the run ended early."""
     for level in levels:
         _release_for(level, context)
     if progress:
-        progress(0.0, f"{len(cells)} calibration cells on the Ray cluster")
+        on = "the Ray cluster" if where["backend"] == "ray" else f"{where['n_jobs']} workers"
+        progress(0.0, f"{len(cells)} calibration cells on {on}")
+    if where["backend"] == "local":
+        # each worker's share of the threads; a cell's own fan-out stays in its worker
+        context = {**context, "threads": thread_share(thread_settings(), where["n_jobs"])}
     by_cell: dict[int, list[dict[str, Any]]] = {}
     for index, cell_rows in map_unordered(
-        _cell_task,
+        _pooled_cell_task if where["backend"] == "local" else _cell_task,
         cells,
         context=context,
-        backend="ray",
-        address=ray_address,
+        backend=where["backend"],
+        address=where["address"],
+        n_jobs=where["n_jobs"],
         should_stop=should_stop,
     ):
         by_cell[index] = cell_rows
@@ -420,6 +442,15 @@ def _cell_task(
                 }
             )
     return index, cell_rows
+
+
+def _pooled_cell_task(cell: Cell, context: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
+    """:func:`_cell_task` in a local worker process, on the worker's share of the
+    threads, with the cell's own fan-out (MDS's shadows, RAPID's attackers) kept in the
+    worker. A cell's numbers do not depend on its thread counts (the measures that
+    reduce through BLAS do it on one thread), so these are the serial run's rows."""
+    with thread_limit(context.get("threads")), one_worker():
+        return _cell_task(cell, context)
 
 
 def _varies_with_holdout(metric: str) -> bool:

@@ -749,6 +749,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         ratios=float_list(args.ratios, "--ratios") or DEFAULT_RATIOS,
         max_training=args.max_training,
         seed=args.seed,
+        n_jobs=args.n_jobs,
         **ray_options(args),
     )
     note_fallback(args, csv_list(args.metrics) or measure_names("privacy"))

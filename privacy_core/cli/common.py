@@ -358,17 +358,18 @@ def add_device_argument(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_jobs_argument(p: argparse.ArgumentParser) -> None:
-    """``--n-jobs``: worker processes for the measures."""
+def add_jobs_argument(p: argparse.ArgumentParser, help: str | None = None) -> None:
+    """``--n-jobs``: worker processes for the measures (or what ``help`` says)."""
     p.add_argument(
         "--n-jobs",
         type=int,
         default=1,
-        help="worker processes: the measures run side by side, the longest first, and "
-        "a measure run alone fans its own work out (MDS's shadow models); 1 = one after "
-        "another (the default: on two cores side by side gained nothing on Adult), -1 = "
-        "every usable core (one after another when the data is too small to gain); the "
-        "numbers do not change",
+        help=help
+        or "worker processes: the measures run side by side, the longest first, each on "
+        "its share of the threads, and a measure run alone fans its own work out (MDS's "
+        "shadow models); 1 = one after another (the default), -1 = every usable core "
+        "(one after another when the data is too small to gain); the numbers do not "
+        "change",
     )
 
 

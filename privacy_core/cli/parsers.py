@@ -361,6 +361,12 @@ def register_calibrate(subparsers: Any) -> None:
         help="cap on the training rows of the reference releases",
     )
     add_membership_arguments(p)
+    add_jobs_argument(
+        p,
+        "worker processes: the calibration cells (one per leak level, measure and mode) "
+        "run side by side, each on its share of the threads; 1 = one after another (the "
+        "default), -1 = every usable core; the rows do not change",
+    )
     add_ray_argument(p, "the calibration cells (one task per leak level, measure and mode)")
     p.set_defaults(func=cmd_calibrate)
 

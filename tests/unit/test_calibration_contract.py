@@ -130,15 +130,29 @@ def test_singling_out_mixture_is_linear_and_size_stable(health_calibration):
     assert abs(piv.loc[1.0, 0.5] - 0.5) <= 0.15  # about f_l half-way
 
 
-def test_same_seed_same_rows():
+def test_same_seed_same_rows_one_after_another_or_side_by_side():
+    """The same seed gives the same rows, in this process or with the cells on two worker
+    processes (each on its share of the threads). Wrong versions caught: a per-cell
+    seed, rows in the order the cells end, a leaky release drawn again in each worker
+    with another seed. (That a measure reads the same on any thread count is
+    tests/unit/test_thread_invariance.py's.)"""
     real = simulate_health(900, kappa=1, seed=5)
     threat = ThreatModel(["gender", "age", "education", "income"], ["disease"])
-    kw = dict(threat=threat, measures=["ims", "singling_out"], levels=(0, 1), ratios=(1, 2), seed=7)
+    kw = dict(
+        threat=threat,
+        measures=["ims", "singling_out", "domias"],
+        levels=(0, 1),
+        ratios=(1, 2),
+        seed=7,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        a, b = calibrate(real, **kw), calibrate(real, **kw)
+        a, b = calibrate(real, **kw), calibrate(real, n_jobs=2, **kw)
     cols = ["metric", "mode", "ratio", "level", "value", "ci_low", "ci_high"]
     assert a.rows[cols].equals(b.rows[cols])
+    assert b.params["seed"] == 7 and len(b.rows) == len(a.rows) > 0
+    with pytest.raises(ParameterError, match="n_jobs"):
+        calibrate(real, n_jobs=0, **kw)
 
 
 def test_summary_flags_a_measure_that_misreads_a_copy(health_calibration):

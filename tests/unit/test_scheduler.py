@@ -170,23 +170,16 @@ def test_longest_first_and_small_work_stays_in_process():
 
 
 def test_the_cli_refuses_zero_workers(files):
-    out = run(
-        "privacy",
-        "--real",
-        str(files / "train.csv"),
-        "--synthetic",
-        str(files / "cart.csv"),
-        "--qi",
-        ",".join(QIS),
-        "--sensitive",
-        "disease",
-        "--metrics",
-        "ims,dcr",
-        "--n-jobs",
-        "0",
-    )
-    assert out.returncode == 2
-    assert "n_jobs" in out.stderr and "Traceback" not in out.stderr
+    """``privacy`` and ``calibrate`` (whose cells take the same option) exit 2 with the
+    engine's message."""
+    threat = ["--qi", ",".join(QIS), "--sensitive", "disease"]
+    for command in (
+        ["privacy", "--synthetic", str(files / "cart.csv"), "--metrics", "ims,dcr"],
+        ["calibrate", "--metrics", "ims"],
+    ):
+        out = run(*command, "--real", str(files / "train.csv"), *threat, "--n-jobs", "0")
+        assert out.returncode == 2, command
+        assert "n_jobs" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_a_scheduled_task_searches_where_the_review_was_told_to(monkeypatch):
