@@ -161,19 +161,10 @@ def calibrate(
     cells = [(i, lv, m, md) for i, (lv, (m, md)) in enumerate(product(levels, targets))]
     started = time.perf_counter()
     context = _cell_context(parts, schema, threat, opts, ratios, release_seed, measure_seed)
-    jobs = effective_jobs(n_jobs, len(cells)) if backend == "local" else 0
-    if jobs == 1:
-        by_cell, stopped = _run_here(cells, context, progress, on_rows, should_stop)
-    else:
-        by_cell, stopped = _run_as_tasks(
-            cells,
-            context,
-            levels,
-            {"backend": backend, "address": ray_address, "n_jobs": max(jobs, 1)},
-            progress,
-            on_rows,
-            should_stop,
-        )
+    where = {"backend": backend, "address": ray_address, "n_jobs": n_jobs}
+    by_cell, stopped = _run_cells(
+        cells, context, levels, where, feedback=(progress, on_rows, should_stop)
+    )
     rows = [row for index in sorted(by_cell) for row in by_cell[index]]
     if progress:
         progress(1.0, "stopped" if stopped else "done")
@@ -303,6 +294,21 @@ def _run_params(
 
 
 # ============================================================================ runners
+def _run_cells(
+    cells: list[Cell], context: dict[str, Any], levels: Sequence[float], where: dict[str, Any], *,
+    feedback: tuple[ProgressFn | None, RowsFn | None, Callable[[], bool] | None],
+) -> tuple[dict[int, list[dict[str, Any]]], bool]:  # fmt: skip
+    """The cells here, one after another (one local job), or as tasks on local workers
+    or the Ray cluster (``where``: ``backend``, ``address``, ``n_jobs``); ``feedback``:
+    calibrate's ``progress``, ``on_rows`` and ``should_stop``."""
+    if where["backend"] == "local":
+        jobs = effective_jobs(where["n_jobs"], len(cells))
+        if jobs == 1:
+            return _run_here(cells, context, *feedback)
+        where = {**where, "n_jobs": jobs}
+    return _run_as_tasks(cells, context, levels, where, *feedback)
+
+
 def _run_here(
     cells: list[Cell],
     context: dict[str, Any],
