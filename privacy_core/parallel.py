@@ -45,9 +45,9 @@ def one_blas_thread() -> Iterator[None]:
 
     OpenBLAS splits a dot product (and the reductions of a logistic regression's fit)
     across its threads and adds the partial sums in an order that follows their number:
-    on Adult, ML affinity read 0.0086 on one thread and 0.0088 on two, and a 1-D
-    Wasserstein distance differed in its last digit. A measure whose reductions go
-    through BLAS runs them here, so that its numbers are the same on a laptop, a 16-core
+    on Adult, ML affinity read 0.0086 on one thread and 0.0088 on two, and DOMIAS's AUC
+    differed in its seventh digit. A measure whose reductions go through BLAS runs them
+    here, so that its numbers are the same on a laptop, a 16-core
     server and a scheduler's task that gets a share of the cores
     (``tests/unit/test_thread_invariance.py``)."""
     global _blas_depth, _blas_limit

@@ -72,8 +72,7 @@ def run_task(
     result = None
     with (
         warnings.catch_warnings(record=True) as caught,
-        thread_limit(threads),
-        parallel.one_worker() if threads is not None else contextlib.nullcontext(),
+        as_task(threads),
     ):
         warnings.simplefilter("always")
         try:
@@ -87,9 +86,10 @@ def run_task(
 
 
 @contextlib.contextmanager
-def thread_limit(threads: Mapping[str, int] | None) -> Iterator[None]:
-    """Run the block with these thread counts per library (a task's share,
-    :func:`thread_share`); None leaves them as they are."""
+def as_task(threads: Mapping[str, int] | None) -> Iterator[None]:
+    """Run the block as a side-by-side task: with these thread counts per library (its
+    share, :func:`thread_share`) and its own fan-out kept in this process
+    (:func:`privacy_core.parallel.one_worker`); None leaves everything as it is."""
     if threads is None:
         yield
         return
@@ -98,7 +98,11 @@ def thread_limit(threads: Mapping[str, int] | None) -> Iterator[None]:
     from .synth.autoregressive import torch_threads
 
     native = {k: v for k, v in threads.items() if k != "torch"}
-    with threadpool_limits(limits=native or None), torch_threads(threads.get("torch")):
+    with (
+        threadpool_limits(limits=native or None),
+        torch_threads(threads.get("torch")),
+        parallel.one_worker(),
+    ):
         yield
 
 
@@ -188,7 +192,7 @@ __all__ = [
     "longest_first",
     "run_measures",
     "run_task",
-    "thread_limit",
+    "as_task",
     "thread_settings",
     "thread_share",
     "workers",

@@ -25,10 +25,10 @@ from ..errors import ParameterError
 from ..evaluation import evaluate_noted
 from ..experiments import RowsFn
 from ..measures import get_measure, measure_names
-from ..parallel import BACKENDS, effective_jobs, map_unordered, one_worker
+from ..parallel import BACKENDS, effective_jobs, map_unordered
 from ..progress import ProgressFn
 from ..results import jsonable
-from ..scheduler import thread_limit, thread_settings, thread_share
+from ..scheduler import as_task, thread_settings, thread_share
 from ..stats import child_seeds
 from ..synth.leaky import leaky_release, leaky_shadow_options
 from ..threat import ThreatModel
@@ -455,7 +455,7 @@ def _pooled_cell_task(cell: Cell, context: dict[str, Any]) -> tuple[int, list[di
     threads, with the cell's own fan-out (MDS's shadows, RAPID's attackers) kept in the
     worker. A cell's numbers do not depend on its thread counts (the measures that
     reduce through BLAS do it on one thread), so these are the serial run's rows."""
-    with thread_limit(context.get("threads")), one_worker():
+    with as_task(context.get("threads")):
         return _cell_task(cell, context)
 
 
