@@ -52,3 +52,16 @@ def no_cached_evaluations():
     for key, value in saved:
         if store.get(key) is None:
             store.put(key, value)
+
+
+@pytest.fixture
+def no_autorun(monkeypatch):
+    """The pages compute nothing without a click: for a test of what a session restores
+    or refuses (its address, workspace and messages), not of a result. Opening a shared
+    link on the Overview otherwise computes that link's review (RAPID and the quick
+    cards, about 10 s at 500 rows), which no assertion of such a test reads."""
+    import ui.evaluations
+    import ui.scorecard
+
+    monkeypatch.setattr(ui.evaluations, "rapid_should_autorun", lambda *a, **k: False)
+    monkeypatch.setattr(ui.scorecard, "quick_should_autorun", lambda *a, **k: False)

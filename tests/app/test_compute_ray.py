@@ -8,7 +8,7 @@ import importlib
 from pathlib import Path
 
 import pytest
-from small_demo import small_app
+from small_demo import no_cached_evaluations, small_app  # noqa: F401 (a fixture)
 from streamlit.testing.v1 import AppTest
 
 # the module whose map_unordered RAPID's fit calls
@@ -39,14 +39,20 @@ def headline(at: AppTest) -> tuple[str, str]:
 
 @pytest.fixture
 def fresh_cache():
-    from ui.cached import _evaluations
+    """No quick cards on the Overview, which this test never reads (each new session's
+    first page would otherwise compute them). ``no_cached_evaluations`` (on the test)
+    starts it with no cached fits, each RAPID page below having to fit, and puts the
+    worker's cached evaluations back afterwards."""
+    import ui.scorecard
 
-    _evaluations.clear()
-    yield
-    _evaluations.clear()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(ui.scorecard, "quick_should_autorun", lambda *a, **k: False)
+        yield
 
 
+@pytest.mark.usefixtures("no_cached_evaluations")
 def test_a_ray_cluster_runs_the_rapid_fits_with_the_local_numbers(fresh_cache, monkeypatch):
+    import ui.evaluations
     from privacy_core.parallel import shutdown_ray
 
     calls = []
@@ -57,7 +63,9 @@ def test_a_ray_cluster_runs_the_rapid_fits_with_the_local_numbers(fresh_cache, m
         return real_map(*args, **kwargs)
 
     monkeypatch.setattr(rapid_module, "map_unordered", counting)
-    at = page("pages/data.py")
+    with monkeypatch.context() as m:  # the Data page first: nothing to fit yet
+        m.setattr(ui.evaluations, "rapid_should_autorun", lambda *a, **k: False)
+        at = page("pages/data.py")
     assert any(h.value == "6. Where the heavy work runs" for h in at.header)
     rows = len(at.session_state["workspace"].real.frame)
 
@@ -69,11 +77,6 @@ def test_a_ray_cluster_runs_the_rapid_fits_with_the_local_numbers(fresh_cache, m
     try:
         connect(at, "local")
         assert any("runs on the Ray cluster at `local`" in s.value for s in at.success)
-        # the Overview's first load fitted RAPID and its HALF / SELF here: forget those
-        # fits, so that the RAPID page fits again, now on the cluster
-        from ui.cached import _evaluations
-
-        _evaluations.clear()
         calls.clear()
         at.switch_page("pages/rapid.py").run()
         assert not at.exception, at.exception

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from small_demo import no_autorun  # noqa: F401 (a fixture)
 from streamlit.testing.v1 import AppTest
 
 import ui.learn
@@ -44,6 +45,7 @@ def shown(at: AppTest) -> int:
     return len(at.get("plotly_chart")) + len(at.dataframe) + len(at.metric)
 
 
+@pytest.mark.usefixtures("no_autorun")  # the demo's review is not what this reads
 def test_learn_is_in_the_review_group_of_the_navigation():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     at.session_state[ui.learn.SIZE] = "quick"

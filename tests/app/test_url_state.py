@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+from small_demo import no_autorun  # noqa: F401 (a fixture)
 from streamlit.testing.v1 import AppTest
 
 TIMEOUT = 240
@@ -22,6 +24,7 @@ def address(at: AppTest) -> dict[str, str]:
     return {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
 
 
+@pytest.mark.usefixtures("no_autorun")
 def test_the_address_describes_the_review_and_a_new_session_restores_it():
     first = opened_with()
     url = address(first)
@@ -66,6 +69,7 @@ def test_moving_a_setting_writes_it_to_the_address():
     assert address(at)["rapid_tau_marginal"] == "0.52"
 
 
+@pytest.mark.usefixtures("no_autorun")
 def test_a_link_made_on_uploaded_files_says_they_are_gone_and_shows_the_demo():
     at = opened_with(data="upload", qi="a,b", s="c")
     assert any("never stored" in w.value for w in at.warning)
@@ -74,6 +78,7 @@ def test_a_link_made_on_uploaded_files_says_they_are_gone_and_shows_the_demo():
     assert ws.sensitive == ("disease",)
 
 
+@pytest.mark.usefixtures("no_autorun")
 def test_a_threat_model_naming_unknown_columns_is_refused_with_a_reason():
     at = opened_with(data="health", n="500", kappa="1.0", seed="0", qi="nope,age", s="disease")
     ws = at.session_state["workspace"]
@@ -82,12 +87,14 @@ def test_a_threat_model_naming_unknown_columns_is_refused_with_a_reason():
     assert any("names columns this table does not have" in w.value for w in at.warning)
 
 
+@pytest.mark.usefixtures("no_autorun")
 def test_dataset_settings_outside_the_offered_ones_fall_back_to_the_demo():
     at = opened_with(data="health", n="123", kappa="1.0", seed="0")
     assert len(at.session_state["workspace"].real.frame) == 2000
     assert any("not offered" in w.value for w in at.warning)
 
 
+@pytest.mark.usefixtures("no_autorun")
 def test_the_sampling_weight_column_round_trips_through_the_address():
     """Issue 34. Wrong versions caught: the column left out of the address (a reload
     loses it), a stale ``w`` kept after the column is taken off, an address naming a
