@@ -12,7 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from downloads import download, download_by_key
+from small_demo import no_autorun  # noqa: F401 (a fixture)
 from streamlit.testing.v1 import AppTest
 
 from privacy_core.exports import FORMULA_PREFIXES
@@ -100,6 +102,7 @@ def test_rapid_per_record_download_neutralises_formulas():
     assert (score < 0).any()
 
 
+@pytest.mark.usefixtures("no_autorun")  # the Data page's download, not a result
 def test_generated_release_download_neutralises_formulas():
     at = AppTest.from_file(APP, default_timeout=120)
     at.session_state["workspace"] = hostile_workspace()
