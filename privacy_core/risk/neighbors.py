@@ -15,7 +15,10 @@ numeric differences plus 0/1 category mismatches), are summed feature by feature
 Inside :func:`search_backend` with ``backend="ray"``, a search of at least
 :data:`RAY_MIN_PAIRS` pairs is split into contiguous blocks of query rows, each searched
 against the whole reference table as a task on the Ray cluster; every query row's
-neighbours are the same as in one search here.
+neighbours are the same as in one search here. A local L1 search of at least
+:data:`THREAD_MIN_PAIRS` pairs is split the same way over this process's BLAS threads
+(its share of the cores: all of them in a serial run, a scheduled task's share in a
+side-by-side one), each block searched on a thread of its own.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from ..parallel import BACKENDS, map_unordered
+from ..parallel import BACKENDS, map_unordered, one_blas_thread, usable_cores
 from ..validation import check_choice, check_positive_int
 
 METRICS = ("euclidean", "l1")
@@ -89,6 +92,9 @@ RAY_MIN_PAIRS = 2_000_000_000
 the tables out costs more than the search (about 5 s of work on two cores)."""
 RAY_TASK_PAIRS = 1_000_000_000
 """Distance pairs per Ray task of a distributed search (a few seconds on one core)."""
+THREAD_MIN_PAIRS = 100_000_000
+"""L1 searches of at least this many pairs are split over this process's threads (about
+a second of work on one core; a smaller search gains less than the threads cost)."""
 _backend: ContextVar[tuple[str, str | None]] = ContextVar(
     "neighbour_search_backend", default=("local", None)
 )
@@ -188,14 +194,16 @@ def nearest_neighbors(
 def _dispatch(
     q: np.ndarray, r: np.ndarray, k: int, metric: str, exclude_self: bool, max_block: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_search` here, or in query blocks on the Ray cluster of :func:`search_backend`."""
+    """:func:`_search` here (on several threads for a large L1 search), or in query blocks
+    on the Ray cluster of :func:`search_backend`."""
     backend, address = _backend.get()
     pairs = q.shape[0] * r.shape[0]
     if backend == "local" or pairs < RAY_MIN_PAIRS:
+        threads = _search_threads(q.shape[0]) if metric == "l1" and pairs >= THREAD_MIN_PAIRS else 1
+        if threads > 1:
+            return _threaded_search(q, r, k, exclude_self, max_block, threads)
         return _search(q, r, k, metric, exclude_self, max_block)
     n_tasks = min(q.shape[0], math.ceil(pairs / RAY_TASK_PAIRS))
-    bounds = np.linspace(0, q.shape[0], n_tasks + 1).astype(int)
-    blocks = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
     context = {
         "q": q,
         "r": r,
@@ -203,13 +211,73 @@ def _dispatch(
         "metric": metric,
         "exclude_self": exclude_self,
         "max_block": max_block,
+        # decided on the whole query table: a block's own rows could decide otherwise
+        "indicators": _IndicatorPart.spec(q, r) if metric == "l1" else None,
     }
     out_d = np.empty((q.shape[0], k), dtype=np.float64)
     out_i = np.empty((q.shape[0], k), dtype=np.int64)
     for start, stop, d, i in map_unordered(
-        _search_task, blocks, context=context, backend=backend, address=address
+        _search_task,
+        _row_blocks(q.shape[0], n_tasks),
+        context=context,
+        backend=backend,
+        address=address,
     ):
         out_d[start:stop], out_i[start:stop] = d, i
+    return out_d, out_i
+
+
+def _row_blocks(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous, non-empty (start, stop) blocks of ``n`` rows."""
+    bounds = np.linspace(0, n, min(n, parts) + 1).astype(int)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+def _search_threads(n_query: int) -> int:
+    """Threads for a local L1 search: this process's BLAS thread count, which is its
+    share of the cores (``privacy_core.scheduler.as_task`` limits a side-by-side task's),
+    at most one per query row."""
+    from threadpoolctl import threadpool_info
+
+    counts = [int(p["num_threads"]) for p in threadpool_info() if p.get("user_api") == "blas"]
+    return max(1, min(min(counts, default=1), usable_cores(), n_query))
+
+
+def _threaded_search(
+    q: np.ndarray, r: np.ndarray, k: int, exclude_self: bool, max_block: int, threads: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """An L1 :func:`_search` split into contiguous query blocks, one thread each (numpy's
+    element-wise passes release the GIL). Every row's distances are summed in the same
+    order as in one search (the indicator columns are chosen on the whole query table),
+    so the neighbours and distances are the same to the last bit; the blocks share the
+    memory budget ``max_block``. The indicator part's products run on one BLAS thread
+    each: ``threads`` blocks on ``threads`` BLAS threads each would oversubscribe the
+    cores (the products are exact, so their thread count changes no value)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    prepared = _L1Reference.of(q, r)
+    out_d = np.empty((q.shape[0], k), dtype=np.float64)
+    out_i = np.empty((q.shape[0], k), dtype=np.int64)
+
+    def part(block: tuple[int, int]) -> None:
+        start, stop = block
+        d, i = _search(
+            q[start:stop],
+            r,
+            k,
+            "l1",
+            exclude_self,
+            max(1, max_block // threads),
+            offset=start,
+            l1=prepared,
+        )
+        out_d[start:stop], out_i[start:stop] = d, i
+
+    with (
+        one_blas_thread(),
+        ThreadPoolExecutor(max_workers=threads, thread_name_prefix="l1-search") as pool,
+    ):
+        list(pool.map(part, _row_blocks(q.shape[0], threads)))
     return out_d, out_i
 
 
@@ -218,6 +286,7 @@ def _search_task(
 ) -> tuple[int, int, np.ndarray, np.ndarray]:
     """Query rows ``start:stop`` against the whole reference (a Ray task)."""
     start, stop = block
+    spec = context["indicators"]
     d, i = _search(
         context["q"][start:stop],
         context["r"],
@@ -226,6 +295,7 @@ def _search_task(
         context["exclude_self"],
         context["max_block"],
         offset=start,
+        l1=None if spec is None else _L1Reference.of(None, context["r"], spec),
     )
     return start, stop, d, i
 
@@ -238,10 +308,12 @@ def _search(
     exclude_self: bool,
     max_block: int,
     offset: int = 0,
+    l1: _L1Reference | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The search of :func:`nearest_neighbors` on checked, contiguous float64 inputs.
     ``offset``: the reference row of query row 0 when ``exclude_self`` (a block of a
-    split search)."""
+    split search); ``l1``: the reference prepared for an L1 search of the whole query
+    table that ``q`` is a block of."""
     nq = q.shape[0]
     out_d = np.empty((nq, k), dtype=np.float64)
     out_i = np.empty((nq, k), dtype=np.int64)
@@ -257,9 +329,8 @@ def _search(
     r_cols = r
     indicators = None
     if metric == "l1":
-        indicators = _IndicatorPart.of(q, r)
-        # only the other columns are summed one by one
-        r_cols = np.ascontiguousarray(r[:, indicators.rest].T)
+        l1 = l1 or _L1Reference.of(q, r)
+        indicators, r_cols = l1.indicators, l1.r_cols
     # one buffer (two for L1) reused by every chunk: allocating a fresh 100 MB block per
     # chunk costs page faults that showed as a third of the run time at 50k x 50k
     rows_max = min(chunk, nq)
@@ -404,8 +475,9 @@ class _IndicatorPart:
     def __init__(self, cols: np.ndarray, rest: np.ndarray, r_unit: np.ndarray, r_sum: np.ndarray):
         self.cols, self.rest, self.r_unit, self.r_sum = cols, rest, r_unit, r_sum
 
-    @classmethod
-    def of(cls, q: np.ndarray, r: np.ndarray) -> _IndicatorPart:
+    @staticmethod
+    def spec(q: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The indicator columns of ``q`` and ``r`` together, and each one's value v."""
         top = np.maximum(q.max(axis=0, initial=0.0), r.max(axis=0, initial=0.0))
         # a power of two keeps x / v and every product exact
         binary = (top > 0) & (np.frexp(top)[0] == 0.5)
@@ -414,9 +486,36 @@ class _IndicatorPart:
         # too few indicators to pay for the product: sum every column as before
         if cols.size < 4:
             cols = np.zeros(0, dtype=np.int64)
-        rest = np.setdiff1d(np.arange(q.shape[1]), cols)
-        r_unit = np.ascontiguousarray(r[:, cols] / top[cols]) if cols.size else r[:, :0]
+        return cols, top[cols]
+
+    @classmethod
+    def of(cls, r: np.ndarray, spec: tuple[np.ndarray, np.ndarray]) -> _IndicatorPart:
+        """The part for reference ``r``, its columns from :meth:`spec`."""
+        cols, top = spec
+        rest = np.setdiff1d(np.arange(r.shape[1]), cols)
+        r_unit = np.ascontiguousarray(r[:, cols] / top) if cols.size else r[:, :0]
         return cls(cols, rest, r_unit, r[:, cols].sum(axis=1))
+
+
+class _L1Reference:
+    """The reference side of an L1 search, prepared once for every block of its query
+    rows: the indicator part and the other columns transposed (each feature one
+    contiguous row)."""
+
+    def __init__(self, indicators: _IndicatorPart, r_cols: np.ndarray):
+        self.indicators, self.r_cols = indicators, r_cols
+
+    @classmethod
+    def of(
+        cls, q: np.ndarray | None, r: np.ndarray, spec: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> _L1Reference:
+        """From the whole query table ``q``, or from its indicator ``spec``."""
+        if spec is None:
+            assert q is not None
+            spec = _IndicatorPart.spec(q, r)
+        indicators = _IndicatorPart.of(r, spec)
+        # only the other columns are summed one by one
+        return cls(indicators, np.ascontiguousarray(r[:, indicators.rest].T))
 
 
 def _ranking_block(

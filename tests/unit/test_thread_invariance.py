@@ -13,6 +13,12 @@ in the fourth digit between one and two threads on these tables; checked by remo
 block), DOMIAS's density ratio on them (the AUC's seventh digit on Adult; checked the same
 way), and scipy's 1-D Wasserstein, whose last step is a BLAS dot product (a marginal's
 last digit; checked by putting it back).
+
+A large local L1 search (distance-based inference, linkability) is split over the
+process's threads (``privacy_core.risk.neighbors``); its neighbours and distances must be
+one search's to the last bit. Wrong version caught: each block choosing its own indicator
+columns (a column that is 0 or v in one block's rows but not in another's is then summed
+in another order; checked by letting each block decide).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from threadpoolctl import threadpool_limits
 import privacy_core as pc
 from privacy_core import scheduler
 from privacy_core.fidelity import wasserstein_1d
+from privacy_core.risk import neighbors
 
 # more than 10,000 values in scipy's 1-D Wasserstein dot product (both tables' values)
 N_ROWS = 8000
@@ -109,3 +116,55 @@ def test_a_task_gets_its_share_of_each_librarys_threads():
     }
     assert scheduler.thread_share({"blas": 16, "openmp": 2}, 4) == {"blas": 4, "openmp": 1}
     assert scheduler.thread_share({"blas": 2}, 1) == {"blas": 2}
+
+
+def _mixed(rng: np.random.Generator, n: int, binary: int) -> np.ndarray:
+    """Rows of the mixed attacker space: 8 one-hot groups of value 0.5 and 6 numeric
+    columns, one of which (the space's column 23) is 0 or 0.5 in the first ``binary``
+    rows only."""
+    cats = np.zeros((n, 40))
+    for g in range(8):
+        cats[np.arange(n), g * 5 + rng.integers(0, 5, n)] = 0.5
+    num = rng.random((n, 6)).round(2)
+    num[:binary, 3] = 0.5 * (rng.random(binary) < 0.5)
+    return np.hstack([cats[:, :20], num, cats[:, 20:]])
+
+
+@pytest.mark.parametrize("k", [1, 4])
+@pytest.mark.parametrize("exclude_self", [False, True])
+def test_an_l1_search_split_over_threads_is_one_search_to_the_last_bit(k, exclude_self):
+    rng = np.random.default_rng(81)
+    # column 23 is an indicator in the reference and in the first half of the queries
+    # only: the whole query table, like one search, sums it as a numeric column
+    r = _mixed(rng, 3000, binary=3000 if not exclude_self else 1500)
+    q = r.copy() if exclude_self else _mixed(rng, 2000, binary=1000)
+    one = neighbors._search(q, r, k, "l1", exclude_self, 1 << 20)
+    for threads in (2, 3):
+        split = neighbors._threaded_search(q, r, k, exclude_self, 1 << 20, threads)
+        assert np.array_equal(one[0], split[0]) and np.array_equal(one[1], split[1])
+
+
+def test_distance_inference_with_its_search_on_one_and_two_threads_is_the_same(tables, monkeypatch):
+    real, syn, hold, schema, threat = tables
+    split = []
+    real_split = neighbors._threaded_search
+
+    def counted(*args, **kwargs):
+        split.append(args[-1])
+        return real_split(*args, **kwargs)
+
+    monkeypatch.setattr(neighbors, "_threaded_search", counted)
+    monkeypatch.setattr(neighbors, "THREAD_MIN_PAIRS", 0)
+    out = []
+    for threads in (1, 2):
+        monkeypatch.setattr(neighbors, "_search_threads", lambda n, t=threads: t)
+        neighbors.clear_neighbor_cache()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            review = pc.evaluate(
+                real, syn, measures=["inference"], threat=threat, holdout=hold, schema=schema,
+                seed=5,
+            )  # fmt: skip
+        out.append(_numbers(review["inference"]))
+    assert split and set(split) == {2}  # the second run's searches were split
+    assert out[0] == out[1]
