@@ -237,10 +237,9 @@ def _search_threads(n_query: int) -> int:
     """Threads for a local L1 search: this process's BLAS thread count, which is its
     share of the cores (``privacy_core.scheduler.as_task`` limits a side-by-side task's),
     at most one per query row."""
-    from threadpoolctl import threadpool_info
+    from ..scheduler import thread_settings
 
-    counts = [int(p["num_threads"]) for p in threadpool_info() if p.get("user_api") == "blas"]
-    return max(1, min(min(counts, default=1), usable_cores(), n_query))
+    return max(1, min(thread_settings().get("blas", 1), usable_cores(), n_query))
 
 
 def _threaded_search(
@@ -255,7 +254,7 @@ def _threaded_search(
     cores (the products are exact, so their thread count changes no value)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    prepared = _L1Reference.of(q, r)
+    prepared = _L1Reference.of(r, _IndicatorPart.spec(q, r))
     out_d = np.empty((q.shape[0], k), dtype=np.float64)
     out_i = np.empty((q.shape[0], k), dtype=np.int64)
 
@@ -295,7 +294,7 @@ def _search_task(
         context["exclude_self"],
         context["max_block"],
         offset=start,
-        l1=None if spec is None else _L1Reference.of(None, context["r"], spec),
+        l1=None if spec is None else _L1Reference.of(context["r"], spec),
     )
     return start, stop, d, i
 
@@ -329,7 +328,8 @@ def _search(
     r_cols = r
     indicators = None
     if metric == "l1":
-        l1 = l1 or _L1Reference.of(q, r)
+        if l1 is None:
+            l1 = _L1Reference.of(r, _IndicatorPart.spec(q, r))
         indicators, r_cols = l1.indicators, l1.r_cols
     # one buffer (two for L1) reused by every chunk: allocating a fresh 100 MB block per
     # chunk costs page faults that showed as a third of the run time at 50k x 50k
@@ -506,13 +506,9 @@ class _L1Reference:
         self.indicators, self.r_cols = indicators, r_cols
 
     @classmethod
-    def of(
-        cls, q: np.ndarray | None, r: np.ndarray, spec: tuple[np.ndarray, np.ndarray] | None = None
-    ) -> _L1Reference:
-        """From the whole query table ``q``, or from its indicator ``spec``."""
-        if spec is None:
-            assert q is not None
-            spec = _IndicatorPart.spec(q, r)
+    def of(cls, r: np.ndarray, spec: tuple[np.ndarray, np.ndarray]) -> _L1Reference:
+        """For reference ``r``, the indicator columns of :meth:`_IndicatorPart.spec` on
+        the whole query table."""
         indicators = _IndicatorPart.of(r, spec)
         # only the other columns are summed one by one
         return cls(indicators, np.ascontiguousarray(r[:, indicators.rest].T))

@@ -54,14 +54,22 @@ def no_cached_evaluations():
             store.put(key, value)
 
 
+def turn_off_autorun(patch: pytest.MonkeyPatch, *, rapid: bool = True, quick: bool = True):
+    """The pages compute RAPID (``rapid``) or the quick cards (``quick``) only on a click,
+    for as long as ``patch`` holds."""
+    import ui.evaluations
+    import ui.scorecard
+
+    if rapid:
+        patch.setattr(ui.evaluations, "rapid_should_autorun", lambda *a, **k: False)
+    if quick:
+        patch.setattr(ui.scorecard, "quick_should_autorun", lambda *a, **k: False)
+
+
 @pytest.fixture
 def no_autorun(monkeypatch):
     """The pages compute nothing without a click: for a test of what a session restores
     or refuses (its address, workspace and messages), not of a result. Opening a shared
     link on the Overview otherwise computes that link's review (RAPID and the quick
     cards, about 10 s at 500 rows), which no assertion of such a test reads."""
-    import ui.evaluations
-    import ui.scorecard
-
-    monkeypatch.setattr(ui.evaluations, "rapid_should_autorun", lambda *a, **k: False)
-    monkeypatch.setattr(ui.scorecard, "quick_should_autorun", lambda *a, **k: False)
+    turn_off_autorun(monkeypatch)

@@ -8,7 +8,7 @@ import importlib
 from pathlib import Path
 
 import pytest
-from small_demo import no_cached_evaluations, small_app  # noqa: F401 (a fixture)
+from small_demo import no_cached_evaluations, small_app, turn_off_autorun  # noqa: F401
 from streamlit.testing.v1 import AppTest
 
 # the module whose map_unordered RAPID's fit calls
@@ -38,21 +38,16 @@ def headline(at: AppTest) -> tuple[str, str]:
 
 
 @pytest.fixture
-def fresh_cache():
+def no_quick_cards(monkeypatch):
     """No quick cards on the Overview, which this test never reads (each new session's
     first page would otherwise compute them). ``no_cached_evaluations`` (on the test)
     starts it with no cached fits, each RAPID page below having to fit, and puts the
     worker's cached evaluations back afterwards."""
-    import ui.scorecard
-
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(ui.scorecard, "quick_should_autorun", lambda *a, **k: False)
-        yield
+    turn_off_autorun(monkeypatch, rapid=False)
 
 
 @pytest.mark.usefixtures("no_cached_evaluations")
-def test_a_ray_cluster_runs_the_rapid_fits_with_the_local_numbers(fresh_cache, monkeypatch):
-    import ui.evaluations
+def test_a_ray_cluster_runs_the_rapid_fits_with_the_local_numbers(no_quick_cards, monkeypatch):
     from privacy_core.parallel import shutdown_ray
 
     calls = []
@@ -64,7 +59,7 @@ def test_a_ray_cluster_runs_the_rapid_fits_with_the_local_numbers(fresh_cache, m
 
     monkeypatch.setattr(rapid_module, "map_unordered", counting)
     with monkeypatch.context() as m:  # the Data page first: nothing to fit yet
-        m.setattr(ui.evaluations, "rapid_should_autorun", lambda *a, **k: False)
+        turn_off_autorun(m, quick=False)
         at = page("pages/data.py")
     assert any(h.value == "6. Where the heavy work runs" for h in at.header)
     rows = len(at.session_state["workspace"].real.frame)
