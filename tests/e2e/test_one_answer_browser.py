@@ -12,14 +12,11 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from waits import idle as _idle
 
 pytestmark = pytest.mark.e2e
 
 VERDICT = re.compile(r"Verdict for .+: (below|above|inconclusive)\.")
-
-
-def _idle(page) -> None:
-    expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=300_000)
 
 
 def _no_error(page) -> None:

@@ -9,14 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import SMALL_DATA
 from playwright.sync_api import expect
-from waits import no_error
+from waits import idle, no_error
 
 pytestmark = pytest.mark.e2e
-
-
-def _idle(page) -> None:
-    # Streamlit's running indicator disappears when the script run ends
-    expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=300_000)
 
 
 def test_demo_to_stored_review_then_mitigated_second_review_in_history(
@@ -26,28 +21,28 @@ def test_demo_to_stored_review_then_mitigated_second_review_in_history(
     page.goto(f"{app_url}/{SMALL_DATA}")
     expect(page.get_by_role("heading", name="Scorecard")).to_be_visible()
     expect(page.get_by_text("Attribute inference", exact=True)).to_be_visible()
-    _idle(page)
+    idle(page)
     no_error(page)
     page.screenshot(path=str(artifacts / "workflow_1_scorecard.png"), full_page=True)
 
     # 2. review & report: answer the checklist, decide, save, export
     page.get_by_role("link", name="Review & report").click()
     expect(page.get_by_role("heading", name="Consensus checklist (R1–R10)")).to_be_visible()
-    _idle(page)
+    idle(page)
     page.get_by_role("textbox", name="R1 · Why these quasi-identifiers").fill(
         "Age, education and gender are in the public register (data controller, 2026-11)"
     )
     page.get_by_role("textbox", name="R1 · Why these quasi-identifiers").press("Control+Enter")
-    _idle(page)
+    idle(page)
     page.get_by_role("radiogroup", name="R10").get_by_text("these dataset(s)", exact=True).click()
-    _idle(page)
+    idle(page)
     page.get_by_role("radiogroup", name="Decision").get_by_text(
         "release with changes", exact=True
     ).click()
-    _idle(page)
+    idle(page)
     page.get_by_role("textbox", name="Reviewer name").fill("Ada Reviewer")
     page.get_by_role("textbox", name="Reviewer name").press("Enter")
-    _idle(page)
+    idle(page)
     expect(page.get_by_text("public register").first).to_be_visible()
     # no page lets a user name a database: the server's history (its operator's setting)
     expect(page.get_by_role("textbox", name="Review database (SQLAlchemy URL)")).to_have_count(0)
@@ -64,14 +59,14 @@ def test_demo_to_stored_review_then_mitigated_second_review_in_history(
     # 3. what-if: regenerate with large CART leaves, record it, add it as a candidate
     page.get_by_role("link", name="What-if").click()
     expect(page.get_by_role("heading", name="What-if mitigation")).to_be_visible()
-    _idle(page)
+    idle(page)
     page.get_by_text("Regenerate the release with another knob").click()
-    _idle(page)
+    idle(page)
     page.get_by_role("button", name="Try it").click()
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(1)
-    _idle(page)
+    idle(page)
     page.get_by_role("button", name="Record as a considered alternative").click()
-    _idle(page)
+    idle(page)
     page.get_by_role("button", name="Add the mitigated release as a new candidate").click()
     expect(page.get_by_text("as a candidate of its own")).to_be_visible()
     no_error(page)
@@ -80,10 +75,10 @@ def test_demo_to_stored_review_then_mitigated_second_review_in_history(
     # 4. a second review with both candidates; the session remembers the answers
     page.get_by_role("link", name="Review & report").click()
     expect(page.get_by_role("heading", name="Consensus checklist (R1–R10)")).to_be_visible()
-    _idle(page)
+    idle(page)
     for button in page.get_by_role("button", name="Compute for").all():
         button.click()
-        _idle(page)
+        idle(page)
     page.get_by_role("button", name="Save review").click()
     expect(page.get_by_text("Saved as review #2")).to_be_visible()
     no_error(page)
@@ -91,7 +86,7 @@ def test_demo_to_stored_review_then_mitigated_second_review_in_history(
     # 5. history: both listed; compare says what moved and what changed
     page.get_by_role("link", name="Open the history").click()
     expect(page.get_by_role("heading", name="Review history")).to_be_visible()
-    _idle(page)
+    idle(page)
     page.get_by_role("tab", name="Compare two").click()
     expect(page.get_by_text("the synthetic data changed").first).to_be_visible()
     no_error(page)
