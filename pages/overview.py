@@ -10,6 +10,7 @@ from ui.evaluations import (
     rapid_at_page_settings,
     rapid_cached,
     rapid_fit_params,
+    rapid_references_cached,
     rapid_references_run,
     rapid_run,
     rapid_should_autorun,
@@ -99,7 +100,11 @@ def draw_scorecards(ws) -> None:
     # HALF and SELF for RAPID on small data, as the RAPID page computes them without a
     # click: the attribute card then says where the release sits between them
     params = rapid_fit_params(ws)
-    if rapid_should_autorun(ws, params, limit=REFERENCES_AUTO_RUN_MAX_CELLS):
+    # drawn only while they are missing (or failed: the error shows again), so that a
+    # later visit does not show a "Computing" box for points already computed
+    if rapid_references_cached(ws, params) is None and rapid_should_autorun(
+        ws, params, limit=REFERENCES_AUTO_RUN_MAX_CELLS
+    ):
         with st.expander("Computing the reference points (HALF, SELF)", icon=":material/bolt:"):
             guarded(lambda: rapid_references_run(ws, params))
     refs = pc.reference_record(session_references(ws))

@@ -11,6 +11,7 @@ from small_demo import no_cached_evaluations, small_app  # noqa: F401 (a fixture
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
+REFERENCES_BOX = "Computing the reference points (HALF, SELF)"
 
 
 def _texts(at: AppTest) -> str:
@@ -63,11 +64,15 @@ def test_overview_answers_with_no_click_and_reads_against_edited_thresholds():
     )
     (verdict,) = _verdicts(at)  # one candidate, one sentence naming what decided it
     assert "Comparable to a fresh real sample" in verdict or " on: " in verdict
+    assert REFERENCES_BOX in [e.label for e in at.expander]  # computed on this visit
 
     # lines at 0 put any risk clipped at 0 over the red line: the card and the verdict
     # turn, and the export says the same
     at.session_state["review_thresholds"] = {"singling_out": (0.0, 0.0)}
     at.run()
+    # a later run reads the computed references: no "Computing" box for them any more
+    assert REFERENCES_BOX not in [e.label for e in at.expander]
+    assert any("against the references:" in c.value and "HALF" in c.value for c in at.caption)
     assert "over the red line" in _badge(at, "Identity (singling out)")
     (verdict,) = _verdicts(at)
     assert ": above.**" in verdict and "Singling out (at least" in verdict
