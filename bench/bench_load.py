@@ -307,7 +307,7 @@ async def freeze_check(
         t0 = time.perf_counter()
         await run.click()
         # the Stop button is enabled only while the sweep runs
-        stop = a.page.get_by_role("button", name="Stop")
+        stop = a.page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")
         await stop.and_(a.page.locator("button:enabled")).wait_for(timeout=120_000)
         started = time.perf_counter() - t0
         busy = await b.tau_steps(steps)

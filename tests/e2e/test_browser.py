@@ -28,6 +28,9 @@ def no_exception(page) -> None:
 def test_deep_link_on_a_fresh_server_keeps_the_navigation(page, fresh_app_url, artifacts):
     # the first request a new server sees is a link straight to a page
     page.goto(f"{fresh_app_url}/privacy")
+    # the page computes its measures on the demo: Streamlit's running indicator shows
+    # meanwhile (a toolbar mode that hides it leaves users, and waits.idle, blind to a run)
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_be_visible()
     expect(page.get_by_role("heading", name="Privacy metrics").first).to_be_visible()
     expect(page.get_by_text("Loaded review").first).to_be_visible()  # app.py's sidebar
     nav = page.locator('[data-testid="stSidebarNav"]')

@@ -15,7 +15,9 @@ POLL_MS = 100
 
 def idle(page) -> None:
     """Wait until the script run ends: no running icon, nothing marked stale, twice in a
-    row 0.7 s apart (the running icon can lag the first elements of a new page)."""
+    row 0.7 s apart (the running icon can lag the first elements of a new page). The icon
+    is drawn only with a toolbar (.streamlit/config.toml's toolbarMode "viewer"; test_browser's
+    deep-link test checks that it shows during a run)."""
     while True:
         page.wait_for_function(_IDLE_JS, timeout=300_000, polling=POLL_MS)
         page.wait_for_timeout(700)
