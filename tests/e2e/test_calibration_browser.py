@@ -6,6 +6,7 @@ import re
 import pytest
 from conftest import SMALL_DATA
 from playwright.sync_api import expect
+from waits import app_stop
 
 pytestmark = pytest.mark.e2e
 
@@ -51,7 +52,7 @@ def test_calibration_view_runs_and_the_privacy_page_reads_it(page, app_url, arti
     # enough cells that the run lasts some seconds: Stop is seen active while it runs
     settings(page, ("Identical match share", "k-anonymity violations singled out", "GTCAP"), seed=3)
     run = page.get_by_role("button", name="Run calibration")
-    stop = page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")
+    stop = app_stop(page)
     expect(run).to_be_enabled()
     expect(stop).to_be_disabled()  # nothing runs: Stop looks inactive
     expect(page.get_by_text("it is slow work and never starts on its own")).to_be_visible()
@@ -115,14 +116,12 @@ def test_stop_keeps_the_finished_values(page, app_url, artifacts):
     page.get_by_role("button", name="Run calibration").click()
     # let a few measures finish (the live preview appears after a few seconds), then stop
     expect(page.get_by_text(re.compile(r"Values so far: \d+ of \d+"))).to_be_visible()
-    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").click()
+    app_stop(page).click()
     expect(page.get_by_text("Partial results:")).to_be_visible()
     expect(page.get_by_text("Verdict per measure")).to_be_visible()
     expect(page.get_by_text("… incomplete").first).to_be_visible()
     expect(page.get_by_role("button", name="Run calibration")).to_be_enabled()
-    expect(
-        page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")
-    ).to_be_disabled()
+    expect(app_stop(page)).to_be_disabled()
     no_exception(page)
     page.set_viewport_size({"width": 1400, "height": 4200})
     page.wait_for_timeout(1500)

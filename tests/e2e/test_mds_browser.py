@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import SMALL_DATA
 from playwright.sync_api import expect
-from waits import idle
+from waits import app_stop, idle
 
 pytestmark = pytest.mark.e2e
 
@@ -27,7 +27,7 @@ def test_run_stop_and_rerun_from_the_privacy_page(page, app_url, artifacts):
     form.get_by_role("button", name="Run MDS").click()
     # a few shadows first, so that the partial reading has records both IN and OUT
     expect(page.get_by_text(re.compile(r"([4-9]|\d\d)/40 shadow models fitted"))).to_be_visible()
-    page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop").click()
+    app_stop(page).click()
     # the click ends the run; the section reads the score from the shadows finished
     expect(page.get_by_text(re.compile(r"Partial: \d+ of 40 shadow models"))).to_be_visible()
     expect(page.get_by_text("MDS, relative (0 = HALF, 1 = SELF)")).to_be_visible()

@@ -11,7 +11,7 @@ import time
 import pytest
 from conftest import serve_app
 from playwright.sync_api import expect
-from waits import idle
+from waits import app_stop, idle
 
 import privacy_core as pc
 
@@ -78,7 +78,7 @@ def test_rapid_fitting_on_a_large_upload_can_be_stopped(
     compute.wait_for()
     fewer_trees_no_bootstrap(page)
     compute.click()
-    stop = page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")
+    stop = app_stop(page)
     stop.wait_for()
     expect(page.get_by_text("Fitting").first).to_be_visible()
     t0 = time.perf_counter()
@@ -107,7 +107,7 @@ def test_privacy_measures_on_a_large_upload_can_be_stopped(
     run = page.get_by_role("button", name="Run fast measures")
     run.wait_for()
     run.click()
-    stop = page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")
+    stop = app_stop(page)
     stop.wait_for()
     # each measure has a status box of its own, labelled "… — done" when it finishes
     page.get_by_text(" — done").first.wait_for()

@@ -30,3 +30,9 @@ def no_error(page) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)
     assert "Traceback" not in page.content()
+
+
+def app_stop(page):
+    """The app's own Stop button (long measures, RAPID, calibration, MDS), in the page's
+    main block: the toolbar has a Stop of its own while a script runs."""
+    return page.get_by_test_id("stMainBlockContainer").get_by_role("button", name="Stop")
