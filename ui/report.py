@@ -111,9 +111,10 @@ def compute_measures(view: Workspace, measures: list[str]) -> None:
     private = [m for m in measures if m in PRIVACY_MEASURES]
     if private:
         run_measures(view, private, privacy_params(view))
-    if any(m in fidelity_metrics(view) for m in measures):
-        # the fidelity glue computes its measures together (the missing ones only)
-        fidelity_run(view, fidelity_params(view), scope_releases(view, ALL_RELEASES))
+    fidelity = [m for m in measures if m in fidelity_metrics(view)]
+    if fidelity:
+        # the fidelity glue's jobs, with their references, for the measures asked for
+        fidelity_run(view, fidelity_params(view), scope_releases(view, ALL_RELEASES), only=fidelity)
 
 
 def add_release_from_map(cand, seed: int, selection_key: str) -> None:
