@@ -225,7 +225,7 @@ def draw_scorecard(
                     )
             else:
                 box.caption(card.family.question)
-            if card.note and head is not None:
+            if card.note:  # an empty card names the measures it waits for
                 box.caption(card.note)
             box.page_link(
                 PAGE_FILES[card.family.page], label="Open", icon=":material/arrow_forward:"

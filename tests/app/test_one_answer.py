@@ -30,6 +30,8 @@ def test_app_export_and_review_command_give_the_same_numbers_and_verdict(tmp_pat
     at = small_app(APP, 600)
     at.run()  # the demo: RAPID and the quick measures on first load
     assert not at.exception, at.exception
+    # the Utility card waits for ML affinity, which the Fidelity page computes, and says so
+    assert "Not computed yet: ML affinity (relative gap)." in [c.value for c in at.caption]
     ws = at.session_state["workspace"]
     at.switch_page("pages/report.py").run()
     assert not at.exception, at.exception
