@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from waits import idle as _idle
+from waits import idle
 
 pytestmark = pytest.mark.e2e
 
@@ -28,7 +28,7 @@ def _nav(page, name: str, heading: str) -> None:
     """Another page in the same session (a sidebar link, not a reload)."""
     page.locator('[data-testid="stSidebarNav"]').get_by_text(name, exact=True).click()
     expect(page.get_by_role("heading", name=heading).first).to_be_visible()
-    _idle(page)
+    idle(page)
 
 
 def _metric(page, label: str) -> str:
@@ -46,7 +46,7 @@ def test_overview_answers_on_first_load(page, app_url, artifacts):
     page.goto(app_url)
     expect(page.get_by_role("heading", name="Verdict")).to_be_visible()
     expect(page.get_by_role("heading", name="Scorecard")).to_be_visible()
-    _idle(page)
+    idle(page)
     # one verdict sentence for the demo's one candidate, above the cards, with no click
     expect(page.get_by_text(VERDICT)).to_have_count(1)
     # every quick card is filled: no button offers to compute missing quick measures
@@ -64,13 +64,13 @@ def test_tau_moved_on_the_rapid_page_is_the_tau_of_the_overview_and_every_export
 ):
     page.goto(f"{app_url}/rapid")
     expect(page.get_by_text("RAPID max (strongest attacker)").first).to_be_visible()
-    _idle(page)
+    idle(page)
     slider = page.get_by_role("slider").first
     slider.focus()
     for _ in range(26):  # τ 0.30 -> 0.56 in 0.01 steps
         page.keyboard.press("ArrowRight")
     expect(page.get_by_text("At τ = 0.56,")).to_be_visible()
-    _idle(page)
+    idle(page)
     head = float(_metric(page, "RAPID max (strongest attacker)"))
     box = page.locator('[data-testid="stMetric"]').filter(has_text="RAPID max").first
     caption = page.get_by_text(re.compile(r"^95% CI \d\.\d{3} – \d\.\d{3} · ")).first
