@@ -14,7 +14,9 @@ mutant below is patched into the engine for one test only:
 - sdcMicro's classics read for a release, each against its hand-computed worked example
   (tests/unit/test_sdc_classics.py): sample uniques without the non-member baseline,
   k-anonymity without the release-side k (every reproduced rare key counted), and
-  l-diversity that does not require the release's group to hold the record's own value.
+  l-diversity that does not require the release's group to hold the record's own value;
+  and their interval resampling a side of few or unanimous key groups (three unreproduced
+  holdout targets read as a chance rate known to be 0).
 
 - a linkability without its control (the raw link rate read as the risk);
 - a DCR without its holdout reference (real-to-real distances from a split of the
@@ -384,3 +386,17 @@ def test_l_diversity_not_requiring_the_value_fails_the_worked_example(monkeypatc
     rule = dataclasses.replace(sdc_pool.SDC_MEASURES["l_diversity"], select=any_homogeneous_group)
     monkeypatch.setitem(sdc_pool.SDC_MEASURES, "l_diversity", rule)
     assert not _classics_match_the_worked_example()["l_diversity"]  # 0, not 1/2
+
+
+def test_an_interval_that_resamples_a_few_or_unanimous_side_fails_the_small_side_check(
+    monkeypatch,
+):
+    """The percentile bootstrap alone (no posterior draws for a side of few or unanimous
+    key groups): three unreproduced holdout targets pin the chance rate at 0 in every
+    replicate, and a copy of three rare members pins the members' share at 1. The check
+    in test_sdc_classics.py passes on the correct code (test_sdc_classics runs it)."""
+    from test_sdc_classics import test_a_side_with_few_or_unanimous_key_groups_keeps_its_uncertainty
+
+    monkeypatch.setattr(sdc_module, "drawn_from_posterior", lambda n_groups, share: False)
+    with pytest.raises(AssertionError):
+        test_a_side_with_few_or_unanimous_key_groups_keeps_its_uncertainty()

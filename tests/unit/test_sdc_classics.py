@@ -12,6 +12,8 @@ l-diversity that counts a homogeneous release group whatever its value, or any g
 holding the value, sample uniques counted at f_k < 3, and targets or l-diversity counted
 in the training rows only (each moves a hand-computed reading below)."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -354,3 +356,58 @@ def test_a_schema_error_survives_the_trip_to_a_worker_and_back():
     err = pc.SchemaMismatchError(["column 'a' is missing", "column 'b' has another type"])
     back = pickle.loads(pickle.dumps(err))
     assert str(back) == str(err) and back.problems == err.problems
+
+
+def _rare_key_tables(members: int, members_reproduced: int, holdout: int, holdout_reproduced=0):
+    """Training and holdout rows: a common key (20 and 10 records, never a target) and
+    ``members`` and ``holdout`` records of unique keys (every one a rare target); a release
+    reproducing the first ``members_reproduced`` training keys and the first
+    ``holdout_reproduced`` holdout keys."""
+
+    def rows(ids):  # key id i -> (ward, bed), unique for i < 400; id 0 is the common key
+        return pd.DataFrame(
+            {
+                "ward": [f"w{i % 20}" for i in ids],
+                "bed": [f"b{(i % 20 + i // 20) % 20}" for i in ids],
+                "dx": ["a" if i % 2 else "b" for i in ids],
+            }
+        )
+
+    train = rows([0] * 20 + list(range(1, 1 + members)))
+    hold = rows([0] * 10 + list(range(200, 200 + holdout)))
+    release = pd.concat(
+        [train.iloc[20 : 20 + members_reproduced], hold.iloc[10 : 10 + holdout_reproduced]],
+        ignore_index=True,
+    )
+    return train, hold, release
+
+
+def _few(members, reproduced, holdout, held=0):
+    train, hold, release = _rare_key_tables(members, reproduced, holdout, held)
+    threat = pc.ThreatModel(["ward", "bed"], ["dx"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # holdout keys the small trainings never saw
+        return reproduced_uniques(train, release, threat=threat, holdout=hold, seed=5)
+
+
+def test_a_side_with_few_or_unanimous_key_groups_keeps_its_uncertainty():
+    """s36's H1. A holdout of three rare records, none reproduced, cannot pin the chance
+    rate: resampling three misses gives 0 every time, and the reading's interval was the
+    members' alone, (0.34, 0.66) here, confidently over the amber line. That side is now
+    drawn from its Jeffreys posterior, so the interval reaches down to 0. Against 200
+    holdout records the same share of 0 is well measured and the reading decides. A copy
+    of three rare members (every one reproduced) is as weak evidence of a share of 1.
+    Mutant (test_mutants.py): the percentile bootstrap alone fails the first and third."""
+    few = _few(40, 20, 3)
+    assert few.value == pytest.approx(0.5)
+    assert few.ci[0] <= 0.05 and few.ci[1] >= 0.5, few.ci
+    many = _few(40, 20, 200)
+    assert many.value == pytest.approx(0.5)
+    assert many.ci[0] > 0.3 and many.ci[1] < 0.7, many.ci
+    copy_of_three = _few(3, 3, 200)
+    assert copy_of_three.value == pytest.approx(1.0)
+    assert copy_of_three.ci[0] < 0.9, copy_of_three.ci
+    # two holdout targets, one reproduced: three possible resampled shares, 1 of them an
+    # undefined reading; the posterior keeps the interval wide
+    two = _few(40, 30, 2, 1)
+    assert two.ci[0] <= 0.05, two.ci

@@ -44,7 +44,10 @@ with its own targets and hits (:data:`SDC_MEASURES`):
 
 Without a holdout the members' share is reported alone and cannot decide (what chance
 reproduces is unknown). The interval is a bootstrap that resamples key groups, members
-and non-members apart: a hit depends on the key, so a group's records are one draw.
+and non-members apart: a hit depends on the key, so a group's records are one draw. A
+side of fewer than 30 key groups, or whose groups are all reproduced or none, is drawn
+from its share's Jeffreys posterior instead, so that a small holdout widens the interval
+rather than pinning the chance rate (``reproduction._bootstrap``).
 
 Keys are compared exactly, in canonical form (numbers as they are): sdcMicro expects
 categorical keys, and a continuous quasi-identifier makes nearly every record unique.
