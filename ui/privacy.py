@@ -11,6 +11,7 @@ import numpy as np
 import privacy_core as pc
 from privacy_core.evaluation import evaluate_measures
 from privacy_core.measures import MEASURES
+from privacy_core.report import targets_text
 from privacy_core.risk.attacks import AttackResult
 from privacy_core.risk.distance import DcrResult
 from privacy_core.scorecard import UNINFORMATIVE_WIDTH  # the cards' and the verdict's width
@@ -377,6 +378,11 @@ def card_text(name: str, res: pc.MetricResult) -> CardText:
     rates = _attack_rates(res)
     if rates is None:
         baseline = None if res.baseline is None else f"baseline {res.baseline:.3f}"
+        targets = targets_text(res.extra)
+        if baseline is not None and targets:
+            # sdcMicro's classics: how many targets each side rests on, so that a
+            # baseline from a handful of holdout records reads as the thin evidence it is
+            baseline = f"{baseline} · {targets}"
         return CardText(
             interval=interval, baseline=baseline, uninformative=uninformative_note(name, res)
         )

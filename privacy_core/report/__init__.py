@@ -16,6 +16,7 @@ averaged, and every table of the report (JSON ``candidates``, HTML, PDF) shows t
 by side, one column per candidate.
 """
 
+from .cells import candidate_table, format_cell, replicate_spread, targets_text
 from .html_page import MAX_POINTS, render_html, slim_figure
 from .model import (
     DECISIONS,
@@ -28,12 +29,9 @@ from .model import (
     build_report,
     calibration_record,
     calibration_rows,
-    candidate_table,
     family_of,
-    format_cell,
     reference_reading,
     reference_record,
-    replicate_spread,
 )
 from .pdf import LAST_PAGE_MIN_MM, pdf_layout, render_pdf
 
@@ -59,5 +57,6 @@ __all__ = [
     "render_html",
     "render_pdf",
     "replicate_spread",
+    "targets_text",
     "slim_figure",
 ]

@@ -16,6 +16,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from ..measures import MEASURES
+from .cells import candidate_table, format_cell
 from .model import (
     FAMILIES,
     FAMILY_INTRO,
@@ -25,11 +26,9 @@ from .model import (
     ReviewReport,
     calibration_rows,
     calibration_summary_of,
-    candidate_table,
     candidates_sentence,
     contract_text,
     family_of,
-    format_cell,
     format_plain,
     group_words,
     param_summary,

@@ -12,15 +12,14 @@ import datetime as _dt
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from .cells import candidate_table, format_cell
 from .model import (
     LEVEL_MARK,
     ReviewReport,
     calibration_rows,
     calibration_summary_of,
-    candidate_table,
     candidates_sentence,
     contract_text,
-    format_cell,
     format_plain,
     group_words,
     param_summary,

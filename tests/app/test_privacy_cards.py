@@ -46,6 +46,24 @@ def test_non_attack_keeps_its_same_scale_baseline():
     assert text.baseline == "baseline 0.000" and text.rates is None
 
 
+def test_an_sdc_card_says_how_many_targets_each_side_rests_on():
+    """A baseline of 0 from six holdout targets is thin evidence; the card says so (a
+    card showing only "baseline 0.000" hides it)."""
+    extra = {
+        "p_members": 0.351,
+        "n_member_targets": 1111,
+        "p_non_members": 0.0,
+        "n_non_member_targets": 6,
+    }
+    res = MetricResult(
+        name="k_anonymity", value=0.351, ci=(0.05, 0.45), params={}, baseline=0.0, extra=extra
+    )
+    text = card_text("k_anonymity", res)
+    assert text.baseline == (
+        "baseline 0.000 · members' share 0.351 of 1,111 targets, baseline from 6 holdout targets"
+    )
+
+
 @pytest.mark.parametrize("name", ["ims", "dcr", "domias", "inference", "gtcap"])
 def test_any_interval_wider_than_half_the_range_is_flagged(name):
     wide = MetricResult(name=name, value=0.4, ci=(0.1, 0.1 + UNINFORMATIVE_WIDTH + 0.01), params={})

@@ -216,6 +216,26 @@ def test_candidates_are_side_by_side_and_replicates_averaged_within_a_group(cand
     assert rows["linkability"]["cells"]["HISTOGRAM"] is None
     assert pc.report.format_cell(None) == "not computed"
     assert pc.report.format_cell(cell).startswith(f"mean {np.mean(reps):.4f} ± ")
+    assert cell["targets"] == ""  # not a members-against-non-members share
+
+
+def test_an_sdc_cell_says_how_many_targets_each_side_rests_on():
+    """The report's cell of an sdcMicro classic names the targets behind each share, as
+    the Privacy page's card does (a baseline of 0 from six holdout records is thin)."""
+    metric = {
+        "value": 0.351,
+        "ci": [0.05, 0.45],
+        "baseline": 0.0,
+        "p_members": 0.351,
+        "n_member_targets": 111,
+        "p_non_members": 0.0,
+        "n_non_member_targets": 6,
+    }
+    d = {"candidates": [{"name": "CART", "metrics": {"k_anonymity": metric}}]}
+    (row,) = pc.report.candidate_table(d)
+    cell = row["cells"]["CART"]
+    assert cell["targets"] == "members' share 0.351 of 111 targets, baseline from 6 holdout targets"
+    assert pc.report.format_cell(cell).endswith("; baseline 0.0000; " + cell["targets"])
 
 
 def test_candidates_side_by_side_in_html_and_pdf(candidates):
