@@ -57,6 +57,6 @@ __all__ = [
     "render_html",
     "render_pdf",
     "replicate_spread",
-    "targets_text",
     "slim_figure",
+    "targets_text",
 ]

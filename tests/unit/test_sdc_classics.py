@@ -393,7 +393,7 @@ def _few(members, reproduced, holdout, held=0):
 def test_a_side_with_few_or_unanimous_key_groups_keeps_its_uncertainty():
     """s36's H1. A holdout of three rare records, none reproduced, cannot pin the chance
     rate: resampling three misses gives 0 every time, and the reading's interval was the
-    members' alone, (0.34, 0.66) here, confidently over the amber line. That side is now
+    members' alone, (0.35, 0.65) here, confidently over the amber line. That side is now
     drawn from its Jeffreys posterior, so the interval reaches down to 0. Against 200
     holdout records the same share of 0 is well measured and the reading decides. A copy
     of three rare members (every one reproduced) is as weak evidence of a share of 1.
@@ -411,3 +411,9 @@ def test_a_side_with_few_or_unanimous_key_groups_keeps_its_uncertainty():
     # undefined reading; the posterior keeps the interval wide
     two = _few(40, 30, 2, 1)
     assert two.ci[0] <= 0.05, two.ci
+    # the interval holds the reading: a copy's 1 is in it (the posterior's draws stay
+    # below 1), and a reading that cannot be computed has no interval
+    assert copy_of_three.ci[1] == 1.0 and many.ci[0] <= many.value <= many.ci[1]
+    every_holdout_target = _few(40, 20, 3, 3)
+    assert np.isnan(every_holdout_target.value) and np.isnan(every_holdout_target.ci).all()
+    assert "every holdout target" in every_holdout_target.extra["uninformative"]

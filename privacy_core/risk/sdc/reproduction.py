@@ -105,9 +105,11 @@ def _bootstrap(
     reproduced). Such a side's replicates are drawn from the Jeffreys posterior of its
     share instead, Beta(h + 1/2, n - h + 1/2) over its n key groups (Kish's effective
     number when groups weigh differently) of which h are disclosed; Brown, Cai and
-    DasGupta (Statistical Science 2001) recommend that interval for a binomial share at
-    small n and at 0 or n. The other side's resampling, and a reading whose sides both
-    rest on :data:`MIN_GROUPS` or more mixed groups, are unchanged."""
+    DasGupta (Statistical Science 2001) recommend the Jeffreys interval for a binomial
+    share at small n (at 0 and n with the bound set to the share itself, which
+    :func:`_reading` does by keeping the reading inside its interval). The other side's
+    resampling, and a reading whose sides both rest on :data:`MIN_GROUPS` or more mixed
+    groups, are unchanged."""
     rng = np.random.default_rng(seed)
     # a stream of its own, so the group resampling draws what it drew before
     rng_small = np.random.default_rng([seed, 1])
@@ -297,6 +299,20 @@ def _reading(
             "larger holdout"
         )
         baseline = None
+    if not math.isfinite(raw):
+        # every holdout target reproduced: nothing is left to tell copying from chance,
+        # and no interval either (the posterior's draws below 1 would give one)
+        ci = (float("nan"), float("nan"))
+        extra["uninformative"] = (
+            "the release reproduces every holdout target, so it cannot show whether it "
+            "reproduces the training records any more often than chance: give a larger "
+            "holdout"
+        )
+    else:
+        # the interval holds the reading itself: a side drawn from its posterior at a
+        # share of 0 or 1 reaches that share only in the limit (Brown, Cai and DasGupta's
+        # modification of the Jeffreys interval at 0 and n)
+        ci = (min(ci[0], raw), max(ci[1], raw))
     value = float(np.clip(raw, 0.0, 1.0)) if math.isfinite(raw) else float("nan")
     extra["risk_unclipped"] = raw
     return value, ci, baseline, extra
