@@ -126,8 +126,11 @@ def _bootstrap(
             counts = np.bincount(rng.integers(0, n_groups, n_groups), minlength=n_groups)
             tot = float(counts @ gw)
             out[b] = float(counts @ gwx) / tot if tot > 0 else 0.0
-        n_eff = float(gw.sum() ** 2 / (gw**2).sum()) if gw.sum() > 0 else 0.0
-        share = float(gwx.sum() / gw.sum()) if gw.sum() > 0 else 0.0
+        # A side drawn from its posterior still ran the loop above: skipping it would
+        # move the shared stream, and the other side's resampling with it.
+        total = float(gw.sum())
+        n_eff = total**2 / float((gw**2).sum()) if total > 0 else 0.0
+        share = float(gwx.sum()) / total if total > 0 else 0.0
         if drawn_from_posterior(n_eff, share):
             hits = share * n_eff
             out = rng_small.beta(hits + 0.5, n_eff - hits + 0.5, n_boot)
